@@ -1,0 +1,142 @@
+"""Finding and launching Chromium with the flags that work on these machines."""
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+VIEWPORT = {"width": 1280, "height": 720}
+DEVICE_SCALE_FACTOR = 1
+TIMEZONE = "UTC"
+LOCALE = "en-US"
+
+# Flags that work in a closed network as root: without the background-networking ones Chromium keeps
+# dialling Google's hosts; QUIC would bypass an HTTP proxy.
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+    # rendering that does not depend on the machine's display settings
+    "--force-color-profile=srgb",
+    "--font-render-hinting=none",
+    "--disable-lcd-text",
+    # proxies apply to loopback too, so synth host names can point at a local gateway
+    "--proxy-bypass-list=<-loopback>",
+]
+
+CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable")
+INSTALL_HINT = "Chromium not found: run `apt-get update && apt-get install -y chromium` (or set WEBLICA_CHROMIUM=/path/to/chrome)"
+
+FONT_DIR = Path(__file__).parent / "fonts"
+
+
+class ChromiumNotFound(RuntimeError):
+    pass
+
+
+def find_chromium() -> str:
+    """Path of the Chromium executable: $WEBLICA_CHROMIUM, then the Debian locations, then PATH."""
+    override = os.environ.get("WEBLICA_CHROMIUM")
+    if override:
+        if Path(override).is_file() and os.access(override, os.X_OK):
+            return override
+        raise ChromiumNotFound(f"WEBLICA_CHROMIUM={override} is not an executable file. {INSTALL_HINT}")
+    for path in CANDIDATES:
+        if Path(path).is_file() and os.access(path, os.X_OK):
+            return path
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise ChromiumNotFound(INSTALL_HINT)
+
+
+@lru_cache(maxsize=1)
+def fontconfig_file() -> str:
+    """A fontconfig file that knows only the project's fonts and maps the generic families onto them,
+    so text renders with the same glyphs on every machine."""
+    cache_dir = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "weblica" / "fontconfig"
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    aliases = {"sans-serif": "DejaVu Sans", "serif": "DejaVu Serif", "monospace": "DejaVu Sans Mono",
+               "system-ui": "DejaVu Sans", "Arial": "DejaVu Sans", "Helvetica": "DejaVu Sans",
+               "Times New Roman": "DejaVu Serif", "Courier New": "DejaVu Sans Mono"}
+    alias_xml = "\n".join(
+        f"  <alias binding=\"strong\"><family>{k}</family><prefer><family>{v}</family></prefer></alias>"
+        for k, v in aliases.items())
+    xml = f"""<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig>
+  <dir>{FONT_DIR}</dir>
+  <cachedir>{cache_dir}</cachedir>
+{alias_xml}
+  <match target="font">
+    <edit name="antialias" mode="assign"><bool>true</bool></edit>
+    <edit name="hinting" mode="assign"><bool>false</bool></edit>
+    <edit name="rgba" mode="assign"><const>none</const></edit>
+  </match>
+</fontconfig>
+"""
+    path = cache_dir / "fonts.conf"
+    if not path.exists() or path.read_text() != xml:
+        path.write_text(xml)
+    return str(path)
+
+
+@dataclass
+class BrowserOptions:
+    headless: bool = True
+    executable: str | None = None
+    extra_args: list[str] = field(default_factory=list)
+
+    def launch_kwargs(self) -> dict[str, Any]:
+        env = dict(os.environ)
+        env["FONTCONFIG_FILE"] = fontconfig_file()
+        env["TZ"] = TIMEZONE
+        return {
+            "executable_path": self.executable or find_chromium(),
+            "headless": self.headless,
+            "args": CHROMIUM_FLAGS + self.extra_args,
+            "env": env,
+            # a proxy per context needs a launch-level placeholder on some platforms
+            "proxy": {"server": "http://per-context"},
+        }
+
+
+def context_kwargs(proxy: str | None = None, extra_headers: dict[str, str] | None = None,
+                   ignore_https_errors: bool = False) -> dict[str, Any]:
+    """Options for one episode's browser context."""
+    kwargs: dict[str, Any] = {
+        "viewport": dict(VIEWPORT),
+        "screen": dict(VIEWPORT),
+        "device_scale_factor": DEVICE_SCALE_FACTOR,
+        "timezone_id": TIMEZONE,
+        "locale": LOCALE,
+        "reduced_motion": "reduce",
+        "color_scheme": "light",
+        "ignore_https_errors": ignore_https_errors,
+        "service_workers": "block",  # a service worker would answer from its own cache, outside the gateway
+        "extra_http_headers": dict(extra_headers or {}),
+    }
+    # without a proxy of its own the context goes direct; the launch placeholder must not be used
+    kwargs["proxy"] = {"server": proxy} if proxy else {"server": "direct://"}
+    return kwargs
+
+
+async def launch_browser(playwright: Any, options: BrowserOptions | None = None) -> Any:
+    """Launch Chromium through Playwright; a missing executable raises ChromiumNotFound with the fix."""
+    options = options or BrowserOptions()
+    kwargs = options.launch_kwargs()
+    try:
+        return await playwright.chromium.launch(**kwargs)
+    except Exception as exc:  # Playwright raises its own Error type; turn the common cause into the fix
+        if "Executable doesn't exist" in str(exc) or "ENOENT" in str(exc):
+            raise ChromiumNotFound(INSTALL_HINT) from exc
+        raise

@@ -1,0 +1,54 @@
+"""Site backends: how a task's source supplies the network and the server-side state of an episode.
+
+The env knows nothing about synth sites or recordings; each source plugs in a backend. A backend says
+which proxy the browser context uses (so all traffic goes through the gateway of that mode), which
+headers name the episode, and how to read the state that `state_match` checks compare against.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from weblica.env.task import Task
+
+EPISODE_HEADER = "X-Weblica-Episode"
+
+
+@dataclass
+class NetworkConfig:
+    """Browser-context network settings for one episode."""
+
+    proxy: str | None = None                # e.g. "http://127.0.0.1:8081"; None = direct
+    extra_headers: dict[str, str] = field(default_factory=dict)
+    ignore_https_errors: bool = False       # True behind a MITM proxy whose CA the context does not know
+    offline_hint: str = ""                  # appended to navigation failures, e.g. "(replay: not recorded)"
+
+
+@runtime_checkable
+class SiteBackend(Protocol):
+    """One source kind's hooks around an episode (synth server, replay proxy, live web)."""
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        """Prepare server-side state for a new episode and say how the browser reaches the site."""
+        ...
+
+    async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
+        """The server-side state `state_match` checks read, or None when the source has none."""
+        ...
+
+    async def end(self, task: Task, episode_id: str) -> None:
+        """Release what begin() set up."""
+        ...
+
+
+class DirectBackend:
+    """Tasks whose pages are reached directly (local test servers, live mode). No server-side state."""
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        return NetworkConfig(extra_headers={EPISODE_HEADER: episode_id})
+
+    async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
+        return None
+
+    async def end(self, task: Task, episode_id: str) -> None:
+        return None

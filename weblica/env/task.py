@@ -1,0 +1,293 @@
+"""The Task data model (one JSON object a line in tasks.jsonl) and its declarative checks."""
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import parse_qsl, urlsplit
+
+from weblica.env.actions import Action, ActionError, make_action
+
+
+class TaskError(ValueError):
+    """A task file or task object that does not follow the schema."""
+
+
+@dataclass
+class TaskSource:
+    """Where a task's site comes from: `kind` is synth, cache, live or local."""
+
+    kind: str = "local"
+    site: str | None = None       # synth site id or live site name
+    recording: str | None = None  # cache recording path
+    bundle: str | None = None     # synth bundle directory
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass
+class Check:
+    """One declarative check.
+
+    type `answer_match`: mode exact | numeric (tol) | set | regex against `expected`.
+    type `url_match`: `expected` is a URL or pattern; mode exact | prefix | regex | contains
+        (exact compares host, path and query parameters, ignoring their order).
+    type `state_match`: `path` into the source's state dict (dotted, list indexes allowed) and `expected`;
+        mode exact | numeric | set | regex | contains | count (length of the list at `path`).
+    """
+
+    type: str
+    expected: Any = None
+    mode: str = "exact"
+    path: str | None = None
+    tol: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"type": self.type, "expected": self.expected}
+        if self.mode != "exact":
+            out["mode"] = self.mode
+        if self.path is not None:
+            out["path"] = self.path
+        if self.tol:
+            out["tol"] = self.tol
+        return out
+
+
+CHECK_TYPES = ("answer_match", "url_match", "state_match")
+
+
+@dataclass
+class Task:
+    id: str
+    start_url: str
+    instruction: str
+    source: TaskSource = field(default_factory=TaskSource)
+    max_steps: int = 15
+    checks: list[Check] = field(default_factory=list)
+    rubric: list[Any] | str | None = None
+    oracle: list[Action] | None = None
+    skill: str | None = None
+    difficulty: str | int | None = None
+    category: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id, "source": self.source.to_dict(), "start_url": self.start_url,
+            "instruction": self.instruction, "max_steps": self.max_steps,
+            "checks": [c.to_dict() for c in self.checks],
+        }
+        for key in ("rubric", "skill", "difficulty", "category"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.oracle is not None:
+            out["oracle"] = [a.to_dict() for a in self.oracle]
+        if self.metadata:
+            out["metadata"] = self.metadata
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Task":
+        if not isinstance(data, dict):
+            raise TaskError("a task must be a JSON object")
+        for key in ("id", "start_url", "instruction"):
+            if not isinstance(data.get(key), str) or not data[key]:
+                raise TaskError(f"task is missing '{key}' (a non-empty string)")
+        source = data.get("source") or {}
+        if isinstance(source, str):
+            source = {"kind": source}
+        try:
+            checks = [Check(**c) for c in data.get("checks", [])]
+        except TypeError as exc:
+            raise TaskError(f"task {data['id']}: bad check: {exc}") from None
+        for check in checks:
+            if check.type not in CHECK_TYPES:
+                raise TaskError(f"task {data['id']}: unknown check type '{check.type}' (use {', '.join(CHECK_TYPES)})")
+        oracle = None
+        if data.get("oracle") is not None:
+            try:
+                oracle = [make_action(a) for a in data["oracle"]]
+            except ActionError as exc:
+                raise TaskError(f"task {data['id']}: bad oracle action: {exc}") from None
+        known = {"id", "start_url", "instruction", "source", "max_steps", "checks", "rubric", "oracle",
+                 "skill", "difficulty", "category", "metadata"}
+        metadata = dict(data.get("metadata") or {})
+        metadata.update({k: v for k, v in data.items() if k not in known})
+        return cls(
+            id=data["id"], start_url=data["start_url"], instruction=data["instruction"],
+            source=TaskSource(**{k: v for k, v in source.items() if k in TaskSource.__dataclass_fields__}),
+            max_steps=int(data.get("max_steps", 15)), checks=checks, rubric=data.get("rubric"),
+            oracle=oracle, skill=data.get("skill"), difficulty=data.get("difficulty"),
+            category=data.get("category"), metadata=metadata,
+        )
+
+
+def load_tasks(path: str | Path) -> list[Task]:
+    """Read tasks.jsonl; errors name the file and line."""
+    path = Path(path)
+    if not path.exists():
+        raise TaskError(f"task file not found: {path}")
+    tasks = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            tasks.append(Task.from_dict(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise TaskError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        except TaskError as exc:
+            raise TaskError(f"{path}:{lineno}: {exc}") from None
+    return tasks
+
+
+def save_tasks(tasks: Iterable[Task], path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for task in tasks:
+            f.write(json.dumps(task.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+
+
+# ---- checks -----------------------------------------------------------------------------------------
+
+def normalize_text(value: Any) -> str:
+    """Case- and space-normalized text: NFKC, lower case, runs of whitespace collapsed, ends trimmed."""
+    text = unicodedata.normalize("NFKC", str(value)).casefold()
+    return re.sub(r"\s+", " ", text).strip().rstrip(".")
+
+
+_NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
+
+
+def parse_number(value: Any) -> float | None:
+    """The first number in a value ('$1,234.50' -> 1234.5), or None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    match = _NUMBER_RE.search(str(value))
+    if not match:
+        return None
+    try:
+        return float(match.group(0).replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _as_set(value: Any) -> set[str]:
+    if isinstance(value, (list, tuple, set)):
+        items = value
+    else:
+        items = re.split(r"\s*(?:,|;|\n|\band\b)\s*", str(value))
+    return {normalize_text(i) for i in items if normalize_text(i)}
+
+
+def match_value(actual: Any, expected: Any, mode: str = "exact", tol: float = 0.0) -> bool:
+    """Compare under one of the check modes. Never raises on odd input: a mismatch is False."""
+    if mode == "exact":
+        if isinstance(expected, (list, tuple)):
+            return any(match_value(actual, e, "exact") for e in expected)
+        if isinstance(expected, bool) or expected is None:
+            return actual == expected or normalize_text(actual) == normalize_text(expected)
+        return normalize_text(actual) == normalize_text(expected)
+    if mode == "numeric":
+        a, e = parse_number(actual), parse_number(expected)
+        return a is not None and e is not None and math.isclose(a, e, abs_tol=max(tol, 1e-9))
+    if mode == "set":
+        return _as_set(actual) == _as_set(expected)
+    if mode == "regex":
+        try:
+            return re.search(str(expected), str(actual), re.IGNORECASE | re.DOTALL) is not None
+        except re.error:
+            return False
+    if mode == "contains":
+        if isinstance(actual, (list, tuple)):
+            return any(match_value(a, expected, "exact") for a in actual)
+        return normalize_text(expected) in normalize_text(actual)
+    if mode == "count":
+        try:
+            return len(actual) == int(expected)
+        except (TypeError, ValueError):
+            return False
+    return False
+
+
+def _url_parts(url: str) -> tuple[str, str, list[tuple[str, str]]]:
+    parts = urlsplit(url)
+    return parts.netloc.lower(), parts.path.rstrip("/") or "/", sorted(parse_qsl(parts.query, keep_blank_values=True))
+
+
+def match_url(actual: str, expected: str, mode: str = "exact") -> bool:
+    if mode == "exact":
+        return _url_parts(actual) == _url_parts(expected)
+    if mode == "prefix":
+        return actual.startswith(expected)
+    if mode == "contains":
+        return expected in actual
+    if mode == "regex":
+        try:
+            return re.search(expected, actual) is not None
+        except re.error:
+            return False
+    return False
+
+
+_MISSING = object()
+
+
+def lookup_path(state: Any, path: str) -> Any:
+    """Follow a dotted path ('orders.0.total', 'cart[1].sku') into nested dicts and lists."""
+    node = state
+    for part in re.findall(r"[^.\[\]]+", path):
+        if isinstance(node, dict):
+            node = node.get(part, _MISSING)
+        elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return _MISSING
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+@dataclass
+class CheckResult:
+    check: Check
+    passed: bool
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.check.type, "passed": self.passed, "detail": self.detail}
+
+
+def run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] | None) -> CheckResult:
+    if check.type == "answer_match":
+        if answer is None:
+            return CheckResult(check, False, "no final answer")
+        ok = match_value(answer, check.expected, check.mode, check.tol)
+        return CheckResult(check, ok, f"answer {answer!r} {'matches' if ok else 'does not match'} "
+                                      f"{check.mode} {check.expected!r}")
+    if check.type == "url_match":
+        ok = match_url(url, str(check.expected), check.mode)
+        return CheckResult(check, ok, f"url {url} {'matches' if ok else 'does not match'} {check.expected}")
+    if check.type == "state_match":
+        if state is None:
+            return CheckResult(check, False, "the task's source supplies no state")
+        value = lookup_path(state, check.path or "")
+        if value is _MISSING:
+            return CheckResult(check, False, f"state has no '{check.path}'")
+        ok = match_value(value, check.expected, check.mode, check.tol)
+        return CheckResult(check, ok, f"state {check.path}={value!r} {'matches' if ok else 'does not match'} "
+                                      f"{check.expected!r}")
+    return CheckResult(check, False, f"unknown check type {check.type}")
+
+
+def evaluate_checks(task: Task, answer: str | None, url: str,
+                    state: dict[str, Any] | None) -> tuple[float, list[CheckResult]]:
+    """Reward 1.0 when every check passes, else 0.0. A task with no checks scores 0 (a judge decides)."""
+    results = [run_check(c, answer, url, state) for c in task.checks]
+    reward = 1.0 if results and all(r.passed for r in results) else 0.0
+    return reward, results
