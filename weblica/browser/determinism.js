@@ -58,6 +58,14 @@
       return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
     });
   }
+  // Playwright's fake performance.now keeps a real-time origin per document; tie it to the fake Date
+  // instead, so it reads the same virtual milliseconds in every run.
+  if (typeof Performance !== "undefined") {
+    const origin = Date.now();
+    const now = function now() { return Date.now() - origin; };
+    define(Performance.prototype, "now", now);
+    define(performance, "now", now);
+  }
   // Animations, transitions and the caret off; generic families mapped onto the shipped fonts.
   const css = `*, *::before, *::after {
       animation-duration: 0s !important; animation-delay: 0s !important;

@@ -28,6 +28,7 @@ CHROMIUM_FLAGS = [
     "--force-color-profile=srgb",
     "--font-render-hinting=none",
     "--disable-lcd-text",
+    "--disable-smooth-scrolling",
     # proxies apply to loopback too, so synth host names can point at a local gateway
     "--proxy-bypass-list=<-loopback>",
 ]
@@ -105,8 +106,6 @@ class BrowserOptions:
             "headless": self.headless,
             "args": CHROMIUM_FLAGS + self.extra_args,
             "env": env,
-            # a proxy per context needs a launch-level placeholder on some platforms
-            "proxy": {"server": "http://per-context"},
         }
 
 
@@ -125,8 +124,9 @@ def context_kwargs(proxy: str | None = None, extra_headers: dict[str, str] | Non
         "service_workers": "block",  # a service worker would answer from its own cache, outside the gateway
         "extra_http_headers": dict(extra_headers or {}),
     }
-    # without a proxy of its own the context goes direct; the launch placeholder must not be used
-    kwargs["proxy"] = {"server": proxy} if proxy else {"server": "direct://"}
+    if proxy:
+        # the bypass list is empty on purpose: loopback traffic must reach the gateway too
+        kwargs["proxy"] = {"server": proxy, "bypass": ""}
     return kwargs
 
 

@@ -1,0 +1,174 @@
+"""Canonical request keys: one flat view of a request's method, host, path, query and body.
+
+Every place a request can carry a value (query string, urlencoded form, JSON body, multipart form,
+GraphQL operation) becomes a named *field*, namespaced by where it came from:
+
+    query:_            ?_=1700000000000
+    form:csrf          csrf=ab12… in an application/x-www-form-urlencoded body
+    json:variables.cursor   {"variables": {"cursor": "…"}}
+    multipart:title    a multipart/form-data part named "title"
+    gql:operationName  the GraphQL operation, from the JSON or parsed out of the query text
+    body:sha256        a body none of the above understands, by digest
+
+so one rule language ("ignore `query:_`", "require `form:q`") covers all of them, and matching
+compares requests field by field.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
+from typing import Any, Iterable
+from urllib.parse import parse_qsl, urlsplit
+
+# JSON bodies are flattened up to this many leaves; past it the rest is folded into one digest so a
+# huge upload does not make a huge key.
+MAX_JSON_LEAVES = 500
+_GQL_OP_RE = re.compile(r"^\s*(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)")
+
+
+@dataclass(frozen=True)
+class RequestView:
+    """The parts of a request that decide which response it gets."""
+
+    method: str
+    scheme: str
+    host: str          # lower case, with ":port" when the port is not the scheme's default
+    path: str
+    fields: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (name, value), sorted
+
+    def field_dict(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name, value in self.fields:
+            out.setdefault(name, []).append(value)
+        return out
+
+    @property
+    def key(self) -> str:
+        return canonical_key(self)
+
+
+def netloc(scheme: str, host: str, port: int | None) -> str:
+    """`host` or `host:port`, lower case; the default port of the scheme is left out."""
+    host = host.lower().rstrip(".")
+    if port is None or (scheme == "https" and port == 443) or (scheme == "http" and port == 80):
+        return host
+    return f"{host}:{port}"
+
+
+def _flatten_json(value: Any, prefix: str, out: list[tuple[str, str]]) -> None:
+    if len(out) >= MAX_JSON_LEAVES:
+        return
+    if isinstance(value, dict):
+        if not value:
+            out.append((prefix or ".", "{}"))
+        for k in sorted(value):
+            _flatten_json(value[k], f"{prefix}.{k}" if prefix else str(k), out)
+    elif isinstance(value, list):
+        if not value:
+            out.append((prefix or ".", "[]"))
+        for i, item in enumerate(value):
+            _flatten_json(item, f"{prefix}.{i}" if prefix else str(i), out)
+    else:
+        # json.dumps keeps 1 and "1" and true apart, which the server may also do
+        out.append((prefix or ".", value if isinstance(value, str) else json.dumps(value)))
+
+
+def _content_type(headers: Iterable[tuple[str, str]]) -> str:
+    for name, value in headers:
+        if name.lower() == "content-type":
+            return value
+    return ""
+
+
+def body_fields(body: bytes, content_type: str) -> list[tuple[str, str]]:
+    """Fields of a request body; an opaque body becomes one `body:sha256` field."""
+    if not body:
+        return []
+    mime = content_type.split(";")[0].strip().lower()
+    if mime == "application/x-www-form-urlencoded":
+        try:
+            text = body.decode("utf-8")
+            return [(f"form:{k}", v) for k, v in parse_qsl(text, keep_blank_values=True)]
+        except UnicodeDecodeError:
+            pass
+    elif mime == "application/json" or mime.endswith("+json") or (mime in ("", "text/plain") and body[:1] in b"{["):
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if data is not None:
+            leaves: list[tuple[str, str]] = []
+            _flatten_json(data, "", leaves)
+            out = [(f"json:{k}", v) for k, v in leaves]
+            op = _graphql_operation(data)
+            if op:
+                out.append(("gql:operationName", op))
+            return out
+    elif mime == "multipart/form-data":
+        parts = _multipart_fields(body, content_type)
+        if parts is not None:
+            return parts
+    return [("body:sha256", hashlib.sha256(body).hexdigest())]
+
+
+def _graphql_operation(data: Any) -> str | None:
+    if not isinstance(data, dict) or not isinstance(data.get("query"), str):
+        return None
+    if isinstance(data.get("operationName"), str) and data["operationName"]:
+        return data["operationName"]
+    match = _GQL_OP_RE.match(data["query"])
+    return match.group(1) if match else None
+
+
+def _multipart_fields(body: bytes, content_type: str) -> list[tuple[str, str]] | None:
+    # the email parser understands multipart given its Content-Type header in front of the body
+    try:
+        message = BytesParser(policy=HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1")
+                                                      + b"\r\n\r\n" + body)
+    except Exception:  # malformed input of every kind: fall back to the digest
+        return None
+    if not message.is_multipart():
+        return None
+    out = []
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if not name:
+            continue
+        payload = part.get_payload(decode=True) or b""
+        if part.get_filename() or len(payload) > 1024:
+            value = "sha256:" + hashlib.sha256(payload).hexdigest()  # files compare by content
+        else:
+            value = payload.decode("utf-8", "replace")
+        out.append((f"multipart:{name}", value))
+    return out
+
+
+def request_view(method: str, url: str, headers: Iterable[tuple[str, str]] = (), body: bytes = b"") -> RequestView:
+    """The canonical view of one request (headers are used only to read the body's content type)."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower() or "http"
+    fields = [(f"query:{k}", v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    fields += body_fields(body or b"", _content_type(headers))
+    return RequestView(method=method.upper(), scheme=scheme, host=netloc(scheme, parts.hostname or "", parts.port),
+                       path=parts.path or "/", fields=tuple(sorted(fields)))
+
+
+def canonical_key(view: RequestView, drop: Iterable[str] = (), path: str | None = None) -> str:
+    """A digest of method, host, path and the fields not in `drop` (field order does not matter)."""
+    dropped = set(drop)
+    payload = [view.method, view.host, path if path is not None else view.path,
+               [list(f) for f in view.fields if f[0] not in dropped]]
+    return hashlib.sha256(json.dumps(payload, separators=(",", ":")).encode()).hexdigest()
+
+
+def field_location(name: str) -> str:
+    """The namespace of a field name (`query`, `form`, `json`, `multipart`, `gql`, `body`)."""
+    return name.split(":", 1)[0]
+
+
+def field_short_name(name: str) -> str:
+    return name.split(":", 1)[-1]

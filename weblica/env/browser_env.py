@@ -1,0 +1,241 @@
+"""The environment: one browser episode at a time behind `reset`, `step` and `close`.
+
+The env knows nothing about where sites come from: `backends[task.source.kind]` supplies the network
+(proxy, episode header) and the server-side state that checks read.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from weblica.browser.launcher import BrowserOptions
+from weblica.browser.session import BrowserHost
+from weblica.env.actions import Action, ActionError, make_action, parse_tool_calls
+from weblica.env.backend import DirectBackend, SiteBackend
+from weblica.env.episode import ENV_FAILURES
+from weblica.env.executor import ActionExecutor
+from weblica.env.observation import Observation
+from weblica.env.tabs import BrowserCrashed, SettleOptions, TabSet
+from weblica.env.task import Task, evaluate_checks
+
+
+@dataclass
+class EnvConfig:
+    settle: SettleOptions = field(default_factory=SettleOptions)
+    step_timeout_s: float = 60.0          # one step (all its tool calls + settle + screenshot)
+    episode_timeout_s: float = 900.0      # the whole episode, reset included
+    reset_timeout_s: float = 60.0
+    reset_retries: int = 2                # navigation to the start page is retried (flaky servers)
+    max_format_errors: int = 3            # consecutive unparseable responses end the episode
+    browser: BrowserOptions = field(default_factory=BrowserOptions)
+
+
+class EnvStateError(RuntimeError):
+    """The env was used out of order (step before reset, after close)."""
+
+
+def episode_id_for(task: Task, seed: int, nonce: int = 0) -> str:
+    """A deterministic episode id: the same task and seed name the same episode."""
+    digest = hashlib.sha256(f"{task.id}\0{seed}\0{nonce}".encode()).hexdigest()[:16]
+    return f"ep-{digest}"
+
+
+class WebEnv:
+    """Async browser environment. `reset(task, seed) -> Observation`;
+    `step(actions) -> (Observation, reward, terminated, truncated, info)`; `close()`."""
+
+    def __init__(self, config: EnvConfig | None = None, backends: dict[str, SiteBackend] | None = None,
+                 host: BrowserHost | None = None) -> None:
+        self.config = config or EnvConfig()
+        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": DirectBackend()}
+        self.backends.update(backends or {})
+        self._own_host = host is None
+        self.host = host or BrowserHost(self.config.browser)
+        self.task: Task | None = None
+        self.episode_id: str | None = None
+        self._context: Any = None
+        self._tabs: TabSet | None = None
+        self._executor: ActionExecutor | None = None
+        self._backend: SiteBackend | None = None
+        self._step = 0
+        self._format_errors = 0
+        self._finished = True
+        self._deadline = 0.0
+        self._last_obs: Observation | None = None
+        self._episodes = 0
+
+    # ---- lifecycle ----------------------------------------------------------------------------
+
+    async def reset(self, task: Task, seed: int = 0, episode_id: str | None = None) -> Observation:
+        """Start a new episode on `task`: fresh context, determinism layer seeded by `seed`, start page
+        loaded and settled. Raises on environment failure (after retries); the caller marks it env_error."""
+        await self._end_episode()
+        backend = self.backends.get(task.source.kind)
+        if backend is None:
+            raise EnvStateError(f"no backend for task source '{task.source.kind}' (task {task.id}); "
+                                f"known: {', '.join(sorted(self.backends))}")
+        self.task, self._backend = task, backend
+        self.episode_id = episode_id or episode_id_for(task, seed)
+        self._step, self._format_errors, self._finished = 0, 0, False
+        self._deadline = time.monotonic() + self.config.episode_timeout_s
+        self._episodes += 1
+        last_error: BaseException | None = None
+        for attempt in range(self.config.reset_retries + 1):
+            try:
+                obs = await asyncio.wait_for(self._open(task, seed), self.config.reset_timeout_s)
+                self._last_obs = obs
+                return obs
+            except (Exception, asyncio.TimeoutError) as exc:
+                last_error = exc
+                await self._close_context()
+        self._finished = True
+        raise RuntimeError(f"could not open {task.start_url} after {self.config.reset_retries + 1} attempts: "
+                           f"{last_error!r}") from last_error
+
+    async def _open(self, task: Task, seed: int) -> Observation:
+        assert self._backend is not None and self.episode_id is not None
+        network = await self._backend.begin(task, self.episode_id, seed)
+        self._context = await self.host.new_context(seed, network.proxy, network.extra_headers,
+                                                    network.ignore_https_errors)
+        self._tabs = TabSet(self._context, self.config.settle)
+        self._executor = ActionExecutor(self._tabs, self.config.settle.navigation_timeout_s)
+        page = await self._tabs.open_first()
+        await page.goto(task.start_url, wait_until="load", timeout=self.config.settle.navigation_timeout_s * 1000)
+        await self._tabs.settle()
+        return await self._observe([])
+
+    async def _observe(self, feedback: list[str]) -> Observation:
+        assert self._tabs is not None
+        screenshot = await self._tabs.screenshot()
+        tabs = await self._tabs.tabs()
+        return Observation(screenshot=screenshot, url=self._tabs.page.url, tabs=tabs,
+                           active_tab=self._tabs.active, feedback=feedback, step=self._step)
+
+    async def step(self, actions: str | Action | dict | list[Action | dict]
+                   ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """Run one agent turn. `actions` is model text (parsed here), one action, or a list.
+        Never raises for bad input or page errors: they become feedback; environment failures end the
+        episode with their termination reason."""
+        if self.task is None or self._finished:
+            raise EnvStateError("call reset(task) before step(); the last episode has ended")
+        self._step += 1
+        parsed, parse_errors = self._coerce(actions)
+        info: dict[str, Any] = {"episode_id": self.episode_id, "step": self._step, "parse_errors": parse_errors,
+                                "termination_reason": None, "answer": None, "check_results": [],
+                                "env_failure": False}
+        remaining = self._deadline - time.monotonic()
+        timeout = min(self.config.step_timeout_s, max(remaining, 0.001))
+        try:
+            obs, terminated, answer = await asyncio.wait_for(self._run(parsed, parse_errors), timeout)
+        except asyncio.TimeoutError:
+            return await self._fail("timeout", f"the step took longer than {timeout:.0f} s", info)
+        except BrowserCrashed as exc:
+            return await self._fail("browser_crash", str(exc), info)
+        except Exception as exc:  # a bug or an unexpected browser state: an env failure, not the agent's
+            return await self._fail("env_error", f"{type(exc).__name__}: {exc}", info)
+        reward = 0.0
+        truncated = False
+        if terminated:
+            info["answer"] = answer
+            info["termination_reason"] = "done"
+            reward, results = await self._score(answer, obs.url)
+            info["check_results"] = [r.to_dict() for r in results]
+        elif parse_errors and not parsed:
+            self._format_errors += 1
+            if self._format_errors >= self.config.max_format_errors:
+                terminated = True
+                info["termination_reason"] = "format_error"
+        else:
+            self._format_errors = 0
+        if not terminated and self._step >= self.task.max_steps:
+            truncated = True
+            info["termination_reason"] = "max_steps"
+        if terminated or truncated:
+            await self._end_episode()
+        return obs, reward, terminated, truncated, info
+
+    def _coerce(self, actions: Any) -> tuple[list[Action], list[str]]:
+        if isinstance(actions, str):
+            parsed = parse_tool_calls(actions)
+            return parsed.actions, parsed.errors
+        items = actions if isinstance(actions, list) else [actions]
+        out, errors = [], []
+        for i, item in enumerate(items):
+            if isinstance(item, Action):
+                out.append(item)
+                continue
+            try:
+                out.append(make_action(item))
+            except ActionError as exc:
+                errors.append(f"tool call {i + 1}: {exc}")
+        if not items:
+            errors.append("the tool call list is empty")
+        return out, errors
+
+    async def _run(self, actions: list[Action], parse_errors: list[str]) -> tuple[Observation, bool, str | None]:
+        assert self._executor is not None and self._tabs is not None
+        feedback = [f"Failed: {e}" for e in parse_errors]
+        for action in actions:
+            result = await self._executor.run(action)
+            feedback.append(result.feedback)
+            if result.done:
+                obs = await self._observe(feedback)
+                return obs, True, result.answer
+        if not actions:
+            await self._tabs.settle(0)
+        obs = await self._observe(feedback)
+        self._last_obs = obs
+        return obs, False, None
+
+    async def _score(self, answer: str | None, url: str) -> tuple[float, list[Any]]:
+        assert self.task is not None and self._backend is not None
+        state = await self._backend.state(self.task, self.episode_id or "")
+        return evaluate_checks(self.task, answer, url, state)
+
+    async def _fail(self, reason: str, message: str, info: dict[str, Any]
+                    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        assert reason in ENV_FAILURES
+        info.update(termination_reason=reason, env_failure=True, error=message)
+        last = self._last_obs
+        obs = Observation(screenshot=last.screenshot if last else b"", url=last.url if last else "",
+                          tabs=last.tabs if last else [], active_tab=last.active_tab if last else 0,
+                          feedback=[f"Environment failure ({reason}): {message}"], step=self._step)
+        await self._end_episode()
+        return obs, 0.0, True, False, info
+
+    async def state(self) -> dict[str, Any] | None:
+        """The current episode's server-side state (what state_match checks read)."""
+        if self.task is None or self._backend is None:
+            return None
+        return await self._backend.state(self.task, self.episode_id or "")
+
+    async def _close_context(self) -> None:
+        if self._context is not None:
+            try:
+                await asyncio.wait_for(self._context.close(), 10)
+            except Exception:  # a crashed browser's contexts are already gone
+                pass
+        self._context = self._tabs = self._executor = None
+
+    async def _end_episode(self) -> None:
+        self._finished = True
+        await self._close_context()
+        if self._backend is not None and self.task is not None and self.episode_id is not None:
+            try:
+                await self._backend.end(self.task, self.episode_id)
+            except Exception:
+                pass
+
+    async def close(self) -> None:
+        await self._end_episode()
+        if self._own_host:
+            await self.host.close()
+
+    async def __aenter__(self) -> "WebEnv":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.close()

@@ -1,0 +1,171 @@
+"""The browser side of one episode: its context, its tabs, settling and screenshots."""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from weblica.env.observation import Tab
+
+
+@lru_cache(maxsize=1)
+def probe_script() -> str:
+    return (Path(__file__).parent / "probe.js").read_text(encoding="utf-8")
+
+
+class BrowserCrashed(RuntimeError):
+    """Chromium or the page's renderer died during the episode."""
+
+
+@dataclass
+class SettleOptions:
+    # virtual milliseconds each step advances the page clock, in two chunks with a quiet wait after each:
+    # the first fires timers an action scheduled (debounces), the second the ones their results scheduled
+    step_virtual_ms: int = 600
+    quiet_poll_s: float = 0.005
+    # a page that never goes quiet (long polling, streaming) is cut off after this many real seconds
+    max_settle_s: float = 5.0
+    navigation_timeout_s: float = 15.0
+
+
+class TabSet:
+    """The tabs of one episode's context. New pages (popups, target=_blank) join the list and become active."""
+
+    def __init__(self, context: Any, settle: SettleOptions | None = None) -> None:
+        self.context = context
+        self.settle_options = settle or SettleOptions()
+        self.pages: list[Any] = []
+        self.active = 0
+        self.crashed: str | None = None
+        self._inflight: set[Any] = set()
+        self._opened: list[Any] = []
+        context.on("page", self._on_page)
+        context.on("request", self._request_started)
+        context.on("requestfinished", self._request_ended)
+        context.on("requestfailed", self._request_ended)
+
+    def _request_started(self, request: Any) -> None:
+        self._inflight.add(request)
+
+    def _request_ended(self, request: Any) -> None:
+        self._inflight.discard(request)
+
+    def _on_page(self, page: Any) -> None:
+        if page in self.pages:
+            return
+        page.on("crash", lambda _: self._mark_crash("the page's renderer crashed"))
+        self.pages.append(page)
+        self._opened.append(page)
+
+    def _mark_crash(self, why: str) -> None:
+        self.crashed = self.crashed or why
+
+    def take_opened(self) -> list[Any]:
+        """Pages opened since the last call (by the agent's action or by the site)."""
+        opened, self._opened = self._opened, []
+        return opened
+
+    @property
+    def page(self) -> Any:
+        if not self.pages:
+            raise BrowserCrashed("the episode has no open tab")
+        return self.pages[self.active]
+
+    async def open_first(self) -> Any:
+        page = await self.context.new_page()
+        self._on_page(page)
+        self.take_opened()
+        self.active = 0
+        return page
+
+    def forget(self, page: Any) -> None:
+        if page in self.pages:
+            index = self.pages.index(page)
+            self.pages.remove(page)
+            if self.active >= index and self.active > 0:
+                self.active -= 1
+
+    def prune_closed(self) -> None:
+        for page in [p for p in self.pages if p.is_closed()]:
+            self.forget(page)
+
+    async def probe(self, x: float | None = None, y: float | None = None) -> dict[str, Any]:
+        args = {"x": x, "y": y} if x is not None else {}
+        try:
+            return await self.page.evaluate(probe_script(), args)
+        except Exception as exc:
+            self._raise_if_crashed(exc)
+            # a page in the middle of navigating has no document to probe; that is not an error
+            return {"focused": None, "at": None, "scroll": [0, 0], "mutations": 0, "title": ""}
+
+    def _raise_if_crashed(self, exc: BaseException) -> None:
+        text = str(exc)
+        if self.crashed or "crash" in text.lower() or "Target page, context or browser has been closed" in text \
+                or "Browser has been closed" in text or "Connection closed" in text:
+            raise BrowserCrashed(self.crashed or text.splitlines()[0]) from exc
+
+    async def _mutations(self) -> int | None:
+        try:
+            return await self.page.evaluate("window.__weblicaMutations || 0")
+        except Exception as exc:
+            self._raise_if_crashed(exc)
+            return None
+
+    async def _wait_quiet(self, deadline: float) -> None:
+        """Until no request is in flight and the DOM stopped changing, or the deadline passes."""
+        opts = self.settle_options
+        last = None
+        while time.monotonic() < deadline:
+            if self.crashed:
+                raise BrowserCrashed(self.crashed)
+            if self._inflight:
+                last = None
+                await asyncio.sleep(opts.quiet_poll_s)
+                continue
+            count = await self._mutations()
+            if count is not None and count == last:
+                return
+            last = count
+            await asyncio.sleep(opts.quiet_poll_s)
+
+    async def settle(self, virtual_ms: int | None = None) -> None:
+        """Let the page finish what the last action started. Virtual time advances by a fixed amount,
+        so what timers see never depends on how long the real waiting took."""
+        opts = self.settle_options
+        total = opts.step_virtual_ms if virtual_ms is None else virtual_ms
+        deadline = time.monotonic() + opts.max_settle_s
+        first = total // 2
+        for chunk in (first, total - first):
+            try:
+                await self.page.wait_for_load_state("load", timeout=max(1.0, deadline - time.monotonic()) * 1000)
+            except Exception as exc:
+                self._raise_if_crashed(exc)
+            if chunk:
+                try:
+                    await self.context.clock.run_for(chunk)
+                except Exception as exc:
+                    self._raise_if_crashed(exc)
+            await self._wait_quiet(deadline)
+            if self.crashed:
+                raise BrowserCrashed(self.crashed)
+
+    async def screenshot(self) -> bytes:
+        try:
+            return await self.page.screenshot(type="png", caret="hide")
+        except Exception as exc:
+            self._raise_if_crashed(exc)
+            raise
+
+    async def tabs(self) -> list[Tab]:
+        out = []
+        for i, page in enumerate(self.pages):
+            try:
+                title = await page.title()
+            except Exception as exc:
+                self._raise_if_crashed(exc)
+                title = ""
+            out.append(Tab(i, page.url, title))
+        return out

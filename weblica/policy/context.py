@@ -1,0 +1,315 @@
+"""Prompt and context: what a model sees each turn, in one neutral form, and its three renderings.
+
+A conversation is a system prompt (protocol + the 13 tools with their arguments), then one user turn per
+observation and one assistant turn per response. The current turn carries the screenshot, URL, tabs and
+the feedback of the previous step; only the last `keep_images` user turns keep their screenshot, older
+ones keep their text (URL + feedback), and every earlier response stays verbatim, reasoning included.
+
+Renderings: Qwen chat-template segments (text / image placeholders / verbatim token ids, so sampled
+tokens are never re-tokenized), OpenAI chat-completions messages, Anthropic messages.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Literal, Mapping, Sequence
+
+from weblica.env.actions import TOOLS, Action, ActionError, ParsedCalls, make_action
+from weblica.env.episode import StepRecord
+from weblica.env.observation import Observation
+from weblica.env.task import Task
+from weblica.policy.coords import CoordinateFrame
+
+# What each argument means; the tool specs give names and types, the model also needs units and ranges.
+ARGUMENT_DOCS: dict[str, str] = {
+    "x": "horizontal coordinate", "y": "vertical coordinate",
+    "x1": "start x", "y1": "start y", "x2": "end x", "y2": "end y",
+    "button": "left | right | middle (default left)", "clicks": "1 single, 2 double (default 1)",
+    "text": "text to type into the focused field (it is cleared first)",
+    "keys": "list of key names in order, e.g. [\"Enter\"] or [\"Control+a\"]",
+    "direction": "up | down | left | right", "amount": "fraction of the viewport, default 0.5",
+    "url": "absolute URL", "seconds": "0 to 10", "index": "0-based tab index",
+    "answer": "the final answer to the task (empty if the task asks for none)",
+}
+
+SYSTEM_TEMPLATE = """You are a web agent. You operate a browser through tools to complete the user's task.
+Each turn you see a screenshot of the browser ({width}x{height} viewport), the current URL, the open tabs, and
+feedback describing what your previous tool calls did. Earlier screenshots are not shown again; rely on
+your earlier reasoning and the feedback.
+
+{coordinates}
+
+# Tools
+{tools}
+
+# Response format
+First reason inside <think>...</think>. Then give one or more tool calls, each as a JSON object in its
+own block; they run in order:
+<tool_call>{{"name": "click", "arguments": {{"x": 500, "y": 300}}}}</tool_call>
+Finish with the done tool, whose answer is your final answer to the task."""
+
+
+@dataclass
+class Part:
+    """A piece of a message: text, or an image (PNG bytes)."""
+
+    type: Literal["text", "image"]
+    text: str = ""
+    image: bytes | None = None
+
+
+@dataclass
+class Message:
+    """One chat message. An assistant message a local model sampled keeps its exact `token_ids`."""
+
+    role: Literal["system", "user", "assistant"]
+    parts: list[Part]
+    token_ids: list[int] | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.parts if p.type == "text")
+
+    @property
+    def images(self) -> list[bytes]:
+        return [p.image for p in self.parts if p.type == "image" and p.image is not None]
+
+
+def describe_tools() -> str:
+    """The 13 tools, one JSON signature a line, followed by what each argument means."""
+    lines = []
+    for spec in TOOLS.values():
+        lines.append(json.dumps({"name": spec.name, "description": spec.description,
+                                 "arguments": {p: t for p, t in spec.params.items()},
+                                 "required": list(spec.required)}, sort_keys=False))
+    used = sorted({p for spec in TOOLS.values() for p in spec.params})
+    lines.append("Arguments: " + "; ".join(f"{p}: {ARGUMENT_DOCS.get(p, p)}" for p in used) + ".")
+    return "\n".join(lines)
+
+
+def system_prompt(frame: CoordinateFrame) -> str:
+    return SYSTEM_TEMPLATE.format(width=frame.viewport_width, height=frame.viewport_height,
+                                  coordinates=frame.describe(), tools=describe_tools())
+
+
+def observation_text(step: int, url: str, tabs: Sequence[Any] = (), active_tab: int | None = None,
+                     feedback: Sequence[str] = (), image_shown: bool = True) -> str:
+    """The text of a user turn: step, URL, tabs, feedback on the previous step's calls."""
+    lines = [f"Step {step}. Current URL: {url}"]
+    if tabs:
+        lines.append("Tabs: " + "; ".join(
+            f"[{t.index}] {t.title or '(untitled)'} - {t.url}{' (active)' if t.index == active_tab else ''}"
+            for t in tabs))
+    if feedback:
+        lines.append("Feedback on your previous tool calls:")
+        lines.extend(f"- {f}" for f in feedback)
+    lines.append("Screenshot:" if image_shown else "(screenshot not shown)")
+    return "\n".join(lines)
+
+
+@dataclass
+class ContextBuilder:
+    """Builds the conversation for one turn from the task, the episode's history and the observation.
+
+    `screens` maps a turn index to that turn's screenshot (PNG) for turns older than the current one; a
+    turn without an entry is shown as text only, which is all k=1 needs.
+    """
+
+    frame: CoordinateFrame
+    keep_images: int = 1
+    system: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.keep_images < 1:
+            raise ValueError("keep_images must be at least 1: the current screenshot is always shown")
+
+    def build(self, task: Task, history: Sequence[StepRecord], obs: Observation,
+              screens: Mapping[int, bytes] | None = None) -> list[Message]:
+        screens = screens or {}
+        current = len(history)
+        messages = [Message("system", [Part("text", self.system or system_prompt(self.frame))])]
+        for turn in range(current + 1):
+            show = turn > current - self.keep_images
+            if turn == current:
+                text = observation_text(turn, obs.url, obs.tabs, obs.active_tab, obs.feedback, True)
+                image: bytes | None = obs.screenshot
+            else:
+                # turn t observes what step t-1 left behind: its URL and its feedback
+                prev = history[turn - 1] if turn > 0 else None
+                image = screens.get(turn) if show else None
+                text = observation_text(turn, prev.url if prev else task.start_url, (), None,
+                                        prev.feedback if prev else (), image is not None)
+            if turn == 0:
+                text = f"Task: {task.instruction}\n\n{text}"
+            parts = [Part("text", text)]
+            if image is not None:
+                parts.append(Part("image", image=image))
+            messages.append(Message("user", parts))
+            if turn < current:
+                record = history[turn]
+                messages.append(Message("assistant", [Part("text", record.response)], record.token_ids))
+        return messages
+
+
+# ---- response format -----------------------------------------------------------------------------
+
+@dataclass
+class FormatCheck:
+    """A response checked against the protocol: `</think>` present and every tool call valid."""
+
+    ok: bool
+    thought: str
+    actions: list[Action] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def parsed(self) -> ParsedCalls:
+        return ParsedCalls(self.actions, self.errors, bool(self.actions or self.errors))
+
+
+_TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+_FENCE_RE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def extract_raw_calls(text: str) -> tuple[list[Any], list[str]]:
+    """The JSON values of the tool calls after `</think>` (blocks or a bare list), before validation.
+
+    Mirrors `weblica.env.actions.parse_tool_calls` up to the point where it validates; the policy needs
+    the raw calls in between to map model coordinates to viewport pixels.
+    """
+    if "</think>" in text:
+        text = text.rsplit("</think>", 1)[1]
+    raw: list[Any] = []
+    errors: list[str] = []
+    blocks = _TOOL_CALL_RE.findall(text)
+    if not blocks:
+        candidate = _unfence(text)
+        start = min((i for i in (candidate.find("["), candidate.find("{")) if i >= 0), default=-1)
+        if start < 0:
+            return [], ['no tool call found; answer with <tool_call>{"name": ..., "arguments": {...}}</tool_call>']
+        blocks = [candidate[start:]]
+    for i, block in enumerate(blocks):
+        try:
+            value, _ = json.JSONDecoder().raw_decode(_unfence(block))
+        except json.JSONDecodeError as exc:
+            errors.append(f"tool call {i + 1} is not valid JSON ({exc.msg} at char {exc.pos})")
+            continue
+        raw.extend(value if isinstance(value, list) else [value])
+    if not raw and not errors:
+        errors.append("the tool call list is empty")
+    return raw, errors
+
+
+def check_response(text: str, frame: CoordinateFrame) -> FormatCheck:
+    """Parse a response into viewport-pixel actions and check the protocol. Never raises."""
+    if not isinstance(text, str):
+        return FormatCheck(False, "", [], [f"model output must be text, got {type(text).__name__}"])
+    errors: list[str] = []
+    if "</think>" not in text:
+        errors.append("the response has no </think>; reason inside <think>...</think> before the tool calls")
+    thought = text.rsplit("</think>", 1)[0].replace("<think>", "").strip() if "</think>" in text else ""
+    raw, raw_errors = extract_raw_calls(text)
+    errors.extend(raw_errors)
+    actions: list[Action] = []
+    for i, call in enumerate(raw):
+        try:
+            actions.append(make_action(frame.convert_call(call)))
+        except ActionError as exc:
+            errors.append(f"tool call {i + 1}: {exc}")
+    return FormatCheck(not errors and bool(actions), thought, actions, errors)
+
+
+def _unfence(text: str) -> str:
+    text = text.strip()
+    match = _FENCE_RE.match(text)
+    return match.group(1) if match else text
+
+
+# ---- renderings ------------------------------------------------------------------------------------
+
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+VISION_START, VISION_END, IMAGE_PAD = "<|vision_start|>", "<|vision_end|>", "<|image_pad|>"
+
+Segment = tuple[Literal["text"], str] | tuple[Literal["image"], int] | tuple[Literal["tokens"], list[int]]
+
+
+def qwen_segments(messages: Sequence[Message], add_generation_prompt: bool = True) -> Iterator[Segment]:
+    """The Qwen chat template as a stream of segments: template text, image slots (numbered in order of
+    appearance) and the verbatim token ids of sampled assistant turns."""
+    image_index = 0
+    for message in messages:
+        if message.role == "assistant" and message.token_ids is not None:
+            yield ("text", f"{IM_START}assistant\n")
+            yield ("tokens", list(message.token_ids))  # sampled ids, ending in <|im_end|> when the model stopped
+            yield ("text", "\n")
+            continue
+        yield ("text", f"{IM_START}{message.role}\n")
+        for part in message.parts:
+            if part.type == "image":
+                yield ("image", image_index)
+                image_index += 1
+            else:
+                yield ("text", part.text)
+        yield ("text", f"{IM_END}\n")
+    if add_generation_prompt:
+        yield ("text", f"{IM_START}assistant\n")
+
+
+def render_qwen(messages: Sequence[Message], image_tokens: Sequence[int], add_generation_prompt: bool = True,
+                decode: Any = None) -> str:
+    """Qwen chat-template text; image i becomes `<|vision_start|>` + `image_tokens[i]` x `<|image_pad|>` +
+    `<|vision_end|>`. Token-id segments need `decode` (a tokenizer's decode) to be shown as text."""
+    out = []
+    for kind, value in qwen_segments(messages, add_generation_prompt):
+        if kind == "text":
+            out.append(value)
+        elif kind == "image":
+            out.append(VISION_START + IMAGE_PAD * image_tokens[value] + VISION_END)
+        else:
+            if decode is None:
+                raise ValueError("rendering sampled token ids as text needs `decode`")
+            out.append(decode(value))
+    return "".join(out)
+
+
+def _data_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def to_openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """OpenAI chat-completions `messages`: images as `image_url` data URLs in user content parts."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role != "user":
+            out.append({"role": message.role, "content": message.text})
+            continue
+        content: list[dict[str, Any]] = []
+        for part in message.parts:
+            if part.type == "image" and part.image is not None:
+                content.append({"type": "image_url", "image_url": {"url": _data_url(part.image)}})
+            elif part.text:
+                content.append({"type": "text", "text": part.text})
+        out.append({"role": "user", "content": content})
+    return out
+
+
+def to_anthropic_messages(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """Anthropic Messages API (`system`, `messages`): images as base64 `image` blocks."""
+    system = "\n\n".join(m.text for m in messages if m.role == "system")
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if message.role == "assistant":
+            out.append({"role": "assistant", "content": [{"type": "text", "text": message.text or "(empty)"}]})
+            continue
+        content: list[dict[str, Any]] = []
+        for part in message.parts:
+            if part.type == "image" and part.image is not None:
+                content.append({"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                                            "data": base64.b64encode(part.image).decode()}})
+            elif part.text:
+                content.append({"type": "text", "text": part.text})
+        out.append({"role": "user", "content": content})
+    return system, out
