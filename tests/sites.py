@@ -5,7 +5,7 @@ import threading
 from typing import Any
 
 from flask import Flask, jsonify, request
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 PAGES: dict[str, str] = {
     "/": """<!doctype html><html><head><title>Home</title><style>
@@ -64,6 +64,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(config or {})
     submitted: list[str] = []
+    hanging = {"now": 0, "max": 0}
+    lock = threading.Lock()
 
     def page(path: str) -> Any:
         return PAGES[path], 200, {"Content-Type": "text/html; charset=utf-8"}
@@ -80,18 +82,35 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         submitted.append(request.form.get("q", ""))
         return f"<html><head><title>Done</title></head><body><p id='r'>got {request.form.get('q', '')}</p></body></html>"
 
+    @app.get("/hang")
+    def hang() -> Any:
+        import time
+
+        with lock:
+            hanging["now"] += 1
+            hanging["max"] = max(hanging["max"], hanging["now"])
+        time.sleep(float(request.args.get("s", "5")))
+        with lock:
+            hanging["now"] -= 1
+        return "<html><body>late</body></html>"
+
     @app.get("/__state")
     def state() -> Any:
-        return jsonify(submitted=submitted)
+        return jsonify(submitted=submitted, max_concurrent_hang=hanging["max"])
 
     return app
+
+
+class QuietHandler(WSGIRequestHandler):
+    def log_request(self, *args: Any, **kwargs: Any) -> None:  # keep test output readable
+        pass
 
 
 class LocalServer:
     """A Flask app served for real on 127.0.0.1 in a background thread."""
 
     def __init__(self, app: Flask) -> None:
-        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self._server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
         self.port = self._server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

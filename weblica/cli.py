@@ -45,6 +45,19 @@ def cli() -> None:
     """weblica: hermetic, reproducible training environments for visual web agents."""
 
 
+_registered = False
+
+
+def get_cli() -> click.Group:
+    """The command group with every concept's commands registered (done once, lazily, so that command
+    modules can import this module's helpers)."""
+    global _registered
+    if not _registered:
+        _registered = True
+        _register_all()
+    return cli
+
+
 def _register_all() -> None:
     for name in COMMAND_MODULES:
         try:
@@ -56,12 +69,9 @@ def _register_all() -> None:
         module.register(cli)
 
 
-_register_all()
-
-
 def main() -> None:
     try:
-        cli(standalone_mode=True)
+        get_cli()(standalone_mode=True)
     except KeyboardInterrupt:
         sys.exit(130)
 

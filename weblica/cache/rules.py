@@ -11,7 +11,8 @@ from __future__ import annotations
 import fnmatch
 import ipaddress
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -70,7 +71,7 @@ class Rule:
     response: dict[str, Any] | None = None   # stub: {"status": 204, "headers": {..}, "body": ""}
     confidence: float = 1.0
     source: str = "manual"         # manual | inferred
-    evidence: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = dc_field(default_factory=dict)
     note: str = ""
 
     def __post_init__(self) -> None:
@@ -131,7 +132,7 @@ class RuleSet:
     """The rules of one registrable domain."""
 
     domain: str
-    rules: list[Rule] = field(default_factory=list)
+    rules: list[Rule] = dc_field(default_factory=list)
 
     def of_kind(self, kind: str) -> list[Rule]:
         return [r for r in self.rules if r.kind == kind]

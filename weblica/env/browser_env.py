@@ -229,6 +229,10 @@ class WebEnv:
             except Exception:
                 pass
 
+    async def close_episode(self) -> None:
+        """End the current episode early (the caller gave up on it); the env stays usable."""
+        await self._end_episode()
+
     async def close(self) -> None:
         await self._end_episode()
         if self._own_host:

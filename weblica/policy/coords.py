@@ -38,8 +38,8 @@ def smart_resize(height: int, width: int, factor: int = QWEN25_FACTOR, min_pixel
         raise ValueError(f"image size must be positive, got {width}x{height}")
     if max(height, width) / min(height, width) > 200:
         raise ValueError(f"aspect ratio must be below 200, got {width}x{height}")
-    h_bar = max(factor, round(height / factor) * factor)
-    w_bar = max(factor, round(width / factor) * factor)
+    h_bar = round(height / factor) * factor
+    w_bar = round(width / factor) * factor
     if h_bar * w_bar > max_pixels:
         beta = math.sqrt((height * width) / max_pixels)
         h_bar = max(factor, math.floor(height / beta / factor) * factor)
@@ -137,5 +137,5 @@ def _is_number(value: Any) -> bool:
 
 
 def _clamp(value: float, limit: int) -> float:
-    # the env accepts 0 <= v < limit; keep values strictly inside so an edge click stays valid
-    return min(max(value, 0.0), limit - 1.0) if value >= limit or value < 0 else value
+    # the env accepts 0 <= v < limit; an out-of-range value goes to the nearest pixel inside
+    return value if 0 <= value < limit else min(max(value, 0.0), limit - 1.0)

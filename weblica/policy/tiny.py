@@ -36,12 +36,14 @@ CHAT_TEMPLATE = (
 
 def _corpus(seed: int, n: int = 400) -> list[str]:
     """Protocol-shaped text so the BPE merges cover what the tiny model reads and writes."""
-    from weblica.policy.context import describe_tools
+    from weblica.policy.context import system_prompt
+    from weblica.policy.coords import CONVENTIONS, CoordinateFrame
 
     rng = random.Random(seed)
     words = ("search flights book hotel cart checkout price filter date form submit name email total "
              "button link page menu results login account order list table next previous").split()
-    lines = [describe_tools()]
+    # the system prompts, several times over, so BPE merges make them short: prompts stay cheap on a CPU
+    lines = [system_prompt(CoordinateFrame.for_convention(c)) for c in CONVENTIONS] * 20
     for _ in range(n):
         tool = rng.choice(["click", "write", "scroll", "done", "press_keys", "goto_url"])
         args: dict[str, Any] = {
@@ -60,7 +62,7 @@ def _corpus(seed: int, n: int = 400) -> list[str]:
     return lines
 
 
-def train_tokenizer(seed: int = 0, vocab_size: int = 1024) -> Any:
+def train_tokenizer(seed: int = 0, vocab_size: int = 2048) -> Any:
     """A byte-level BPE `PreTrainedTokenizerFast` with Qwen's special tokens, trained in-process."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
@@ -99,8 +101,22 @@ def tiny_config(tokenizer: Any) -> Any:
                          pad_token_id=ids["<|endoftext|>"], tie_word_embeddings=False)
 
 
-def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0) -> Path:
-    """Write a tiny Qwen3-VL checkpoint directory (model, tokenizer, image processor) and return it."""
+# What the warm-started tiny model learns to answer, whatever it sees: a click in Qwen3-VL's 0-1000 grid,
+# then `done`, so one end-to-end step exercises parsing, coordinate conversion, several calls per turn
+# and termination. (A constant answer is learnt in a few dozen CPU steps; a context-dependent one is not.)
+WARM_START_RESPONSE = (
+    '<think>Click the middle of the page, then finish.</think>\n'
+    '<tool_call>{"name": "click", "arguments": {"x": 500, "y": 500}}</tool_call>\n'
+    '<tool_call>{"name": "done", "arguments": {"answer": "ok"}}</tool_call>'
+)
+
+
+def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: int = 0) -> Path:
+    """Write a tiny Qwen3-VL checkpoint directory (model, tokenizer, image processor) and return it.
+
+    With `warm_start_steps` > 0 the random model is first fine-tuned (a few SFT steps on real prompts,
+    loss on the response only) to answer `WARM_START_RESPONSE`, so it emits tool calls that parse.
+    """
     import torch
     from transformers import GenerationConfig, Qwen2VLImageProcessor, Qwen3VLForConditionalGeneration
 
@@ -109,9 +125,67 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0) -> Path:
     tokenizer = train_tokenizer(seed)
     config = tiny_config(tokenizer)
     torch.manual_seed(seed)
-    model = Qwen3VLForConditionalGeneration(config).eval()
+    model = Qwen3VLForConditionalGeneration(config)
+    image_processor = Qwen2VLImageProcessor(**TINY_IMAGE_PROCESSOR)
+    if warm_start_steps > 0:
+        _warm_start(model, tokenizer, image_processor, warm_start_steps, seed)
+    model.eval()
     model.generation_config = GenerationConfig(eos_token_id=config.eos_token_id, pad_token_id=config.pad_token_id)
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
-    Qwen2VLImageProcessor(**TINY_IMAGE_PROCESSOR).save_pretrained(out)
+    image_processor.save_pretrained(out)
     return out
+
+
+def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> list[dict[str, Any]]:
+    """(prompt, response) pairs from the real context builder, first and later turns, all answered with
+    `WARM_START_RESPONSE`; screenshots of random colours so the answer cannot hinge on the pixels."""
+    import io
+
+    from PIL import Image
+
+    from weblica.env.episode import StepRecord
+    from weblica.env.observation import Observation, Tab
+    from weblica.env.task import Task
+    from weblica.policy.backends.hf import encode_qwen_prompt
+    from weblica.policy.context import ContextBuilder
+    from weblica.policy.coords import CoordinateFrame
+
+    rng = random.Random(seed)
+    builder = ContextBuilder(CoordinateFrame.for_convention("relative1000"))
+    im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    examples = []
+    for i in range(6):
+        buffer = io.BytesIO()
+        Image.new("RGB", (1280, 720), tuple(rng.randrange(256) for _ in range(3))).save(buffer, "PNG")
+        url = f"http://site{i}.test/"
+        task = Task(id=f"warm{i}", start_url=url, instruction=f"Find the {rng.choice(['price', 'date', 'name'])}.")
+        obs = Observation(buffer.getvalue(), url, [Tab(0, url, "Site")], 0, [], 0)
+        history = []
+        if i % 2:
+            obs.feedback = ["Success: 'click' at (640, 360) hit <button> \"Go\"."]
+            history = [StepRecord(0, WARM_START_RESPONSE, [], obs.feedback, url, "0" * 64)]
+        prompt = encode_qwen_prompt(builder.build(task, history, obs), tokenizer, image_processor)
+        response = tokenizer(WARM_START_RESPONSE, add_special_tokens=False)["input_ids"]
+        examples.append({"prompt": prompt, "response": response + [im_end]})
+    return examples
+
+
+def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, seed: int) -> None:
+    import torch
+
+    examples = _warm_start_examples(tokenizer, image_processor, seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    model.train()
+    for step in range(steps):
+        example = examples[step % len(examples)]
+        prompt, response = example["prompt"], example["response"]
+        ids = torch.tensor([prompt.input_ids + response])
+        labels = torch.full_like(ids, -100)
+        labels[0, len(prompt.input_ids):] = ids[0, len(prompt.input_ids):]
+        loss = model(input_ids=ids, pixel_values=prompt.pixel_values, image_grid_thw=prompt.image_grid_thw,
+                     labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if step % 10 == 0 or step == steps - 1: print(step, float(loss))

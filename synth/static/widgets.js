@@ -1,0 +1,2 @@
+// skill widgets: filled in per skill below
+(() => { "use strict"; })();

@@ -1,0 +1,27 @@
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from sites import LocalServer, create_app  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def site():
+    """The foundation test site, served for real on 127.0.0.1."""
+    with LocalServer(create_app()) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def sync_env():
+    """One synchronous env (one Chromium) shared by the tests that only read pages."""
+    from weblica.env.sync_env import SyncWebEnv
+
+    env = SyncWebEnv()
+    yield env
+    env.close()
+
+

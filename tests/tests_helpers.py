@@ -1,0 +1,5 @@
+import asyncio
+
+
+def run(coro):
+    return asyncio.run(coro)

@@ -1,0 +1,294 @@
+"""mitmproxy addons over one store: Recorder, Replayer, Stubber and HostMapper.
+
+Each is one small class with mitmproxy event hooks; they compose in a proxy (see `proxy.py`):
+record = HostMapper + Recorder; replay = Stubber + Replayer. The proxy core knows nothing about them.
+Collaborators (store, index, rules) are passed to the constructor rather than read from mitmproxy
+options, because mitmproxy keeps its options in a process-wide context.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mitmproxy import http
+from mitmproxy.proxy.server_hooks import ServerConnectionHookData
+
+from weblica.cache.canonical import request_view
+from weblica.cache.exchange import HOP_HEADERS, Exchange
+from weblica.cache.matcher import TIERS, ReplayIndex
+from weblica.cache.rules import Rule, RuleBook
+from weblica.cache.store import Store
+from weblica.env.backend import EPISODE_HEADER
+
+logger = logging.getLogger(__name__)
+REPLAY_HEADER = "X-Weblica-Replay"       # on every replayed response: which tier answered
+TIER_KEY = "weblica_tier"
+
+
+def _headers_of(message: http.Message) -> list[tuple[str, str]]:
+    # latin-1 round-trips every header byte exactly
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in message.headers.fields]
+
+
+def _headers_to_mitm(headers: list[tuple[str, str]]) -> http.Headers:
+    return http.Headers([(k.encode("latin-1", "replace"), v.encode("latin-1", "replace")) for k, v in headers])
+
+
+def _request_body(request: http.Request) -> bytes:
+    return request.get_content(strict=False) or b""
+
+
+def parse_resolve(specs: list[str] | tuple[str, ...]) -> dict[tuple[str, int], str]:
+    """curl-style `HOST:PORT:ADDR` entries (HOST may be `*`) -> {(host, port): addr}."""
+    out: dict[tuple[str, int], str] = {}
+    for spec in specs:
+        parts = spec.split(":", 2)
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[0] or not parts[2]:
+            raise ValueError(f"--resolve {spec!r}: expected HOST:PORT:ADDR, e.g. www.shop.test:443:127.0.0.1")
+        out[(parts[0].lower(), int(parts[1]))] = parts[2].strip("[]")
+    return out
+
+
+class HostMapper:
+    """Connects to ADDR for HOST:PORT, keeping the Host header and TLS server name (curl's --resolve)."""
+
+    def __init__(self, resolve: dict[tuple[str, int], str]):
+        self.resolve = resolve
+
+    def server_connect(self, data: ServerConnectionHookData) -> None:
+        if not data.server.address:
+            return
+        host, port = data.server.address[0].lower(), data.server.address[1]
+        addr = self.resolve.get((host, port)) or self.resolve.get(("*", port))
+        if addr:
+            if data.server.sni is None:
+                data.server.sni = host
+            data.server.address = (addr, port)
+
+
+SAFELISTED_HEADERS = frozenset({"accept", "accept-language", "content-language"})
+EPISODE_KEY = "weblica_episode"
+LOCAL_KEY = "weblica_local"       # answered by weblica itself: neither recorded nor counted
+
+
+def episode_of(flow: http.HTTPFlow) -> str:
+    return flow.metadata.get(EPISODE_KEY) or flow.request.headers.get(EPISODE_HEADER, "")
+
+
+class EpisodeHeader:
+    """Reads the episode header and keeps it away from the site.
+
+    The env names each episode with a request header set on the browser context. On a cross-origin
+    fetch that header alone turns a simple request into one with a CORS preflight, which the site
+    would answer without allowing the header, and the fetch would fail. So the header is removed before
+    anything else sees the request, preflights that exist only because of it are answered here, and
+    other preflights are forwarded without it and their answers allow it.
+    """
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        req = flow.request
+        if EPISODE_HEADER in req.headers:
+            flow.metadata[EPISODE_KEY] = req.headers.pop(EPISODE_HEADER)
+        if req.method != "OPTIONS" or "access-control-request-method" not in req.headers:
+            return
+        asked = [h.strip() for h in req.headers.get("access-control-request-headers", "").split(",") if h.strip()]
+        rest = [h for h in asked if h.lower() != EPISODE_HEADER.lower()]
+        if len(rest) == len(asked):
+            return
+        flow.metadata["weblica_preflight"] = True
+        method = req.headers["access-control-request-method"].upper()
+        if method in ("GET", "HEAD", "POST") and all(h.lower() in SAFELISTED_HEADERS for h in rest):
+            flow.response = http.Response.make(204, b"", {
+                "Access-Control-Allow-Origin": req.headers.get("origin", "*"),
+                "Access-Control-Allow-Methods": method, "Access-Control-Allow-Headers": ", ".join(asked),
+                "Access-Control-Allow-Credentials": "true", "Vary": "Origin"})
+            flow.metadata[LOCAL_KEY] = True
+        elif rest:
+            req.headers["access-control-request-headers"] = ", ".join(rest)
+        else:
+            del req.headers["access-control-request-headers"]
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        if not flow.metadata.get("weblica_preflight") or flow.metadata.get(LOCAL_KEY) or flow.response is None:
+            return
+        allowed = flow.response.headers.get("access-control-allow-headers", "")
+        if allowed.strip() != "*" and EPISODE_HEADER.lower() not in allowed.lower():
+            flow.response.headers["access-control-allow-headers"] = ", ".join(
+                [h for h in (allowed, EPISODE_HEADER) if h.strip()])
+
+
+class Recorder:
+    """Writes every completed exchange to the store under one run, numbered in request order."""
+
+    def __init__(self, store: Store, run_id: int):
+        self.store = store
+        self.run_id = run_id
+        self._seq = itertools.count()
+        self.recorded = 0
+        self.failures: list[str] = []
+
+    def begin_run(self, run_id: int) -> None:
+        """Record what follows under another run, numbered from 0 again."""
+        self.run_id = run_id
+        self._seq = itertools.count()
+
+    def requestheaders(self, flow: http.HTTPFlow) -> None:
+        flow.metadata["weblica_seq"] = next(self._seq)
+        flow.metadata["weblica_run"] = self.run_id
+
+    def response(self, flow: http.HTTPFlow) -> None:
+        if flow.response is None or flow.metadata.get(LOCAL_KEY):
+            return
+        headers = [h for h in _headers_of(flow.response)]
+        try:
+            body = flow.response.content or b""  # decoded: gzip bytes differ run to run even for the same page
+            headers = [h for h in headers if h[0].lower() not in HOP_HEADERS]
+        except ValueError:  # an encoding mitmproxy cannot decode: keep the bytes and their header
+            body = flow.response.raw_content or b""
+            headers = [h for h in headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
+        request_headers = [h for h in _headers_of(flow.request) if h[0].lower() != EPISODE_HEADER.lower()]
+        exchange = Exchange(
+            method=flow.request.method, url=flow.request.pretty_url, request_headers=request_headers,
+            status=flow.response.status_code, reason=flow.response.reason, response_headers=headers,
+            http_version=flow.response.http_version, started=flow.request.timestamp_start,
+            ended=flow.response.timestamp_end or time.time(), seq=flow.metadata.get("weblica_seq", 0),
+            run_id=flow.metadata.get("weblica_run", self.run_id))
+        try:
+            self.store.add_exchange(exchange, _request_body(flow.request), body)
+            self.recorded += 1
+        except Exception as exc:  # a failed write must not take the browse down; it is reported
+            self.failures.append(f"{flow.request.pretty_url}: {exc}")
+            logger.exception("could not record %s %s", flow.request.method, flow.request.pretty_url)
+
+
+@dataclass
+class ReplaySource:
+    """One recording being replayed: its store (bodies, misses) and its match index."""
+
+    store: Store
+    index: ReplayIndex
+    run_id: int | None = None   # the replay run that misses are logged under; None = do not log
+
+
+def make_response(store: Store, exchange: Exchange, now: float | None = None) -> http.Response:
+    """The recorded response, with dates and cookie expiry moved forward as mitmproxy's `refresh` does."""
+    # stored bodies are decoded unless the recorder kept an undecodable encoding with its header
+    headers = [h for h in exchange.response_headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
+    response = http.Response.make(exchange.status, store.bodies.get(exchange.response_body_digest),
+                                  _headers_to_mitm(headers))
+    response.reason = exchange.reason or response.reason
+    response.timestamp_start = exchange.ended or exchange.started or time.time()
+    response.refresh(now)
+    return response
+
+
+def local_error(status: int, text: str, tier: str) -> http.Response:
+    return http.Response.make(status, text.encode(), {"Content-Type": "text/plain; charset=utf-8",
+                                                      REPLAY_HEADER: tier, "Cache-Control": "no-store"})
+
+
+def stub_response(rule: Rule) -> http.Response:
+    spec = rule.response or {}
+    headers = {str(k): str(v) for k, v in (spec.get("headers") or {}).items()}
+    headers[REPLAY_HEADER] = "stub"
+    body = spec.get("body", "")
+    return http.Response.make(int(spec.get("status", 204)), body.encode() if isinstance(body, str) else bytes(body),
+                              headers)
+
+
+SourceResolver = Callable[[str], "ReplaySource | None"]
+
+
+class Stubber:
+    """Answers requests that a stub rule names (analytics beacons -> 204) before any lookup."""
+
+    def __init__(self, resolve_source: SourceResolver):
+        self.resolve_source = resolve_source
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        if flow.response is not None:
+            return
+        source = self.resolve_source(episode_of(flow))
+        if source is None:
+            return
+        req = flow.request
+        rule = source.index.rules.stub_for(req.method, request_view(req.method, req.pretty_url).host, req.path.split("?")[0])
+        if rule is not None:
+            flow.response = stub_response(rule)
+            flow.metadata[TIER_KEY] = "stub"
+
+
+@dataclass
+class ReplayStats:
+    tiers: Counter = field(default_factory=lambda: Counter({t: 0 for t in TIERS}))
+    outbound_attempts: int = 0
+    misses: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def requests(self) -> int:
+        return sum(self.tiers.values())
+
+
+class Replayer:
+    """Answers every request from the recording and never dials upstream.
+
+    Episodes are told apart by the X-Weblica-Episode header; `resolve_source(episode)` says which
+    recording serves one (several recordings can share one proxy).
+    """
+
+    def __init__(self, resolve_source: SourceResolver):
+        self.resolve_source = resolve_source
+        self.stats = ReplayStats()
+        self._lock = threading.Lock()
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        episode = episode_of(flow)
+        if flow.metadata.get(LOCAL_KEY):
+            return
+        if flow.response is not None:  # answered by an earlier addon (the stubber)
+            self._count(flow.metadata.get(TIER_KEY, "stub"), flow)
+            return
+        source = self.resolve_source(episode)
+        if source is None:
+            flow.response = local_error(502, f"weblica replay: no recording serves episode {episode!r}", "miss")
+            self._count("miss", flow)
+            return
+        req = flow.request
+        view = request_view(req.method, req.pretty_url, _headers_of(req), _request_body(req))
+        match = source.index.match(view, episode)
+        if match.exchange is not None:
+            flow.response = make_response(source.store, match.exchange)
+            flow.response.headers[REPLAY_HEADER] = match.tier
+            self._count(match.tier, flow)
+            return
+        closest = match.closest.url if match.closest else None
+        text = (f"weblica replay: not recorded: {req.method} {req.pretty_url}\nclosest recorded: {closest}\n"
+                f"differing fields: {sorted(match.differing)}\n")
+        flow.response = local_error(502, text, "miss")
+        self._count("miss", flow, {"method": req.method, "url": req.pretty_url, "closest": closest,
+                                   "differing": match.differing})
+        if source.run_id is not None:
+            try:
+                source.store.add_miss(source.run_id, req.method, req.pretty_url, _headers_of(req),
+                                      _request_body(req), match.closest.id if match.closest else None,
+                                      match.differing)
+            except Exception:
+                logger.exception("could not log the replay miss of %s", req.pretty_url)
+
+    def _count(self, tier: str, flow: http.HTTPFlow, miss: dict[str, Any] | None = None) -> None:
+        with self._lock:
+            self.stats.tiers[tier] += 1
+            if miss is not None:
+                self.stats.misses.append(miss)
+
+    def server_connect(self, data: ServerConnectionHookData) -> None:
+        # Every request is answered in `request`, so this only runs if something slipped through
+        # (a protocol the replayer does not answer). Refuse it: replay never dials out.
+        with self._lock:
+            self.stats.outbound_attempts += 1
+        data.server.error = "weblica replay: upstream connections are disabled"

@@ -1,0 +1,83 @@
+"""Play a start URL and a list of actions through the env, keeping the screenshot after each action.
+
+Record and replay both browse through `WebEnv` (determinism layer on), so a replay's screenshots can
+be compared byte for byte with the recording's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weblica.env.backend import EPISODE_HEADER, NetworkConfig, SiteBackend
+from weblica.env.task import Task, TaskSource
+
+PROXY_SOURCE = "weblica-cache-proxy"
+
+
+class ProxyBackend:
+    """Sends an episode's browser context through one proxy (the recorder)."""
+
+    def __init__(self, proxy_url: str):
+        self.proxy_url = proxy_url
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        # the MITM proxy presents its own certificates; the context trusts them
+        return NetworkConfig(proxy=self.proxy_url, extra_headers={EPISODE_HEADER: episode_id},
+                             ignore_https_errors=True)
+
+    async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
+        return None
+
+    async def end(self, task: Task, episode_id: str) -> None:
+        return None
+
+
+@dataclass
+class PlayResult:
+    screenshots: list[bytes] = field(default_factory=list)   # step 0 = the opened start page
+    urls: list[str] = field(default_factory=list)
+    feedback: list[list[str]] = field(default_factory=list)
+    error: str | None = None
+
+
+async def play(env: Any, start_url: str, actions: list[dict[str, Any]], seed: int,
+               source: TaskSource | None = None, episode_id: str | None = None) -> PlayResult:
+    """Open `start_url` in a fresh episode and run each action as its own step."""
+    task = Task(id=f"cache-play-{seed}", start_url=start_url, instruction="replay the recorded browse",
+                source=source or TaskSource(kind=PROXY_SOURCE), max_steps=len(actions) + 1)
+    result = PlayResult()
+    obs = await env.reset(task, seed=seed, episode_id=episode_id)
+    result.screenshots.append(obs.screenshot)
+    result.urls.append(obs.url)
+    for action in actions:
+        obs, _reward, terminated, truncated, info = await env.step([action])
+        result.screenshots.append(obs.screenshot)
+        result.urls.append(obs.url)
+        result.feedback.append(list(obs.feedback))
+        if info.get("env_failure"):
+            result.error = info.get("error")
+            break
+        if terminated or truncated:
+            break
+    await env.close_episode()
+    return result
+
+
+def save_screens(directory: Path, screenshots: list[bytes]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, png in enumerate(screenshots):
+        (directory / f"step-{i}.png").write_bytes(png)
+
+
+def load_screens(directory: Path) -> list[bytes]:
+    if not directory.is_dir():
+        return []
+    paths = sorted(directory.glob("step-*.png"), key=lambda p: int(p.stem.split("-")[1]))
+    return [p.read_bytes() for p in paths]
+
+
+def make_env(backends: dict[str, SiteBackend]) -> Any:
+    from weblica.env.browser_env import WebEnv
+
+    return WebEnv(backends=backends)

@@ -1,0 +1,58 @@
+"""Record browses of a site through the recording proxy: K runs of the same actions, one seed each.
+
+Runs use different seeds on purpose: a page's own randomness (nonces from Math.random, random ids)
+then differs between runs as it does on the live web, so inference sees which values are volatile.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from weblica.cache.addons import EpisodeHeader, HostMapper, Recorder, parse_resolve
+from weblica.cache.play import PROXY_SOURCE, ProxyBackend, make_env, play, save_screens
+from weblica.cache.proxy import ProxyServer
+from weblica.cache.store import Store, save_actions, screens_dir
+
+
+@dataclass
+class RecordSummary:
+    recording: str
+    runs: int
+    exchanges: int
+    errors: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"recording": self.recording, "runs": self.runs, "exchanges": self.exchanges, "errors": self.errors}
+
+
+async def record(url: str, actions: list[dict[str, Any]], out: str | Path, runs: int = 2,
+                 resolve: list[str] | tuple[str, ...] = (), name: str | None = None,
+                 first_seed: int = 1) -> RecordSummary:
+    """Record `runs` browses (seeds first_seed, first_seed+1, …) into the recording directory `out`."""
+    out = Path(out)
+    store = Store.open_dir(out, create=True)
+    save_actions(out, actions, url)
+    recorder = Recorder(store, run_id=0)
+    errors: list[str] = []
+    try:
+        with ProxyServer([EpisodeHeader(), HostMapper(parse_resolve(list(resolve))), recorder]) as proxy:
+            env = make_env({PROXY_SOURCE: ProxyBackend(proxy.url)})
+            try:
+                for k in range(runs):
+                    seed = first_seed + k
+                    run_id = store.new_run("record", seed=seed, start_url=url,
+                                           info={"name": name or out.name, "resolve": list(resolve)})
+                    recorder.begin_run(run_id)
+                    result = await play(env, url, actions, seed)
+                    save_screens(screens_dir(out, run_id), result.screenshots)
+                    if result.error:
+                        errors.append(f"run {run_id}: {result.error}")
+                    store.finish_run(run_id, {"name": name or out.name, "resolve": list(resolve),
+                                              "steps": len(result.screenshots) - 1, "urls": result.urls,
+                                              "error": result.error})
+            finally:
+                await env.close()
+        return RecordSummary(str(out), runs, store.count_exchanges(), errors + recorder.failures)
+    finally:
+        store.close()

@@ -1,0 +1,65 @@
+"""Validate a recording by replaying it with the network cut, and serve it to any browser."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any, Iterable
+
+from weblica.cache.backend import CacheBackend
+from weblica.cache.play import load_screens, make_env, play, save_screens
+from weblica.cache.store import StoreError, load_actions, screens_dir
+from weblica.env.task import TaskSource
+
+
+async def check(recording: str | Path, actions: list[dict[str, Any]] | None = None, seed: int = 0,
+                rules_dirs: Iterable[str | Path] | None = None, start_url: str | None = None) -> dict[str, Any]:
+    """Replay the recorded browse (or `actions`) offline and report tiers, screenshot identity and
+    outbound connections. Screens are compared with the first recorded run's."""
+    recording = Path(recording)
+    recorded_url, recorded_actions = load_actions(recording)
+    start_url = start_url or recorded_url
+    if not start_url:
+        raise StoreError(f"{recording} has no actions.json naming the start URL; pass --url")
+    actions = recorded_actions if actions is None else actions
+    backend = CacheBackend([recording], rules_dirs)
+    source = backend.source(recording)
+    reference_run = next((r for r in source.store.runs(("record",)) if screens_dir(recording, r.id).is_dir()), None)
+    env = make_env({"cache": backend})
+    try:
+        result = await play(env, start_url, actions, seed, source=TaskSource(kind="cache", recording=str(recording)))
+    finally:
+        await env.close()
+        replay_run = source.run_id
+        stats = backend.stats
+        await backend.stop()
+    if replay_run is not None:
+        save_screens(recording / "screens" / f"replay-{replay_run}", result.screenshots)
+    reference = load_screens(screens_dir(recording, reference_run.id)) if reference_run else []
+    total = max(len(reference), len(result.screenshots))
+    identical = sum(1 for a, b in zip(reference, result.screenshots) if a == b)
+    return {
+        "recording": str(recording),
+        "requests": stats.requests,
+        "tiers": dict(stats.tiers),
+        "screens_identical": f"{identical}/{total}",
+        "outbound_connections": stats.outbound_attempts,
+        "misses": stats.misses[:50],
+        "reference_run": reference_run.id if reference_run else None,
+        "replay_run": replay_run,
+        "error": result.error,
+    }
+
+
+async def serve(recording: str | Path, port: int = 0, rules_dirs: Iterable[str | Path] | None = None,
+                ready: Any = None) -> None:
+    """Run the replay proxy for `recording` until cancelled; `ready(url)` is called once it listens."""
+    backend = CacheBackend([recording], rules_dirs)
+    try:
+        await backend.start()
+        assert backend.proxy is not None
+        if ready is not None:
+            ready(backend.proxy.url)
+        while True:
+            await asyncio.sleep(3600)
+    finally:
+        await backend.stop()

@@ -1,0 +1,73 @@
+"""`weblica run`: rollouts of a policy over a task file, with rewards."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import click
+
+from weblica.cli import UserError, emit
+
+
+def policy_factory(spec: str, seed: int) -> Any:
+    """A zero-argument factory of fresh policies for `spec` (oracle, random, hf:DIR, openai:URL, ...)."""
+    if spec == "oracle":
+        from weblica.policy.oracle import OraclePolicy
+
+        return OraclePolicy
+    if spec == "random" or spec.startswith("random:"):
+        from weblica.policy.random_policy import RandomPolicy
+
+        return lambda: RandomPolicy(seed)
+    try:
+        from weblica.policy.factory import make_policy_factory
+    except ModuleNotFoundError:
+        raise UserError(f"unknown policy '{spec}': use oracle or random") from None
+    return make_policy_factory(spec, seed)
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("run")
+    @click.option("--tasks", "tasks_path", required=True, type=click.Path(exists=True, dir_okay=False),
+                  help="tasks.jsonl")
+    @click.option("--policy", default="oracle", show_default=True, help="oracle, random, hf:DIR, openai:URL, ...")
+    @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory to write")
+    @click.option("--parallel", default=1, show_default=True, type=click.IntRange(1, 64))
+    @click.option("--seed", default=0, show_default=True, type=int)
+    @click.option("--repeats", default=1, show_default=True, type=click.IntRange(1, 1000),
+                  help="episodes per task (for pass@k)")
+    @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
+    def run_command(tasks_path: str, policy: str, out: str, parallel: int, seed: int, repeats: int,
+                    as_json: bool) -> None:
+        """Run a policy on every task; write RUN/episodes.jsonl and screenshots."""
+        from weblica.env.sources import UnknownSource, open_backends
+        from weblica.env.task import TaskError, load_tasks
+        from weblica.browser.launcher import ChromiumNotFound
+        from weblica.rollout import run_tasks
+
+        try:
+            tasks = load_tasks(tasks_path)
+        except TaskError as exc:
+            raise UserError(str(exc)) from None
+        if not tasks:
+            raise UserError(f"{tasks_path} holds no tasks")
+        factory = policy_factory(policy, seed)
+        if policy == "oracle":
+            missing = [t.id for t in tasks if t.oracle is None]
+            if missing:
+                raise UserError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
+                                "use --policy random or a model")
+
+        async def go() -> Any:
+            async with open_backends(tasks) as backends:
+                return await run_tasks(tasks, factory, out, parallel=parallel, seed=seed, repeats=repeats,
+                                       backends=backends, progress=not as_json)
+
+        try:
+            _, summary = asyncio.run(go())
+        except (ChromiumNotFound, UnknownSource) as exc:
+            raise UserError(str(exc)) from None
+        data = summary.to_dict()
+        emit(data, as_json, human=(f"{data['episodes']} episodes, success rate {data['success_rate']:.1%}, "
+                                   f"terminations {data['termination_reasons']}; written to {Path(out) / 'episodes.jsonl'}"))

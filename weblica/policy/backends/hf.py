@@ -1,0 +1,198 @@
+"""`hf:PATH` — a local transformers checkpoint (Qwen-VL family), CPU or GPU.
+
+The prompt is assembled as token ids, segment by segment: template text is tokenized, each image becomes
+`<|vision_start|>` + one `<|image_pad|>` per merged patch + `<|vision_end|>`, and earlier assistant turns
+are spliced in as the token ids the model sampled — history is never re-tokenized, so the trainer sees
+exactly what the model saw. Sampling is a plain loop over the KV cache with a seeded `torch.Generator`,
+which `generate()` does not take.
+"""
+from __future__ import annotations
+
+import asyncio
+import io
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from weblica.policy.backends.base import BackendError, Generation, SamplingOptions
+from weblica.policy.context import IMAGE_PAD, IM_END, VISION_END, VISION_START, Message, qwen_segments
+from weblica.policy.coords import CoordinateFrame, frame_for_model_type
+
+STOP_TOKENS = (IM_END, "<|endoftext|>")
+
+
+@dataclass
+class EncodedPrompt:
+    """A prompt ready for the model: ids (images expanded or not) and the processed pixels."""
+
+    input_ids: list[int]
+    pixel_values: Any = None   # torch.Tensor (patches, dim) or None
+    image_grid_thw: Any = None  # torch.LongTensor (images, 3) or None
+    images: list[Any] | None = None  # PIL images, for engines that process pixels themselves
+
+
+def load_image_processor(path: str | Path) -> Any:
+    """The slow Qwen2-VL image processor: the fast one needs torchvision, which is optional here."""
+    from transformers import Qwen2VLImageProcessor
+
+    return Qwen2VLImageProcessor.from_pretrained(str(path))
+
+
+def image_token_count(grid_thw: Sequence[int], merge_size: int) -> int:
+    """How many `<|image_pad|>` tokens an image of this (t, h, w) patch grid takes."""
+    t, h, w = (int(v) for v in grid_thw)
+    return t * h * w // (merge_size ** 2)
+
+
+def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_processor: Any | None,
+                       expand_images: bool = True, add_generation_prompt: bool = True) -> EncodedPrompt:
+    """Token ids of the Qwen chat template over `messages`, with sampled assistant ids spliced verbatim.
+
+    `expand_images=False` leaves one `<|image_pad|>` per image (engines such as vLLM expand it).
+    """
+    from PIL import Image
+
+    pngs = [img for m in messages for img in m.images]
+    images = [Image.open(io.BytesIO(png)).convert("RGB") for png in pngs]
+    pixel_values = grid = None
+    if images and expand_images:
+        if image_processor is None:
+            raise BackendError("this checkpoint has no image processor (preprocessor_config.json)")
+        processed = image_processor(images=images, return_tensors="pt")
+        pixel_values, grid = processed["pixel_values"], processed["image_grid_thw"]
+    ids_of = tokenizer.convert_tokens_to_ids
+    vs, ve, pad, im_end = ids_of(VISION_START), ids_of(VISION_END), ids_of(IMAGE_PAD), ids_of(IM_END)
+    ids: list[int] = []
+    for kind, value in qwen_segments(messages, add_generation_prompt):
+        if kind == "text":
+            ids.extend(tokenizer(value, add_special_tokens=False)["input_ids"])
+        elif kind == "image":
+            n = image_token_count(grid[value].tolist(), image_processor.merge_size) if expand_images else 1
+            ids.extend([vs] + [pad] * n + [ve])
+        else:
+            ids.extend(value)
+            if not value or value[-1] != im_end:  # a turn cut at max length still closes in the template
+                ids.append(im_end)
+    return EncodedPrompt(ids, pixel_values, grid, images)
+
+
+class HFBackend:
+    """Samples from a local checkpoint. One generation at a time per model: the Qwen-VL models keep
+    per-call rope state on the module, and a CPU has no spare cores to overlap them anyway."""
+
+    def __init__(self, path: str | Path, sampling: SamplingOptions | None = None, device: str | None = None,
+                 frame: CoordinateFrame | None = None, dtype: str | None = None) -> None:
+        import torch
+        from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
+
+        path = Path(path)
+        if not (path / "config.json").exists():
+            raise BackendError(f"hf:{path}: no config.json there; pass a local checkpoint directory "
+                               f"(e.g. one written by weblica.policy.tiny.build_tiny_qwen3_vl)")
+        self.name = f"hf:{path}"
+        self.sampling = sampling or SamplingOptions()
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if self.device == "cuda" else torch.float32)
+        config = AutoConfig.from_pretrained(path)
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
+        self.model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype).to(self.device).eval()
+        self.frame = frame or _frame_for(config, self.image_processor)
+        self.stop_ids = {i for i in (self.tokenizer.convert_tokens_to_ids(t) for t in STOP_TOKENS)
+                         if i is not None and i != self.tokenizer.unk_token_id}
+        self._lock = threading.Lock()
+
+    def encode(self, messages: Sequence[Message]) -> EncodedPrompt:
+        return encode_qwen_prompt(messages, self.tokenizer, self.image_processor)
+
+    async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
+        prompt = self.encode(messages)
+        return await asyncio.to_thread(self._sample, prompt, seed)
+
+    def _model_inputs(self, prompt: EncodedPrompt) -> dict[str, Any]:
+        import torch
+
+        inputs: dict[str, Any] = {"input_ids": torch.tensor([prompt.input_ids], device=self.device)}
+        if prompt.pixel_values is not None:
+            inputs["pixel_values"] = prompt.pixel_values.to(self.device, self.model.dtype)
+            inputs["image_grid_thw"] = prompt.image_grid_thw.to(self.device)
+        return inputs
+
+    def _sample(self, prompt: EncodedPrompt, seed: int) -> Generation:
+        import torch
+
+        opts = self.sampling
+        generator = torch.Generator(device=self.device).manual_seed(int(seed) & 0x7FFF_FFFF_FFFF_FFFF)
+        token_ids: list[int] = []
+        logprobs: list[float] = []
+        finish = "length"
+        with self._lock, torch.inference_mode():
+            inputs = self._model_inputs(prompt)
+            length = len(prompt.input_ids)
+            out = self.model(**inputs, use_cache=True, cache_position=torch.arange(length, device=self.device))
+            for step in range(opts.max_new_tokens):
+                logits = out.logits[0, -1].float()
+                token, logprob = sample_token(logits, opts, generator)
+                token_ids.append(token)
+                logprobs.append(logprob)
+                if token in self.stop_ids:
+                    finish = "stop"
+                    break
+                out = self.model(input_ids=torch.tensor([[token]], device=self.device),
+                                 past_key_values=out.past_key_values, use_cache=True,
+                                 cache_position=torch.tensor([length + step], device=self.device))
+        text = self.tokenizer.decode(token_ids, skip_special_tokens=False)
+        for stop in STOP_TOKENS:
+            text = text.removesuffix(stop)
+        return Generation(text, list(prompt.input_ids), token_ids, logprobs, finish,
+                          {"prompt_tokens": len(prompt.input_ids), "completion_tokens": len(token_ids)})
+
+    def sequence_logprobs(self, prompt: EncodedPrompt, token_ids: Sequence[int]) -> list[float]:
+        """Log-probs of `token_ids` after `prompt` from one full forward pass (what a trainer recomputes)."""
+        import torch
+
+        with self._lock, torch.inference_mode():
+            inputs = self._model_inputs(EncodedPrompt(list(prompt.input_ids) + list(token_ids),
+                                                      prompt.pixel_values, prompt.image_grid_thw))
+            logits = self.model(**inputs).logits[0].float()
+        start = len(prompt.input_ids) - 1
+        temperature = self.sampling.temperature if self.sampling.temperature > 0 else 1.0
+        scores = torch.log_softmax(logits[start:start + len(token_ids)] / temperature, dim=-1)
+        return scores.gather(1, torch.tensor(list(token_ids), device=scores.device)[:, None])[:, 0].tolist()
+
+
+def sample_token(logits: Any, opts: SamplingOptions, generator: Any) -> tuple[int, float]:
+    """One token from `logits` and its log-prob under logits / temperature.
+
+    The log-prob ignores top-k/top-p truncation on purpose: it is the quantity a trainer recomputes
+    from a forward pass. Temperature 0 is greedy (log-prob under temperature 1).
+    """
+    import torch
+
+    if opts.temperature <= 0:
+        scores = torch.log_softmax(logits, dim=-1)
+        token = int(torch.argmax(scores))
+        return token, float(scores[token])
+    scores = torch.log_softmax(logits / opts.temperature, dim=-1)
+    probs = scores.exp()
+    if opts.top_k > 0:
+        kth = torch.topk(probs, min(opts.top_k, probs.numel())).values[-1]
+        probs = torch.where(probs >= kth, probs, torch.zeros_like(probs))
+    if opts.top_p < 1.0:
+        sorted_probs, order = torch.sort(probs, descending=True)
+        keep = torch.cumsum(sorted_probs, 0) - sorted_probs < opts.top_p * sorted_probs.sum()
+        mask = torch.zeros_like(probs, dtype=torch.bool).scatter(0, order, keep)
+        probs = torch.where(mask, probs, torch.zeros_like(probs))
+    token = int(torch.multinomial(probs / probs.sum(), 1, generator=generator))
+    return token, float(scores[token])
+
+
+def _frame_for(config: Any, image_processor: Any | None) -> CoordinateFrame:
+    frame = frame_for_model_type(getattr(config, "model_type", None))
+    if frame.convention == "smart_resize" and image_processor is not None:
+        # the model's pixel frame is whatever its own processor resizes to
+        factor = image_processor.patch_size * image_processor.merge_size
+        frame = CoordinateFrame.for_convention("smart_resize", factor=factor, min_pixels=image_processor.min_pixels,
+                                               max_pixels=image_processor.max_pixels)
+    return frame

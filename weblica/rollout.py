@@ -1,0 +1,165 @@
+"""Rollouts: play tasks with a policy in a pool of environments and write what happened.
+
+A run directory holds `episodes.jsonl` (one trajectory a line, in task order), `screens/<sha256>.png`
+(content-addressed screenshots) and `summary.json`.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from weblica.env.backend import SiteBackend
+from weblica.env.browser_env import EnvConfig, WebEnv, episode_id_for
+from weblica.env.episode import ENV_FAILURES, StepRecord, Trajectory
+from weblica.env.observation import Observation
+from weblica.env.pool import EnvPool
+from weblica.env.task import Task
+from weblica.policy.base import Policy
+
+PolicyFactory = Callable[[], Policy]
+
+
+def episode_seed(run_seed: int, task: Task, repeat: int = 0) -> int:
+    """Each episode's seed derives from the run seed and the task, never from scheduling order."""
+    digest = hashlib.sha256(f"{run_seed}\0{task.id}\0{repeat}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+class ScreenshotStore:
+    """Writes each distinct screenshot once, named by its sha256."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+
+    def save(self, obs: Observation) -> str:
+        sha = obs.screenshot_sha256
+        if self.directory is not None and obs.screenshot:
+            path = self.directory / f"{sha}.png"
+            if not path.exists():
+                tmp = path.with_suffix(".tmp")
+                tmp.write_bytes(obs.screenshot)
+                tmp.replace(path)
+        return sha
+
+
+async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
+                      screens: ScreenshotStore | None = None, repeat: int = 0) -> Trajectory:
+    """One episode of `policy` on `task`. Environment failures end it with their reason and mark it removed."""
+    screens = screens or ScreenshotStore(None)
+    episode_id = episode_id_for(task, seed, repeat)
+    traj = Trajectory(task_id=task.id, seed=seed, episode_id=episode_id, start_url=task.start_url,
+                      start_screenshot_sha256="")
+    try:
+        obs = await env.reset(task, seed, episode_id=episode_id)
+    except Exception as exc:
+        traj.termination_reason, traj.removed, traj.error = "env_error", True, str(exc).splitlines()[0]
+        return traj
+    traj.start_screenshot_sha256 = screens.save(obs)
+    policy.reset(task, seed)
+    while True:
+        try:
+            output = await policy.act(obs, task, traj.steps)
+        except Exception as exc:  # a policy backend failing (server down) is not the agent's fault
+            traj.termination_reason, traj.removed, traj.error = "env_error", True, f"policy failed: {exc}"
+            await env.close_episode()
+            break
+        step_input: Any = output.actions if output.actions is not None else output.text
+        obs, reward, terminated, truncated, info = await env.step(step_input)
+        traj.steps.append(StepRecord(
+            step=info["step"], response=output.text,
+            actions=[a.to_dict() for a in (output.actions or [])] or _parsed_actions(output.text),
+            feedback=list(obs.feedback), url=obs.url, screenshot_sha256=screens.save(obs), reward=reward,
+            parse_errors=list(info["parse_errors"]), prompt_token_ids=output.prompt_token_ids,
+            token_ids=output.token_ids, logprobs=output.logprobs))
+        if terminated or truncated:
+            traj.termination_reason = info["termination_reason"]
+            traj.reward = reward
+            traj.answer = info.get("answer")
+            traj.check_results = info.get("check_results", [])
+            traj.success = traj.termination_reason == "done" and reward > 0
+            traj.removed = traj.termination_reason in ENV_FAILURES
+            traj.error = info.get("error")
+            break
+    return traj
+
+
+def _parsed_actions(text: str) -> list[dict[str, Any]]:
+    from weblica.env.actions import parse_tool_calls
+
+    return [a.to_dict() for a in parse_tool_calls(text).actions]
+
+
+@dataclass
+class RunSummary:
+    episodes: int
+    success_rate: float
+    termination_reasons: dict[str, int]
+    removed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"episodes": self.episodes, "success_rate": self.success_rate,
+                "termination_reasons": self.termination_reasons, "removed": self.removed}
+
+
+def summarize(trajectories: list[Trajectory]) -> RunSummary:
+    n = len(trajectories)
+    reasons = Counter(t.termination_reason or "unknown" for t in trajectories)
+    success = sum(t.success for t in trajectories)
+    return RunSummary(n, round(success / n, 6) if n else 0.0, dict(sorted(reasons.items())),
+                      sum(t.removed for t in trajectories))
+
+
+async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str | Path | None, *,
+                    parallel: int = 1, seed: int = 0, repeats: int = 1,
+                    backends: dict[str, SiteBackend] | None = None, config: EnvConfig | None = None,
+                    progress: bool = False) -> tuple[list[Trajectory], RunSummary]:
+    """Play every task (`repeats` times each) with a fresh policy per episode; write the run directory."""
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    screens = ScreenshotStore(out_dir / "screens" if out_dir else None)
+    jobs = [(task, r) for task in tasks for r in range(repeats)]
+
+    async def play(env: WebEnv, job: tuple[Task, int]) -> Trajectory:
+        task, repeat = job
+        return await run_episode(env, task, policy_factory(), episode_seed(seed, task, repeat), screens, repeat)
+
+    bar = _progress(len(jobs)) if progress else None
+    async with EnvPool(parallel, config, backends) as pool:
+        if bar is not None:
+            with bar:
+                tid = bar.add_task("episodes", total=len(jobs))
+                trajectories = await pool.map(jobs, play, lambda i, t: bar.advance(tid))
+        else:
+            trajectories = await pool.map(jobs, play)
+    summary = summarize(trajectories)
+    if out_dir is not None:
+        with (out_dir / "episodes.jsonl").open("w", encoding="utf-8") as f:
+            for traj in trajectories:
+                f.write(json.dumps(traj.to_dict(), sort_keys=True, ensure_ascii=False) + "\n")
+        (out_dir / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2, sort_keys=True) + "\n")
+    return trajectories, summary
+
+
+def _progress(total: int) -> Any:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.console import Console
+
+    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+
+
+def load_trajectories(run_dir: str | Path) -> list[Trajectory]:
+    path = Path(run_dir) / "episodes.jsonl"
+    return [Trajectory.from_dict(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
+def run_sync(coro: Any) -> Any:
+    return asyncio.run(coro)

@@ -1,0 +1,234 @@
+"""The synth site server: one Flask app serving every bundle under its own host name.
+
+Browsers reach it as their HTTP proxy (absolute-form request targets, `GET http://host/path`), which
+Werkzeug maps onto the Host header, so routing by host is all the gateway needs. A host that is not a
+served site gets a local error page: nothing is ever forwarded to the network.
+"""
+from __future__ import annotations
+
+import json
+import mimetypes
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, request
+
+from weblica.env.backend import EPISODE_HEADER
+from weblica.serve.store import StateStore, with_views
+
+ADMIN_HEADER = "X-Weblica-Admin"
+DEFAULT_EPISODE = "default"
+
+
+@dataclass
+class ServeConfig:
+    """What the server serves: bundle folders (a bundle, or a folder of bundles), where state lives,
+    and the token the env's backend shows to reach the admin endpoints (pages never see it)."""
+
+    sites: list[Path] = field(default_factory=list)
+    state_url: str = "sqlite://"
+    admin_token: str = field(default_factory=lambda: secrets.token_hex(16))
+
+
+@dataclass
+class SiteEntry:
+    site_id: str
+    host: str
+    root: Path
+    initial_state: dict[str, Any]
+
+
+def discover_bundles(paths: list[Path]) -> dict[str, SiteEntry]:
+    """Host name -> bundle, for every `site.json` at or one level below the given paths."""
+    found: dict[str, SiteEntry] = {}
+    for path in paths:
+        candidates = [path] if (path / "site.json").exists() else sorted(p for p in path.iterdir() if (p / "site.json").exists()) if path.is_dir() else []
+        for root in candidates:
+            meta = json.loads((root / "site.json").read_text(encoding="utf-8"))
+            spec = meta["spec"]
+            found[spec["host"]] = SiteEntry(spec["site_id"], spec["host"], root, meta.get("initial_state", {}))
+    return found
+
+
+def _episode() -> str:
+    return request.headers.get(EPISODE_HEADER) or DEFAULT_EPISODE
+
+
+def _store() -> StateStore:
+    return current_app.extensions["weblica_store"]
+
+
+def _error_page(status: int, title: str, detail: str) -> Response:
+    body = (f"<!doctype html><title>{title}</title><body style='font-family:sans-serif;padding:2em'>"
+            f"<h1>{title}</h1><p>{detail}</p><p><small>weblica synth gateway</small></p></body>")
+    return Response(body, status=status, mimetype="text/html")
+
+
+# ---- site pages ----------------------------------------------------------------------------------------
+pages = Blueprint("pages", __name__)
+
+
+@pages.route("/", defaults={"path": ""}, methods=["GET", "HEAD"])
+@pages.route("/<path:path>", methods=["GET", "HEAD"])
+def serve_page(path: str) -> Response:
+    public = (g.site.root / "public").resolve()
+    rel = path.strip("/")
+    for candidate in ([rel + ".html", rel] if rel else ["index.html"]):
+        target = (public / candidate).resolve()
+        if target.is_file() and public in target.parents:
+            mime = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+            response = Response(target.read_bytes(), mimetype=mime)
+            # HTML is revalidated so a new episode's state shows; assets may be reused within a context
+            response.headers["Cache-Control"] = "no-store" if mime == "text/html" else "max-age=600"
+            return response
+    return _error_page(404, "Page not found", f"There is no page at /{rel} on {g.site.host}.")
+
+
+# ---- the sites' state API --------------------------------------------------------------------------------
+api = Blueprint("api", __name__, url_prefix="/api")
+
+
+def _change(fn: Any) -> Any:
+    return _store().update(g.site.site_id, _episode(), g.site.initial_state, fn)
+
+
+@api.get("/state")
+def get_state() -> Response:
+    return jsonify(_store().get(g.site.site_id, _episode(), g.site.initial_state))
+
+
+@api.put("/doc/<name>")
+def put_doc(name: str) -> Response:
+    body = request.get_json(force=True, silent=True)
+    _change(lambda s: s.__setitem__(name, body))
+    return jsonify({"ok": True, name: body})
+
+
+@api.post("/<collection>")
+def add_record(collection: str) -> Response:
+    record = request.get_json(force=True, silent=True)
+    if not isinstance(record, dict):
+        return jsonify({"ok": False, "error": "a JSON object is required"}), 400
+
+    def add(state: dict[str, Any]) -> dict[str, Any]:
+        records = state.setdefault(collection, [])
+        if "id" not in record:
+            record["id"] = f"r{len(records) + 1}"
+        records.append(record)
+        return record
+    return jsonify({"ok": True, "record": _change(add)})
+
+
+@api.route("/<collection>/<rid>", methods=["PATCH", "DELETE"])
+def change_record(collection: str, rid: str) -> Response:
+    patch = request.get_json(force=True, silent=True) if request.method == "PATCH" else None
+
+    def change(state: dict[str, Any]) -> bool:
+        records = state.get(collection, [])
+        for index, record in enumerate(records):
+            if str(record.get("id")) == rid:
+                if patch is None:
+                    del records[index]
+                else:
+                    record.update(patch)
+                return True
+        return False
+    found = _change(change)
+    return jsonify({"ok": found}), (200 if found else 404)
+
+
+@api.post("/login")
+def login() -> Response:
+    body = request.get_json(force=True, silent=True) or {}
+
+    def check(state: dict[str, Any]) -> bool:
+        for user in state.get("users", []):
+            if user.get("username") == body.get("username") and user.get("password") == body.get("password"):
+                state["session"] = {"user": user["username"]}
+                state.setdefault("logins", []).append({"username": user["username"], "id": f"l{len(state.get('logins', [])) + 1}"})
+                return True
+        state["failed_logins"] = state.get("failed_logins", 0) + 1
+        return False
+    ok = _change(check)
+    return jsonify({"ok": ok, "error": None if ok else "Wrong username or password"}), (200 if ok else 401)
+
+
+@api.post("/logout")
+def logout() -> Response:
+    _change(lambda s: s.__setitem__("session", {"user": None}))
+    return jsonify({"ok": True})
+
+
+@api.post("/signup")
+def signup() -> Response:
+    body = request.get_json(force=True, silent=True) or {}
+
+    def add(state: dict[str, Any]) -> bool:
+        users = state.setdefault("users", [])
+        if not body.get("username") or any(u.get("username") == body["username"] for u in users):
+            return False
+        users.append({**body, "id": f"u{len(users) + 1}"})
+        state["session"] = {"user": body["username"]}
+        return True
+    ok = _change(add)
+    return jsonify({"ok": ok, "error": None if ok else "That username is taken"}), (200 if ok else 409)
+
+
+# ---- admin: what the env's backend uses ------------------------------------------------------------------
+admin = Blueprint("admin", __name__, url_prefix="/__weblica")
+
+
+@admin.before_request
+def _require_token() -> None:
+    token = current_app.config["WEBLICA_ADMIN_TOKEN"]
+    if token and request.headers.get(ADMIN_HEADER) != token:
+        abort(403)
+
+
+@admin.get("/state")
+def admin_state() -> Response:
+    return jsonify(with_views(_store().get(g.site.site_id, _episode(), g.site.initial_state)))
+
+
+@admin.post("/reset")
+def admin_reset() -> Response:
+    _store().reset(g.site.site_id, _episode())
+    return jsonify({"ok": True, "site": g.site.site_id, "episode": _episode()})
+
+
+def create_app(config: ServeConfig) -> Flask:
+    """The site server for the bundles in `config.sites`."""
+    app = Flask(__name__)
+    app.config["WEBLICA_ADMIN_TOKEN"] = config.admin_token
+    app.extensions["weblica_store"] = StateStore(config.state_url)
+    sites = discover_bundles([Path(p) for p in config.sites])
+    app.extensions["weblica_sites"] = sites
+
+    @app.before_request
+    def pick_site() -> Response | None:
+        host = (request.host or "").split(":")[0].lower()
+        site = sites.get(host)
+        if site is None:
+            return _error_page(502, "Not a synth site",
+                               f"weblica serves only its synth sites; '{host}' is not one of them "
+                               f"({len(sites)} served). Nothing was fetched from the network.")
+        g.site = site
+        return None
+
+    app.register_blueprint(pages)
+    app.register_blueprint(api)
+    app.register_blueprint(admin)
+    app.wsgi_app = _refuse_connect(app.wsgi_app)  # type: ignore[method-assign]
+    return app
+
+
+def _refuse_connect(wsgi_app: Any) -> Any:
+    """HTTPS through the proxy arrives as CONNECT; synth sites are plain HTTP, so refuse it locally."""
+    def middleware(environ: dict[str, Any], start_response: Any) -> Any:
+        if environ.get("REQUEST_METHOD") == "CONNECT":
+            start_response("502 Bad Gateway", [("Content-Type", "text/plain"), ("Content-Length", "0")])
+            return [b""]
+        return wsgi_app(environ, start_response)
+    return middleware

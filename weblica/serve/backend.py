@@ -1,0 +1,43 @@
+"""SynthBackend: the env's hooks for synth tasks. The browser context uses the site server as its proxy
+and names the episode in a header; state is reset in begin() and read through the admin endpoint."""
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from weblica.env.backend import EPISODE_HEADER, NetworkConfig
+from weblica.env.task import Task
+from weblica.serve.app import ADMIN_HEADER
+from weblica.synth.spec import SYNTH_HOST_SUFFIX
+
+
+class SynthBackend:
+    """Backend for tasks whose `source.kind` is `synth`, served by a SiteServer (or any server URL)."""
+
+    def __init__(self, server: Any = None, *, url: str | None = None, admin_token: str | None = None) -> None:
+        self.url = url or server.url
+        self.admin_token = admin_token if admin_token is not None else server.admin_token
+
+    def _headers(self, task: Task, episode_id: str) -> dict[str, str]:
+        site = task.source.site
+        if not site:
+            raise ValueError(f"task {task.id} has no source.site; synth tasks name their site id")
+        return {"Host": f"{site}.{SYNTH_HOST_SUFFIX}", EPISODE_HEADER: episode_id, ADMIN_HEADER: self.admin_token}
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        # a client per call: the backend may be used from several event loops (tests, CLI, trainers)
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False) as client:
+            response = await client.post("/__weblica/reset", headers=self._headers(task, episode_id))
+        response.raise_for_status()
+        return NetworkConfig(proxy=self.url, extra_headers={EPISODE_HEADER: episode_id},
+                             offline_hint="(synth: only the generated sites are served)")
+
+    async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False) as client:
+            response = await client.get("/__weblica/state", headers=self._headers(task, episode_id))
+        response.raise_for_status()
+        return response.json()
+
+    async def end(self, task: Task, episode_id: str) -> None:
+        return None

@@ -1,0 +1,70 @@
+"""`weblica synth` and `weblica validate`."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+
+from weblica.cli import UserError, emit
+from weblica.synth.spec import CatalogError
+
+
+@click.command("synth")
+@click.option("--skill", help="Skill id (e.g. forms, search, filter-sort); sampled when omitted.")
+@click.option("--category", help="Category id (e.g. travel, banking); sampled when omitted.")
+@click.option("--style", help="Named aesthetic (e.g. brutalist, glass); sampled when omitted.")
+@click.option("--n", "n", type=int, default=1, show_default=True, help="Number of sites.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Run seed; the same seed gives the same bytes.")
+@click.option("--generator", type=click.Choice(["procedural", "llm"]), default="procedural", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), default=Path("sites"), show_default=True)
+@click.option("--no-validate", is_flag=True, help="Write bundles without browser validation (tasks keep no oracle).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
+def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
+                  out: Path, no_validate: bool, as_json: bool) -> None:
+    """Generate site bundles with tasks whose success a program can check."""
+    from weblica.browser.launcher import ChromiumNotFound
+    from weblica.synth.generate import synthesize
+
+    if n < 1:
+        raise UserError("--n must be at least 1")
+    try:
+        results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
+                             generator=generator, validate=not no_validate)
+    except CatalogError as exc:
+        raise UserError(str(exc)) from None
+    except ChromiumNotFound as exc:
+        raise UserError(f"{exc} (or pass --no-validate)") from None
+    summary = {"sites": [r.to_dict() for r in results], "out": str(out),
+               "tasks_kept": sum(r.tasks_kept for r in results), "ok": all(r.ok or no_validate for r in results)}
+    human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}" for r in results)
+    emit(summary, as_json, human)
+    if not summary["ok"]:
+        raise SystemExit(1)
+
+
+@click.command("validate")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--concurrency", type=int, default=4, show_default=True, help="Browser episodes at a time.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
+def validate_command(path: Path, concurrency: int, as_json: bool) -> None:
+    """Validate bundles: oracles succeed, no-op/random runs and wrong answers are rejected."""
+    from weblica.synth.validate import bundle_dirs, validate_bundles
+
+    dirs = bundle_dirs(path)
+    if not dirs:
+        raise UserError(f"no site bundle (a folder with site.json) at {path}: run `weblica synth --out {path}` first")
+    report, _ = asyncio.run(validate_bundles(dirs, compile_plans=False, concurrency=concurrency))
+    summary = report.to_dict()
+    human = (f"{summary['sites']} sites, {summary['valid_tasks']}/{summary['tasks']} tasks valid; "
+             f"oracle success {summary['oracle_success']}, negatives rejected {summary['negatives_rejected']}")
+    if summary["failures"]:
+        human += "\n" + "\n".join("  " + f for f in summary["failures"][:50])
+    emit(summary, as_json, human)
+    if summary["valid_tasks"] != summary["tasks"]:
+        raise SystemExit(1)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(synth_command)
+    cli.add_command(validate_command)

@@ -1,0 +1,147 @@
+"""Seeded site content drawn from a category's vocabulary. Everything a task's gold answer needs lives
+here (and is written to `data.json`), so answers are computed, never typed."""
+from __future__ import annotations
+
+import colorsys
+import datetime as dt
+import random
+import re
+from typing import Any
+
+from weblica.synth.spec import SiteSpec, categories
+
+FIRST_NAMES = ["Ana", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam",
+               "Maya", "Nils", "Olga", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Umar", "Vera", "Wen", "Yusuf"]
+LAST_NAMES = ["Alvarez", "Brooks", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad", "Ito", "Jensen",
+              "Kowalski", "Lopez", "Mensah", "Nakamura", "Okafor", "Petrov", "Rossi", "Schmidt", "Tanaka", "Varga"]
+STREETS = ["Maple Street", "Harbor Road", "Elm Avenue", "Station Square", "Mill Lane", "Park Row", "King's Way",
+           "River Walk", "Orchard Close", "Bridge Street"]
+CITIES = ["Springfield", "Riverton", "Lakewood", "Fairview", "Brookhaven", "Ashford", "Millbrook", "Kingsport",
+          "Westhaven", "Cedar Falls", "Oakridge", "Bayside"]
+DISTRICTS = ["Old Town", "Harborside", "University", "Market Square", "Riverside", "Hillcrest", "Northgate",
+             "Southbank", "Eastwood", "Westfield", "Parkview", "Lakeshore"]
+BASE_DATE = dt.date(2026, 3, 2)  # a Monday; dates in the data are offsets from it, never "today"
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _money(rng: random.Random, low: float, high: float, decimals: int) -> float:
+    value = rng.uniform(low, high)
+    if decimals == 0 or high > 5000:
+        return float(round(value / (100 if high > 20000 else 1)) * (100 if high > 20000 else 1))
+    return round(int(value) + rng.choice([0.0, 0.49, 0.5, 0.95, 0.99, 0.25, 0.75]), 2)
+
+
+def _hue_color(rng: random.Random, mode: str = "light") -> str:
+    h = rng.random()
+    r, g, b = colorsys.hls_to_rgb(h, 0.55 if mode == "light" else 0.45, 0.55)
+    return "#%02x%02x%02x" % (int(r * 255), int(g * 255), int(b * 255))
+
+
+def make_items(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """`count` items with unique two-part names, unique prices and the category's facts."""
+    cat = categories()[spec.category]
+    decimals = spec.style.locale_format["decimals"]
+    pairs = [(a, n) for a in cat["adjectives"] for n in cat["nouns"] if a != n]
+    rng.shuffle(pairs)
+    lo, hi = cat["price"]
+    attr = cat["attr"]
+    attr_values = list(range(int(attr["min"]), int(attr["max"]) + 1, int(attr["step"])))
+    items, seen_prices = [], set()
+    for index, (adjective, noun) in enumerate(pairs[:count]):
+        price = _money(rng, lo, hi, decimals)
+        while price in seen_prices:  # unique prices keep "cheapest"/"most expensive" unambiguous
+            price = round(price + (1 if decimals == 0 or hi > 5000 else 0.1) * (100 if hi > 20000 else 1), 2)
+        seen_prices.add(price)
+        name = f"{adjective} {noun}"
+        items.append({
+            "id": f"i{index + 1:03d}",
+            "slug": slugify(name),
+            "name": name,
+            "kind": rng.choice(cat["kinds"]),
+            "maker": rng.choice(cat["makers"]),
+            "price": price,
+            "rating": round(rng.uniform(2.5, 5.0), 1),
+            "reviews": rng.randint(3, 2400),
+            "attr": rng.choice(attr_values),
+            "date": (BASE_DATE + dt.timedelta(days=rng.randint(0, 120))).isoformat(),
+            "stock": rng.randint(0, 40),
+            "facts": {label: rng.choice(values) for label, values in cat["facts"].items()},
+            "color": _hue_color(rng),
+            "image": f"/img/{slugify(name)}.png",
+        })
+    return items
+
+
+def make_makers(spec: SiteSpec, rng: random.Random) -> list[dict[str, Any]]:
+    cat = categories()[spec.category]
+    cities = rng.sample(CITIES, len(cat["makers"]))
+    return [{"name": m, "slug": slugify(m), "city": c, "founded": rng.randint(1890, 2020),
+             "employees": rng.randint(8, 4000)} for m, c in zip(cat["makers"], cities)]
+
+
+def make_people(rng: random.Random, count: int) -> list[dict[str, Any]]:
+    pairs = [(f, l) for f in FIRST_NAMES for l in LAST_NAMES]
+    rng.shuffle(pairs)
+    people = []
+    for first, last in pairs[:count]:
+        people.append({
+            "name": f"{first} {last}", "first": first, "last": last,
+            "email": f"{first.lower()}.{last.lower()}@example.test",
+            "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+            "city": rng.choice(CITIES),
+            "street": f"{rng.randint(1, 220)} {rng.choice(STREETS)}",
+            "zip": f"{rng.randint(10000, 99999)}",
+        })
+    return people
+
+
+def make_stores(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """Stores on a 100x60 map grid (km); distances are computed from a home point."""
+    site_word = categories()[spec.category]["site_words"][0]
+    districts = rng.sample(DISTRICTS, count)
+    stores = []
+    for index, district in enumerate(districts):
+        stores.append({
+            "id": f"s{index + 1:02d}", "name": f"{site_word} {district}", "district": district,
+            "x": rng.randint(4, 96), "y": rng.randint(4, 56),
+            "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
+            "opens": rng.choice(["07:00", "08:00", "09:00", "10:00"]),
+            "closes": rng.choice(["18:00", "19:00", "20:00", "21:00", "22:00"]),
+            "services": sorted(rng.sample(["Pickup", "Returns", "Repairs", "Parking", "Café"], 2)),
+        })
+    return stores
+
+
+def make_offers(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
+    """Bookable offers (departures, slots, sessions) with a time, a price and seats left."""
+    cat = categories()[spec.category]
+    decimals = spec.style.locale_format["decimals"]
+    lo, hi = cat["price"]
+    hi = min(hi, lo + 400)
+    times, prices, offers = set(), set(), []
+    while len(offers) < count:
+        minutes = rng.randrange(6 * 60, 22 * 60, 5)
+        price = _money(rng, lo, hi, decimals)
+        if minutes in times or price in prices:
+            continue
+        times.add(minutes)
+        prices.add(price)
+        offers.append({"time": f"{minutes // 60:02d}:{minutes % 60:02d}", "price": price,
+                       "seats": rng.randint(0, 9), "provider": rng.choice(cat["makers"]),
+                       "day": (BASE_DATE + dt.timedelta(days=rng.randint(1, 6))).isoformat()})
+    offers.sort(key=lambda o: (o["day"], o["time"]))
+    for index, offer in enumerate(offers):
+        offer["id"] = f"o{index + 1:02d}"
+    return offers
+
+
+def distance(store: dict[str, Any], home: tuple[int, int]) -> float:
+    return round(((store["x"] - home[0]) ** 2 + (store["y"] - home[1]) ** 2) ** 0.5, 1)
+
+
+def site_name(spec: SiteSpec, rng: random.Random) -> str:
+    cat = categories()[spec.category]
+    return f"{rng.choice(cat['site_words'])} {rng.choice(cat['site_suffix'])}"

@@ -1,0 +1,88 @@
+"""`weblica synth`: spec -> site bundle -> validation in a real browser -> only valid tasks kept."""
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from weblica.env.task import save_tasks
+from weblica.synth.site import SiteBuilder, draft_to_task, write_bundle
+from weblica.synth.spec import SiteSpec, sample_spec
+
+MIN_TASKS = 10
+
+
+@dataclass
+class SynthResult:
+    site_id: str
+    path: Path
+    tasks_generated: int
+    tasks_kept: int
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.tasks_kept >= MIN_TASKS
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"site_id": self.site_id, "path": str(self.path), "tasks_generated": self.tasks_generated,
+                "tasks_kept": self.tasks_kept, "ok": self.ok, "failures": self.failures}
+
+
+def build_site(spec: SiteSpec) -> SiteBuilder:
+    """Run the skill's builder on a fresh SiteBuilder (pages, data, task drafts)."""
+    from weblica.synth.skills import SKILLS
+
+    site = SiteBuilder(spec)
+    SKILLS[spec.skill](site)
+    return site
+
+
+def site_seeds(seed: int, n: int) -> list[int]:
+    """Seeds of the N sites of one run; site 0 uses the run seed itself."""
+    rng = random.Random(f"run:{seed}")
+    return [seed] + [rng.randrange(2 ** 31) for _ in range(n - 1)]
+
+
+def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
+    site = build_site(spec)
+    tasks = [draft_to_task(site, i + 1, d) for i, d in enumerate(site.tasks)]
+    return write_bundle(site, out, tasks)
+
+
+def synthesize(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
+               seed: int = 0, out: Path = Path("sites"), generator: str = "procedural", validate: bool = True,
+               concurrency: int = 4) -> list[SynthResult]:
+    """Generate N bundles; with `validate`, compile oracles in Chromium and drop invalid tasks."""
+    if generator == "llm":
+        from weblica.synth.llm import synthesize_llm
+        return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out)
+    if generator != "procedural":
+        raise ValueError(f"unknown generator '{generator}': use procedural or llm")
+    out.mkdir(parents=True, exist_ok=True)
+    specs = [sample_spec(s, skill, category, style) for s in site_seeds(seed, n)]
+    paths = [write_unvalidated(spec, out) for spec in specs]
+    if not validate:
+        from weblica.env.task import load_tasks
+        return [SynthResult(s.site_id, p, len(load_tasks(p / "tasks.jsonl")), 0) for s, p in zip(specs, paths)]
+    return asyncio.run(keep_valid(paths, concurrency))
+
+
+async def keep_valid(paths: list[Path], concurrency: int = 4) -> list[SynthResult]:
+    from weblica.synth.validate import validate_bundles
+
+    _, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency)
+    results = []
+    for path in paths:
+        pairs = per_bundle.get(path, [])
+        kept = []
+        for task, outcome in pairs:
+            if outcome.valid:
+                task.oracle = outcome.oracle
+                kept.append(task)
+        save_tasks(kept, path / "tasks.jsonl")
+        failures = [f"{o.task_id}: {f}" for _, o in pairs for f in o.failures]
+        results.append(SynthResult(path.name, path, len(pairs), len(kept), failures))
+    return results

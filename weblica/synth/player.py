@@ -1,0 +1,275 @@
+"""Playing env-level actions in a page, and compiling a task's abstract plan into them.
+
+A plan names elements (CSS selectors), never pixels. The compiler runs it live at 1280x720: for every
+step it measures the element's box, scrolls it into view with `scroll` actions, dismisses a distractor
+that covers it, and emits the pixel-level action the env would receive; each action is performed
+before the next box is measured, so the oracle is exactly what was played.
+"""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any
+
+from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
+
+
+class PlanError(RuntimeError):
+    """A plan step could not be carried out on the rendered page (missing, hidden or covered element)."""
+
+
+class RequestTracker:
+    """Counts a page's in-flight requests, so `settle` knows when fetches and navigations are over."""
+
+    def __init__(self, page: Any) -> None:
+        self.inflight = 0
+        page.on("request", self._start)
+        page.on("requestfinished", self._stop)
+        page.on("requestfailed", self._stop)
+
+    def _start(self, _request: Any) -> None:
+        self.inflight += 1
+
+    def _stop(self, _request: Any) -> None:
+        self.inflight = max(0, self.inflight - 1)
+
+
+async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0) -> None:
+    """Wait until the document is loaded and no request is in flight, twice in a row (a fetch's
+    completion handler may start a navigation right after)."""
+    quiet, waited = 0, 0.0
+    while waited < timeout:
+        ready = False
+        if tracker.inflight == 0:
+            try:
+                ready = await page.evaluate("document.readyState") == "complete"
+            except Exception:  # the context is being replaced by a navigation
+                ready = False
+        quiet = quiet + 1 if ready else 0
+        if quiet >= 2:
+            return
+        await asyncio.sleep(0.015)
+        waited += 0.015
+
+
+async def perform(page: Any, action: Action) -> str | None:
+    """Execute one action the way the env does; returns the answer for `done`, else None."""
+    a = action.args
+    if action.name == "click":
+        await page.mouse.click(a["x"], a["y"], button=a.get("button", "left"), click_count=a.get("clicks", 1))
+    elif action.name == "hover":
+        await page.mouse.move(a["x"], a["y"])
+    elif action.name == "drag":
+        await page.mouse.move(a["x1"], a["y1"])
+        await page.mouse.down()
+        await page.mouse.move(a["x2"], a["y2"], steps=8)
+        await page.mouse.up()
+    elif action.name == "write":
+        if "x" in a:
+            await page.mouse.click(a["x"], a["y"])
+        await page.keyboard.press("Control+A")
+        await page.keyboard.press("Backspace")
+        await page.keyboard.type(a["text"])
+        if a.get("enter"):
+            await page.keyboard.press("Enter")
+    elif action.name == "press_keys":
+        for key in a["keys"]:
+            await page.keyboard.press(key)
+    elif action.name == "scroll":
+        dx = dy = 0.0
+        size = VIEWPORT_HEIGHT if a["direction"] in ("up", "down") else VIEWPORT_WIDTH
+        delta = a["amount"] * size * (-1 if a["direction"] in ("up", "left") else 1)
+        dx, dy = (0.0, delta) if a["direction"] in ("up", "down") else (delta, 0.0)
+        if "x" in a:
+            await page.mouse.move(a["x"], a["y"])
+        await page.mouse.wheel(dx, dy)
+        await _scroll_rest(page)
+    elif action.name == "goto_url":
+        await page.goto(a["url"], wait_until="load")
+    elif action.name == "go_back":
+        await page.go_back(wait_until="load")
+    elif action.name == "wait":
+        await asyncio.sleep(min(a.get("seconds", 1.0), 0.2))
+    elif action.name == "done":
+        return a.get("answer", "")
+    return None
+
+
+async def _scroll_rest(page: Any) -> None:
+    """Wheel scrolling may be animated; wait until the scroll position stops changing."""
+    last = None
+    for _ in range(40):
+        try:
+            pos = await page.evaluate("[scrollX, scrollY]")
+        except Exception:
+            return
+        if pos == last:
+            return
+        last = pos
+        await asyncio.sleep(0.02)
+
+
+_BOX_JS = """([sel, text]) => {
+  const all = Array.from(document.querySelectorAll(sel));
+  const visible = (el) => { const s = getComputedStyle(el); const r = el.getBoundingClientRect();
+    return s.visibility !== 'hidden' && s.display !== 'none' && r.width > 0 && r.height > 0; };
+  const el = all.find((e) => (!text || e.textContent.trim().toLowerCase().includes(text.toLowerCase())) && visible(e));
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  const header = document.querySelector('body.sticky .site-header');
+  const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+  let hit = null;
+  const cx = Math.min(r.left + r.width / 2, r.left + 40 + Math.min(r.width, 200) / 2);
+  const cy = r.top + r.height / 2;
+  if (cy >= 0 && cy < innerHeight && cx >= 0 && cx < innerWidth) {
+    const h = document.elementFromPoint(cx, cy);
+    hit = !!h && (h === el || el.contains(h) || (h.tagName === 'LABEL' && h.control === el));
+  }
+  return {x: cx, y: cy, top: r.top, bottom: r.bottom, left: r.left, width: r.width, height: r.height,
+          header: top, hit, tag: el.tagName, type: el.type || '',
+          canScroll: document.scrollingElement.scrollHeight > innerHeight + scrollY + 1};
+}"""
+
+_DISTRACTOR_JS = """() => {
+  const d = Array.from(document.querySelectorAll('[data-distractor]')).find((e) => !e.hidden);
+  if (!d) return null;
+  const b = d.querySelector('[data-close]').getBoundingClientRect();
+  return {x: b.left + b.width / 2, y: b.top + b.height / 2};
+}"""
+
+
+@dataclass
+class Compiler:
+    """Runs a plan on a live page and records the actions it took."""
+
+    page: Any
+    tracker: RequestTracker
+    actions: list[Action] = field(default_factory=list)
+    answer: str | None = None
+
+    async def emit(self, name: str, **args: Any) -> None:
+        for key in ("x", "y", "x1", "y1", "x2", "y2"):
+            if key in args:
+                limit = VIEWPORT_WIDTH if key.startswith("x") else VIEWPORT_HEIGHT
+                args[key] = float(min(max(round(args[key]), 0), limit - 1))
+        action = Action(name, args)
+        self.actions.append(action)
+        result = await perform(self.page, action)
+        if name == "done":
+            self.answer = result
+        await settle(self.page, self.tracker)
+
+    async def box(self, sel: str, text: str | None = None) -> dict[str, Any] | None:
+        try:
+            return await self.page.evaluate(_BOX_JS, [sel, text])
+        except Exception:
+            await settle(self.page, self.tracker)
+            return await self.page.evaluate(_BOX_JS, [sel, text])
+
+    async def dismiss_distractors(self) -> None:
+        for _ in range(3):
+            spot = await self.page.evaluate(_DISTRACTOR_JS)
+            if not spot:
+                return
+            await self.emit("click", x=spot["x"], y=spot["y"])
+
+    async def reach(self, sel: str, text: str | None = None) -> dict[str, Any]:
+        """Scroll until the element is visible, in the viewport, below a sticky header and unobstructed."""
+        await self.dismiss_distractors()
+        for _ in range(16):
+            b = await self.box(sel, text)
+            if b is None:
+                raise PlanError(f"no visible element matches {sel!r}" + (f" with text {text!r}" if text else ""))
+            low, high = b["header"] + 8, VIEWPORT_HEIGHT - 8
+            in_view = low <= b["y"] <= high
+            if in_view and b["hit"]:
+                return b
+            if in_view:  # covered (a fixed bar, an open popup): move it to the middle of the viewport
+                delta = b["y"] - VIEWPORT_HEIGHT / 2
+                delta = delta if abs(delta) > 40 else 160.0
+            else:  # put it a third of the way down the area below the header
+                delta = b["y"] - (b["header"] + (VIEWPORT_HEIGHT - b["header"]) / 3)
+            direction = "down" if delta > 0 else "up"
+            amount = max(0.05, round(abs(delta) / VIEWPORT_HEIGHT, 2))
+            await self.emit("scroll", direction=direction, amount=amount)
+            await self.dismiss_distractors()
+        raise PlanError(f"could not bring {sel!r} into view")
+
+    async def run(self, plan: list[dict[str, Any]]) -> list[Action]:
+        for step in plan:
+            await getattr(self, "op_" + step["op"].replace("-", "_"))(**{k: v for k, v in step.items() if k != "op"})
+        return self.actions
+
+    # ---- plan operations ----------------------------------------------------------------------------
+    async def op_click(self, sel: str, text: str | None = None, clicks: int = 1) -> None:
+        b = await self.reach(sel, text)
+        await self.emit("click", x=b["x"], y=b["y"], **({"clicks": clicks} if clicks != 1 else {}))
+
+    async def op_hover(self, sel: str, text: str | None = None) -> None:
+        b = await self.reach(sel, text)
+        await self.emit("hover", x=b["x"], y=b["y"])
+
+    async def op_fill(self, sel: str, text: str, enter: bool = False) -> None:
+        await self.op_click(sel)
+        await self.emit("write", text=text)
+        if enter:
+            await self.emit("press_keys", keys=["Enter"])
+
+    async def op_keys(self, keys: list[str]) -> None:
+        await self.emit("press_keys", keys=list(keys))
+
+    async def op_select(self, sel: str, value: str) -> None:
+        """A native <select> is driven by keyboard (its popup is not part of the page); a custom one by clicks."""
+        b = await self.reach(sel)
+        if b["tag"] == "SELECT":
+            current, target = await self.page.eval_on_selector(
+                sel, "(e, v) => [e.selectedIndex, Array.from(e.options).findIndex(o => o.value === v)]", value)
+            if target < 0:
+                raise PlanError(f"{sel} has no option {value!r}")
+            await self.emit("click", x=b["x"], y=b["y"])
+            key = "ArrowDown" if target >= current else "ArrowUp"
+            await self.emit("press_keys", keys=[key] * abs(target - current) + ["Enter"])
+        else:
+            await self.op_click(f"{sel} [data-cs-trigger]")
+            await self.op_click(f"{sel} [role=option][data-value=\"{value}\"]")
+
+    async def op_range(self, sel: str, value: float) -> None:
+        """Native range: click the thumb to focus it, then arrow keys for the remaining steps."""
+        b = await self.reach(sel)
+        lo, hi, step, current = await self.page.eval_on_selector(
+            sel, "e => [Number(e.min), Number(e.max), Number(e.step) || 1, Number(e.value)]")
+        thumb = 16
+        x = b["left"] + thumb / 2 + (current - lo) / (hi - lo) * (b["width"] - thumb)
+        await self.emit("click", x=x, y=b["y"])
+        now = float(await self.page.eval_on_selector(sel, "e => Number(e.value)"))
+        n = round(abs(value - now) / step)
+        if n:
+            await self.emit("press_keys", keys=["ArrowRight" if value > now else "ArrowLeft"] * n)
+
+    async def op_date(self, sel: str, value: str) -> None:
+        """Native date input (en-US segments mm/dd/yyyy): click the month segment, type the digits."""
+        b = await self.reach(sel)
+        await self.emit("click", x=b["left"] + 14, y=b["y"])
+        y, m, d = value.split("-")
+        await self.emit("write", text=f"{m}{d}{y}")
+
+    async def op_drag(self, sel: str, to: str, where: str = "before") -> None:
+        a = await self.reach(sel)
+        b = await self.box(to)
+        if b is None or not (b["header"] <= b["top"] and b["bottom"] <= VIEWPORT_HEIGHT):
+            raise PlanError(f"drag target {to!r} is not in view together with {sel!r}")
+        y2 = b["top"] + b["height"] * (0.25 if where == "before" else 0.75)
+        await self.emit("drag", x1=a["x"], y1=a["y"], x2=a["x"], y2=y2)
+
+    async def op_click_until(self, sel: str, until: str, limit: int = 24) -> None:
+        for _ in range(limit):
+            if await self.box(until) is not None:
+                return
+            await self.op_click(sel)
+        raise PlanError(f"{until!r} did not appear after clicking {sel!r} {limit} times")
+
+    async def op_reach(self, sel: str, text: str | None = None) -> None:
+        await self.reach(sel, text)
+
+    async def op_done(self, answer: str) -> None:
+        await self.emit("done", answer=answer)

@@ -1,0 +1,172 @@
+"""Building one site bundle: pages rendered from jinja2 templates, images, data.json, task drafts.
+
+A skill module receives a SiteBuilder, adds pages and task drafts; `write_bundle` lays them out as
+`<out>/<site_id>/` with `site.json`, `data.json`, `tasks.jsonl` and the served files under `public/`
+(only `public/` is ever served, so gold answers in tasks.jsonl never reach the browser).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from weblica.env.task import Check, Task, TaskSource
+from weblica.synth import images
+from weblica.synth.data import make_items, make_makers, site_name
+from weblica.synth.spec import SiteSpec, categories, synth_dir
+
+PUBLIC = "public"
+
+
+def format_money(value: float, fmt: dict[str, Any]) -> str:
+    decimals = int(fmt["decimals"])
+    whole, _, frac = f"{abs(value):,.{decimals}f}".partition(".")
+    text = whole.replace(",", fmt["thousands"]) + (fmt["decimal"] + frac if decimals else "")
+    text = ("-" if value < 0 else "") + text
+    return f"{fmt['currency']}{text}" if fmt["position"] == "prefix" else f"{text} {fmt['currency']}"
+
+
+def format_date(iso: str, fmt: dict[str, Any]) -> str:
+    return dt.date.fromisoformat(iso).strftime(fmt["date"])
+
+
+@dataclass
+class TaskDraft:
+    """A task before validation: an abstract plan (element selectors, not pixels) and its negatives."""
+
+    instruction: str
+    start_path: str
+    plan: list[dict[str, Any]]
+    checks: list[Check]
+    difficulty: str
+    rubric: list[str]
+    wrong_answers: list[str] = field(default_factory=list)
+    wrong_urls: list[str] = field(default_factory=list)
+    max_steps: int = 15
+
+
+class SiteBuilder:
+    """What skill modules use: the spec, a seeded rng, the data, and page/task registration."""
+
+    def __init__(self, spec: SiteSpec) -> None:
+        self.spec = spec
+        self.rng = random.Random(f"site:{spec.site_id}:{spec.seed}")
+        self.cat = categories()[spec.category]
+        self.fmt = spec.style.locale_format
+        self.name = site_name(spec, self.rng)
+        self.data: dict[str, Any] = {"site_name": self.name}
+        self.initial_state: dict[str, Any] = {}
+        self.pages: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.files: dict[str, bytes] = {}
+        self.tasks: list[TaskDraft] = []
+        self.nav: list[tuple[str, str]] = [("Home", "/")]
+        self.public_json: dict[str, Any] = {}  # served as /assets/catalog.json for client-side pages
+        self.features: set[str] = set()
+
+    # ---- content ---------------------------------------------------------------------------------
+    def items(self, count: int = 30) -> list[dict[str, Any]]:
+        if "items" not in self.data:
+            items = make_items(self.spec, self.rng, count)
+            self.data["items"] = items
+            self.data["makers"] = make_makers(self.spec, self.rng)
+            for item in items:
+                self.files[item["image"].lstrip("/")] = images.item_image(item["name"], item["kind"], item["color"])
+            self.public_json["items"] = [{k: v for k, v in item.items() if k != "facts"} for item in items]
+        return self.data["items"]
+
+    def money(self, value: float) -> str:
+        return format_money(value, self.fmt)
+
+    def date(self, iso: str) -> str:
+        return format_date(iso, self.fmt)
+
+    @property
+    def item_noun(self) -> str:
+        return self.cat["item"][0]
+
+    @property
+    def items_noun(self) -> str:
+        return self.cat["item"][1]
+
+    # ---- pages and tasks ---------------------------------------------------------------------------
+    def page(self, path: str, template: str, **context: Any) -> None:
+        """Register a page; `path` is the URL path ('/', '/item/x'), served from public/<path>.html."""
+        self.pages[path] = (template, context)
+
+    def url(self, path: str) -> str:
+        return self.spec.base_url + path
+
+    def task(self, draft: TaskDraft) -> None:
+        self.tasks.append(draft)
+
+
+def _jinja_env() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(synth_dir() / "templates")),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    return env
+
+
+def page_file(path: str) -> str:
+    return "index.html" if path == "/" else path.strip("/") + ".html"
+
+
+def render_site(site: SiteBuilder) -> dict[str, bytes]:
+    """All served files of the site, path -> bytes, in a deterministic order."""
+    env = _jinja_env()
+    env.filters["money"] = site.money
+    env.filters["date"] = site.date
+    style = site.spec.style
+    common = {"site": site, "spec": site.spec, "style": style, "nav": site.nav, "fmt": site.fmt,
+              "distractors": site.spec.distractors, "cat": site.cat,
+              "site_config": json.dumps({"locale": site.fmt, "id": site.spec.site_id, "name": site.name,
+                                         "widgets": style.widgets, "listing": style.listing}, sort_keys=True)}
+    files: dict[str, bytes] = dict(site.files)
+    for path, (template, context) in sorted(site.pages.items()):
+        html = env.get_template(template).render(**common, path=path, **context)
+        files[page_file(path)] = html.encode("utf-8")
+    files["assets/site.css"] = env.get_template("site.css.j2").render(**common).encode("utf-8")
+    for script in ("site.js", "widgets.js"):
+        files[f"assets/{script}"] = (synth_dir() / "static" / script).read_bytes()
+    files["assets/catalog.json"] = json.dumps(site.public_json, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return dict(sorted(files.items()))
+
+
+def draft_to_task(site: SiteBuilder, index: int, draft: TaskDraft) -> Task:
+    spec = site.spec
+    return Task(
+        id=f"{spec.site_id}-t{index:02d}", start_url=site.url(draft.start_path), instruction=draft.instruction,
+        source=TaskSource(kind="synth", site=spec.site_id, bundle=spec.site_id), max_steps=draft.max_steps,
+        checks=draft.checks, rubric=draft.rubric, oracle=None, skill=spec.skill, difficulty=draft.difficulty,
+        category=spec.category,
+        metadata={"plan": draft.plan, "negatives": {"answers": draft.wrong_answers,
+                                                     "urls": [site.url(u) for u in draft.wrong_urls]}},
+    )
+
+
+def write_bundle(site: SiteBuilder, out_dir: Path, tasks: list[Task]) -> Path:
+    """Write `<out_dir>/<site_id>/`; the same site always gives the same bytes."""
+    from weblica.env.task import save_tasks
+
+    root = out_dir / site.spec.site_id
+    if root.exists():
+        shutil.rmtree(root)
+    (root / PUBLIC).mkdir(parents=True)
+    for rel, body in render_site(site).items():
+        target = root / PUBLIC / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(body)
+    site_json = {"spec": site.spec.to_dict(), "name": site.name, "initial_state": site.initial_state,
+                 "pages": sorted(site.pages), "generator": site.spec.generator}
+    (root / "site.json").write_text(json.dumps(site_json, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
+    (root / "data.json").write_text(json.dumps(site.data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                                    encoding="utf-8")
+    save_tasks(tasks, root / "tasks.jsonl")
+    return root

@@ -1,0 +1,1 @@
+from weblica.synth.skills.common import skill  # noqa: F401

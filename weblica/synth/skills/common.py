@@ -1,0 +1,76 @@
+"""Pieces most skills share: the catalog shell (home, item and maker pages, search), plan steps and
+the blurbs that make item pages read like a shop rather than a table dump."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from weblica.synth.site import SiteBuilder
+
+Plan = list[dict[str, Any]]
+SKILLS: dict[str, Callable[[SiteBuilder], None]] = {}
+
+
+def skill(name: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[SiteBuilder], None]]:
+    """Register a skill builder under its catalog id."""
+    def register(fn: Callable[[SiteBuilder], None]) -> Callable[[SiteBuilder], None]:
+        SKILLS[name] = fn
+        return fn
+    return register
+
+
+def blurb(site: SiteBuilder, item: dict[str, Any]) -> str:
+    rng_words = ["Made for everyday use", "A customer favourite", "New this season", "Built to last",
+                 "Carefully selected", "Great value"]
+    pick = rng_words[sum(map(ord, item["name"])) % len(rng_words)]
+    return f"{pick}: the {item['name']} is a {item['kind'].lower()} from {item['maker']}."
+
+
+def matches(item: dict[str, Any], query: str) -> bool:
+    """The same rule as the site's search (site.js W.matches): every word is a substring."""
+    words = query.lower().split()
+    hay = f"{item['name']} {item['kind']} {item['maker']}".lower()
+    return bool(words) and all(w in hay for w in words)
+
+
+def catalog_shell(site: SiteBuilder, count: int = 30, *, search: bool = True, hidden: str | None = None,
+                  home_items: int = 8, list_page: bool = True) -> list[dict[str, Any]]:
+    """Items with their detail pages, maker pages, a home page and (optionally) search and /items."""
+    items = site.items(count)
+    makers = {m["name"]: m for m in site.data["makers"]}
+    if search:
+        site.features.add("search")
+        site.page("/search", "search.html.j2", title="Search", page_kind="search")
+    for item in items:
+        site.page(f"/item/{item['slug']}", "item.html.j2", title=item["name"], item=item, maker=makers[item["maker"]],
+                  hidden=hidden, blurb=blurb(site, item), page_kind="item")
+    for maker in site.data["makers"]:
+        site.page(f"/maker/{maker['slug']}", "maker.html.j2", title=maker["name"], maker=maker,
+                  items=[i for i in items if i["maker"] == maker["name"]], page_kind="maker")
+    if list_page:
+        site.nav.append((f"All {site.items_noun}", "/items"))
+        site.page("/items", "listing.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
+                  intro=f"{len(items)} {site.items_noun} from {len(makers)} makers.", items=items, pages=0,
+                  page_kind="listing")
+    site.page("/", "home.html.j2", title="Home", heading=f"Welcome to {site.name}",
+              intro=f"Browse {len(items)} {site.items_noun}: {', '.join(site.cat['kinds'][:4]).lower()} and more.",
+              items=items[:home_items], page_kind="home")
+    return items
+
+
+def open_item(item: dict[str, Any], via: str = "items") -> Plan:
+    """Steps to reach an item's page: from the full listing, or via the search box."""
+    if via == "search":
+        return [{"op": "fill", "sel": "#search-input", "text": item["name"], "enter": True},
+                {"op": "click", "sel": f"[data-search-results] [data-link=item-{item['id']}]"}]
+    return [{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": f"[data-link=item-{item['id']}]"}]
+
+
+def others(values: list[Any], right: Any, k: int = 3) -> list[Any]:
+    """Up to k values different from the right one (wrong answers for negatives)."""
+    out = []
+    for value in values:
+        if value != right and value not in out:
+            out.append(value)
+        if len(out) >= k:
+            break
+    return out
