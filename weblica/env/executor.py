@@ -85,11 +85,12 @@ class ActionExecutor:
         state = await self.tabs.probe(x, y)
         state["url"] = self.tabs.page.url
         state["tab_count"] = len(self.tabs.pages)
+        state["navigations"] = self.tabs.navigations
         return state
 
     async def _effects(self, before: dict[str, Any], settle_ms: int | None = None) -> tuple[list[str], dict[str, Any]]:
         """Settle, then describe navigation and new tabs; the newest opened tab becomes active."""
-        await self.tabs.settle(settle_ms)
+        await self.tabs.settle(settle_ms, since_navigations=before["navigations"])
         notes = []
         opened = [p for p in self.tabs.take_opened() if not p.is_closed()]
         self.tabs.prune_closed()
@@ -103,6 +104,7 @@ class ActionExecutor:
             await self.tabs.settle(0)
             notes.append(f"A new tab opened (index {self.tabs.active}) with {newest.url}; it is now active.")
         after = await self._state()
+        self.tabs.note_title(after.get("title", ""))
         if not opened and after["url"] != before["url"]:
             notes.append(f"The page navigated to {after['url']}.")
         return notes, after

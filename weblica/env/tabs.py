@@ -42,6 +42,8 @@ class TabSet:
         self.crashed: str | None = None
         self._inflight: set[Any] = set()
         self._opened: list[Any] = []
+        self.navigations = 0  # main-frame navigations so far; settle waits for a load only after one
+        self._titles: dict[Any, str] = {}
         context.on("page", self._on_page)
         context.on("request", self._request_started)
         context.on("requestfinished", self._request_ended)
@@ -57,8 +59,13 @@ class TabSet:
         if page in self.pages:
             return
         page.on("crash", lambda _: self._mark_crash("the page's renderer crashed"))
+        page.on("framenavigated", self._on_navigated)
         self.pages.append(page)
         self._opened.append(page)
+
+    def _on_navigated(self, frame: Any) -> None:
+        if frame.parent_frame is None:
+            self.navigations += 1
 
     def _mark_crash(self, why: str) -> None:
         self.crashed = self.crashed or why
@@ -107,9 +114,20 @@ class TabSet:
                 or "Browser has been closed" in text or "Connection closed" in text:
             raise BrowserCrashed(self.crashed or text.splitlines()[0]) from exc
 
-    async def _mutations(self) -> int | None:
+    # Reads the DOM-mutation counter on both sides of two real task turns (MessageChannel is not
+    # faked by the clock), so one round trip tells whether the page is still changing.
+    _QUIET_JS = """() => new Promise((resolve) => {
+      const before = window.__weblicaMutations || 0;
+      const ch = new MessageChannel();
+      let turns = 0;
+      ch.port1.onmessage = () => { if (++turns < 2) ch.port2.postMessage(0);
+                                   else resolve([before, window.__weblicaMutations || 0]); };
+      ch.port2.postMessage(0);
+    })"""
+
+    async def _mutations(self) -> tuple[int, int] | None:
         try:
-            return await self.page.evaluate("window.__weblicaMutations || 0")
+            return tuple(await self.page.evaluate(self._QUIET_JS))
         except Exception as exc:
             self._raise_if_crashed(exc)
             return None
@@ -117,32 +135,32 @@ class TabSet:
     async def _wait_quiet(self, deadline: float) -> None:
         """Until no request is in flight and the DOM stopped changing, or the deadline passes."""
         opts = self.settle_options
-        last = None
         while time.monotonic() < deadline:
             if self.crashed:
                 raise BrowserCrashed(self.crashed)
             if self._inflight:
-                last = None
                 await asyncio.sleep(opts.quiet_poll_s)
                 continue
-            count = await self._mutations()
-            if count is not None and count == last:
+            counts = await self._mutations()
+            if counts is not None and counts[0] == counts[1] and not self._inflight:
                 return
-            last = count
             await asyncio.sleep(opts.quiet_poll_s)
 
-    async def settle(self, virtual_ms: int | None = None) -> None:
+    async def settle(self, virtual_ms: int | None = None, since_navigations: int | None = None) -> None:
         """Let the page finish what the last action started. Virtual time advances by a fixed amount,
-        so what timers see never depends on how long the real waiting took."""
+        so what timers see never depends on how long the real waiting took. `since_navigations` is the
+        navigation count before the action: without a navigation since, there is no load to wait for."""
         opts = self.settle_options
         total = opts.step_virtual_ms if virtual_ms is None else virtual_ms
         deadline = time.monotonic() + opts.max_settle_s
         first = total // 2
         for chunk in (first, total - first):
-            try:
-                await self.page.wait_for_load_state("load", timeout=max(1.0, deadline - time.monotonic()) * 1000)
-            except Exception as exc:
-                self._raise_if_crashed(exc)
+            if since_navigations is None or self.navigations != since_navigations:
+                try:
+                    await self.page.wait_for_load_state("load",
+                                                        timeout=max(1.0, deadline - time.monotonic()) * 1000)
+                except Exception as exc:
+                    self._raise_if_crashed(exc)
             if chunk:
                 try:
                     await self.context.clock.run_for(chunk)
@@ -159,13 +177,20 @@ class TabSet:
             self._raise_if_crashed(exc)
             raise
 
+    def note_title(self, title: str) -> None:
+        """The active page's title, as a probe just read it (saves a round trip per observation)."""
+        self._titles[self.page] = title
+
     async def tabs(self) -> list[Tab]:
         out = []
+        noted, self._titles = self._titles, {}
         for i, page in enumerate(self.pages):
-            try:
-                title = await page.title()
-            except Exception as exc:
-                self._raise_if_crashed(exc)
-                title = ""
+            title = noted.get(page) if i == self.active else None
+            if title is None:
+                try:
+                    title = await page.title()
+                except Exception as exc:
+                    self._raise_if_crashed(exc)
+                    title = ""
             out.append(Tab(i, page.url, title))
         return out
