@@ -15,6 +15,7 @@ import click
 COMMAND_MODULES = (
     "weblica.commands.run",
     "weblica.commands.demo",
+    "weblica.commands.env_server",
     "weblica.synth.commands",
     "weblica.serve.commands",
     "weblica.cache.commands",
