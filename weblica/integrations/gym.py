@@ -21,6 +21,8 @@ from weblica.env.task import Task, load_tasks
 
 ENV_ID = "weblica/Web-v0"
 _TEXT = 100_000
+# page text reaches the feedback, so the text spaces admit every printable BMP character
+_CHARSET = "\t\n" + "".join(chr(i) for i in range(32, 0xD800) if chr(i).isprintable())
 
 
 class WeblicaGymEnv(gym.Env):
@@ -34,10 +36,10 @@ class WeblicaGymEnv(gym.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.Dict({
             "screenshot": spaces.Box(0, 255, (VIEWPORT_HEIGHT, VIEWPORT_WIDTH, 3), np.uint8),
-            "url": spaces.Text(_TEXT),
-            "feedback": spaces.Text(_TEXT),
+            "url": spaces.Text(_TEXT, min_length=0, charset=_CHARSET),
+            "feedback": spaces.Text(_TEXT, min_length=0, charset=_CHARSET),
         })
-        self.action_space = spaces.Text(_TEXT)
+        self.action_space = spaces.Text(_TEXT, min_length=0, charset=_CHARSET)
         self._env = SyncWebEnv(backends=backends)
         self._last: Observation | None = None
         self.task: Task | None = None
