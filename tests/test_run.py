@@ -140,3 +140,18 @@ def test_pool_runs_envs_concurrently():
         results = run(go())
         assert len({ctx for ctx, _ in results}) == 4 and len({ep for _, ep in results}) == 4
         assert httpx.get(site.url + "/__state").json()["max_concurrent_hang"] == 4
+
+
+def test_completion_threshold_cuts_stragglers(site, tmp_path):
+    """Three quick episodes and one that hangs: with threshold 0.75 the straggler is cut and removed."""
+    from weblica.policy.oracle import OraclePolicy
+
+    tasks = hand_tasks(site.url)[:3]
+    hang = Task.from_dict({"id": "hang", "start_url": site.url + "/", "instruction": "x",
+                           "oracle": [{"name": "goto_url", "arguments": {"url": site.url + "/hang?s=20"}},
+                                      {"name": "done", "arguments": {"answer": ""}}]})
+    trajs, summary = run(run_tasks(tasks + [hang], OraclePolicy, tmp_path / "r", parallel=4,
+                                   completion_threshold=0.75, grace_s=1.0))
+    assert [t.success for t in trajs[:3]] == [True, True, True]
+    assert trajs[3].removed and trajs[3].termination_reason == "timeout" and "completion threshold" in trajs[3].error
+    assert summary.removed == 1

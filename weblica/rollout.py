@@ -90,6 +90,13 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
     return traj
 
 
+def _cut_off(task: Task, run_seed: int, repeat: int) -> Trajectory:
+    seed = episode_seed(run_seed, task, repeat)
+    return Trajectory(task_id=task.id, seed=seed, episode_id=episode_id_for(task, seed, repeat),
+                      start_url=task.start_url, start_screenshot_sha256="", termination_reason="timeout",
+                      removed=True, error="cut off: the run's completion threshold was reached")
+
+
 def _parsed_actions(text: str) -> list[dict[str, Any]]:
     from weblica.env.actions import parse_tool_calls
 
@@ -119,8 +126,12 @@ def summarize(trajectories: list[Trajectory]) -> RunSummary:
 async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str | Path | None, *,
                     parallel: int = 1, seed: int = 0, repeats: int = 1,
                     backends: dict[str, SiteBackend] | None = None, config: EnvConfig | None = None,
-                    progress: bool = False) -> tuple[list[Trajectory], RunSummary]:
-    """Play every task (`repeats` times each) with a fresh policy per episode; write the run directory."""
+                    progress: bool = False, completion_threshold: float | None = None,
+                    grace_s: float = 30.0) -> tuple[list[Trajectory], RunSummary]:
+    """Play every task (`repeats` times each) with a fresh policy per episode; write the run directory.
+
+    With `completion_threshold`, episodes still running `grace_s` seconds after that fraction finished
+    are cut off and recorded as removed with termination reason `timeout`."""
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -133,12 +144,14 @@ async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str |
 
     bar = _progress(len(jobs)) if progress else None
     async with EnvPool(parallel, config, backends) as pool:
+        kwargs: dict[str, Any] = {"completion_threshold": completion_threshold, "grace_s": grace_s}
         if bar is not None:
             with bar:
                 tid = bar.add_task("episodes", total=len(jobs))
-                trajectories = await pool.map(jobs, play, lambda i, t: bar.advance(tid))
+                results = await pool.map(jobs, play, lambda i, t: bar.advance(tid), **kwargs)
         else:
-            trajectories = await pool.map(jobs, play)
+            results = await pool.map(jobs, play, **kwargs)
+    trajectories = [r if r is not None else _cut_off(task, seed, repeat) for r, (task, repeat) in zip(results, jobs)]
     summary = summarize(trajectories)
     if out_dir is not None:
         with (out_dir / "episodes.jsonl").open("w", encoding="utf-8") as f:
