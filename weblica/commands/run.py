@@ -37,9 +37,12 @@ def register(cli: click.Group) -> None:
     @click.option("--seed", default=0, show_default=True, type=int)
     @click.option("--repeats", default=1, show_default=True, type=click.IntRange(1, 1000),
                   help="episodes per task (for pass@k)")
+    @click.option("--ray", "ray_address", default=None,
+                  help="run env workers as Ray actors: 'auto' (an existing cluster), 'local', or ADDRESS")
+    @click.option("--ray-workers", default=2, show_default=True, type=click.IntRange(1, 4096))
     @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
     def run_command(tasks_path: str, policy: str, out: str, parallel: int, seed: int, repeats: int,
-                    as_json: bool) -> None:
+                    ray_address: str | None, ray_workers: int, as_json: bool) -> None:
         """Run a policy on every task; write RUN/episodes.jsonl and screenshots."""
         from weblica.env.sources import UnknownSource, open_backends
         from weblica.env.task import TaskError, load_tasks
@@ -65,7 +68,13 @@ def register(cli: click.Group) -> None:
                                        backends=backends, progress=not as_json)
 
         try:
-            _, summary = asyncio.run(go())
+            if ray_address:
+                from weblica.rollout_ray import run_tasks_ray
+
+                _, summary = run_tasks_ray(tasks, policy, out, address=ray_address, workers=ray_workers,
+                                           parallel_per_worker=parallel, seed=seed, repeats=repeats)
+            else:
+                _, summary = asyncio.run(go())
         except (ChromiumNotFound, UnknownSource) as exc:
             raise UserError(str(exc)) from None
         data = summary.to_dict()
