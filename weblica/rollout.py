@@ -62,6 +62,7 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
         traj.termination_reason, traj.removed, traj.error = "env_error", True, str(exc).splitlines()[0]
         return traj
     traj.start_screenshot_sha256 = screens.save(obs)
+    traj.start_tabs = _tabs(obs)
     policy.reset(task, seed)
     while True:
         try:
@@ -76,7 +77,8 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
             step=info["step"], response=output.text,
             actions=[a.to_dict() for a in (output.actions or [])] or _parsed_actions(output.text),
             feedback=list(obs.feedback), url=obs.url, screenshot_sha256=screens.save(obs), reward=reward,
-            parse_errors=list(info["parse_errors"]), prompt_token_ids=output.prompt_token_ids,
+            parse_errors=list(info["parse_errors"]), tabs=_tabs(obs), active_tab=obs.active_tab,
+            prompt_token_ids=output.prompt_token_ids,
             token_ids=output.token_ids, logprobs=output.logprobs))
         if terminated or truncated:
             traj.termination_reason = info["termination_reason"]
@@ -88,6 +90,10 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
             traj.error = info.get("error")
             break
     return traj
+
+
+def _tabs(obs: Observation) -> list[dict[str, Any]]:
+    return [{"index": t.index, "url": t.url, "title": t.title} for t in obs.tabs]
 
 
 def _cut_off(task: Task, run_seed: int, repeat: int) -> Trajectory:

@@ -22,6 +22,8 @@ class StepRecord:
     screenshot_sha256: str
     reward: float = 0.0
     parse_errors: list[str] = field(default_factory=list)
+    tabs: list[dict[str, Any]] = field(default_factory=list)  # the tabs after the step (what turn step+1 sees)
+    active_tab: int = 0
     # filled by local-model policies; the trainer needs them and never re-tokenizes history
     prompt_token_ids: list[int] | None = None
     token_ids: list[int] | None = None
@@ -38,6 +40,7 @@ class Trajectory:
     episode_id: str
     start_url: str
     start_screenshot_sha256: str
+    start_tabs: list[dict[str, Any]] = field(default_factory=list)
     steps: list[StepRecord] = field(default_factory=list)
     reward: float = 0.0
     success: bool = False

@@ -1,0 +1,118 @@
+"""Training options: one dataclass per trainer, every field with a default that works and a help text.
+A YAML recipe in `train/` maps onto them one to one (`kind: sft|grpo` plus the fields)."""
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+
+def _f(default: Any, help: str) -> Any:
+    if isinstance(default, (list, dict)):
+        return field(default_factory=lambda d=default: type(d)(d), metadata={"help": help})
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass
+class ModelOptions:
+    model: str = _f("tiny", "checkpoint directory (config.json, tokenizer, preprocessor) or 'tiny' to build a "
+                            "tiny Qwen3-VL from a config with a locally trained tokenizer")
+    tiny_seed: int = _f(0, "seed of the tiny model when model is 'tiny'")
+    tiny_warm_start_steps: int = _f(0, "SFT steps that teach the tiny model the response format before training")
+    device: str = _f("auto", "cpu, cuda or auto")
+    dtype: str = _f("float32", "float32 | bfloat16 (bf16 on GPU for real models)")
+    gradient_checkpointing: bool = _f(False, "recompute activations in backward (large models)")
+    freeze_vision: bool = _f(False, "keep the vision tower frozen")
+    keep_images: int = _f(1, "screenshots kept in context (the last k turns)")
+
+
+@dataclass
+class SFTConfig(ModelOptions):
+    output_dir: str = _f("out/sft", "checkpoints, metrics.jsonl, tensorboard/ and final/ go here")
+    seed: int = _f(0, "fixes data order, teacher rollouts and initialisation")
+    trajectories: list[str] = _f([], "run directories (episodes.jsonl + screens/) to clone")
+    tasks: str | None = _f(None, "tasks.jsonl: when set, a teacher first plays these tasks into output_dir/teacher")
+    teacher: str = _f("oracle", "policy spec of the teacher (oracle, openai:URL, anthropic:MODEL, hf:DIR)")
+    only_successful: bool = _f(True, "clone successful episodes only")
+    epochs: int = _f(3, "passes over the samples")
+    batch_size: int = _f(4, "assistant turns per optimizer step")
+    learning_rate: float = _f(1e-4, "AdamW learning rate")
+    weight_decay: float = _f(0.0, "AdamW weight decay")
+    max_grad_norm: float = _f(1.0, "gradient clipping")
+    save_every: int = _f(0, "optimizer steps between checkpoints (0: only at the end)")
+    parallel: int = _f(2, "parallel environments for teacher rollouts")
+
+
+@dataclass
+class GRPOConfig(ModelOptions):
+    output_dir: str = _f("out/grpo", "checkpoints, rollouts/, metrics.jsonl, tensorboard/ and final/ go here")
+    seed: int = _f(0, "fixes task order, sampling, environments and updates")
+    tasks: str = _f("", "tasks.jsonl of training tasks")
+    iterations: int = _f(10, "rollout -> reward -> update iterations")
+    groups_per_batch: int = _f(4, "valid task groups each update needs (dynamic sampling refills to this)")
+    group_size: int = _f(4, "rollouts per task (the GRPO group)")
+    estimator: str = _f("grpo", "grpo ((r-mean)/std) | dr_grpo (r-mean) | filtered_bc (successes only)")
+    dynamic_sampling: bool = _f(True, "drop groups whose rewards are all equal and refill the batch")
+    max_refill_rounds: int = _f(4, "extra rollout rounds per iteration to find informative groups")
+    ppo_epochs: int = _f(2, "passes over each batch, on the rollout log-probs")
+    mini_batches: int = _f(2, "optimizer steps per PPO epoch")
+    clip_low: float = _f(0.2, "lower clip range (ratio >= 1 - clip_low)")
+    clip_high: float = _f(0.28, "upper clip range (ratio <= 1 + clip_high; clip-higher)")
+    kl_coef: float = _f(0.0, "k3 KL penalty against the initial policy (0: off)")
+    entropy_coef: float = _f(0.0, "entropy bonus (0: off)")
+    learning_rate: float = _f(1e-5, "AdamW learning rate")
+    weight_decay: float = _f(0.0, "AdamW weight decay")
+    max_grad_norm: float = _f(1.0, "gradient clipping")
+    temperature: float = _f(1.0, "sampling temperature of rollouts")
+    top_p: float = _f(1.0, "nucleus sampling of rollouts")
+    max_new_tokens: int = _f(256, "tokens per response")
+    max_steps: int = _f(0, "episode horizon (0: each task's own max_steps)")
+    horizon_schedule: list[list[int]] = _f([], "curriculum [[from_iteration, max_steps], ...], e.g. [[0, 15], [90, 30]]")
+    format_penalty: float = _f(-1.0, "reward of an episode ended by repeated format errors")
+    parallel: int = _f(2, "parallel environments during rollouts")
+    rollout_backend: str = _f("hf", "hf (the training model) | vllm (GPU; weights synced each iteration)")
+    save_every: int = _f(1, "iterations between checkpoints")
+
+
+CONFIGS = {"sft": SFTConfig, "grpo": GRPOConfig}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOConfig:
+    """Read a YAML recipe. `kind` (sft|grpo) must match the file's `kind` when both are given; unknown
+    keys are an error that lists the known ones."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"config not found: {path}")
+    data = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a recipe is a mapping of options")
+    file_kind = data.pop("kind", None)
+    kind = kind or file_kind
+    if kind not in CONFIGS:
+        raise ConfigError(f"{path}: say which trainer with 'kind: sft' or 'kind: grpo'")
+    if file_kind and file_kind != kind:
+        raise ConfigError(f"{path} is a '{file_kind}' recipe, not '{kind}'")
+    return config_from_dict(CONFIGS[kind], data, str(path))
+
+
+def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> Any:
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f"{where}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return cls(**data)
+
+
+def describe(cls: type) -> str:
+    """The options of a config class with defaults and help (for --help and docs)."""
+    lines = []
+    for f in fields(cls):
+        default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+        lines.append(f"{f.name} (default {default!r}): {f.metadata.get('help', '')}")
+    return "\n".join(lines)

@@ -1,0 +1,121 @@
+"""Loading the model to train, checkpoints that resume exactly, and Hugging Face-format export."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from weblica.train.config import ModelOptions
+
+
+@dataclass
+class Trainable:
+    model: Any
+    tokenizer: Any
+    image_processor: Any
+    device: str
+    path: Path  # the checkpoint the weights came from
+
+
+def resolve_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def base_checkpoint(options: ModelOptions, output_dir: Path) -> Path:
+    """The directory of the starting weights: the configured checkpoint, or a tiny model built once."""
+    if options.model != "tiny":
+        path = Path(options.model)
+        if not (path / "config.json").exists():
+            raise FileNotFoundError(f"model {path} has no config.json: give a local checkpoint directory "
+                                    "(no model hub is reachable) or 'tiny'")
+        return path
+    from weblica.policy.tiny import build_tiny_qwen3_vl
+
+    path = output_dir / "base-tiny"
+    if not (path / "config.json").exists():
+        build_tiny_qwen3_vl(path, seed=options.tiny_seed, warm_start_steps=options.tiny_warm_start_steps)
+    return path
+
+
+def load_trainable(path: Path, options: ModelOptions) -> Trainable:
+    import torch
+    from transformers import AutoModelForImageTextToText, AutoTokenizer
+
+    from weblica.policy.backends.hf import load_image_processor
+
+    device = resolve_device(options.device)
+    model = AutoModelForImageTextToText.from_pretrained(path, dtype=getattr(torch, options.dtype)).to(device)
+    if options.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+    if options.freeze_vision:
+        visual = getattr(getattr(model, "model", model), "visual", None)
+        if visual is not None:
+            for param in visual.parameters():
+                param.requires_grad_(False)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
+    return Trainable(model, tokenizer, image_processor, device, path)
+
+
+def seed_everything(seed: int) -> None:
+    import numpy as np
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed % 2 ** 32)
+    torch.manual_seed(seed)
+
+
+def save_checkpoint(directory: Path, trainable: Trainable, optimizer: Any, state: dict[str, Any]) -> Path:
+    """Weights (HF format), tokenizer, image processor, optimizer and RNG states, trainer state.
+    Written to a temporary directory and renamed, so a crash never leaves a half checkpoint."""
+    import torch
+
+    tmp = directory.with_name(directory.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    export_model(trainable, tmp)
+    torch.save({"optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
+                "python_rng": random.getstate()}, tmp / "trainer.pt")
+    (tmp / "trainer_state.json").write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
+    if directory.exists():
+        shutil.rmtree(directory)
+    tmp.rename(directory)
+    return directory
+
+
+def export_model(trainable: Trainable, directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    trainable.model.save_pretrained(directory, safe_serialization=True)
+    trainable.tokenizer.save_pretrained(directory)
+    if trainable.image_processor is not None:
+        trainable.image_processor.save_pretrained(directory)
+
+
+def latest_checkpoint(output_dir: Path) -> Path | None:
+    found = sorted(output_dir.glob("checkpoint-*"), key=lambda p: int(p.name.split("-")[1])
+                   if p.name.split("-")[1].isdigit() else -1)
+    found = [p for p in found if (p / "trainer_state.json").exists()]
+    return found[-1] if found else None
+
+
+def load_training_state(checkpoint: Path, optimizer: Any) -> dict[str, Any]:
+    import torch
+
+    blob = torch.load(checkpoint / "trainer.pt", weights_only=False)
+    optimizer.load_state_dict(blob["optimizer"])
+    torch.set_rng_state(blob["torch_rng"])
+    random.setstate(blob["python_rng"])
+    return json.loads((checkpoint / "trainer_state.json").read_text())
+
+
+def config_record(config: Any) -> dict[str, Any]:
+    return asdict(config)

@@ -1,0 +1,99 @@
+"""Training samples: one per assistant turn, the prompt exactly as the policy saw it.
+
+A sample's prompt comes from the same context builder and the same Qwen encoding the policy used, so
+training and inference see identical token ids (sampled history is spliced as ids, never re-tokenized).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from weblica.env.episode import Trajectory
+from weblica.env.observation import Observation, Tab
+from weblica.env.task import Task
+from weblica.policy.backends.hf import EncodedPrompt, encode_qwen_prompt
+from weblica.policy.context import IM_END, ContextBuilder, Message
+
+
+@dataclass
+class TurnSample:
+    """One assistant turn: prompt, response ids, and (for RL) old log-probs and advantage."""
+
+    prompt: EncodedPrompt
+    response_ids: list[int]
+    old_logprobs: list[float] | None = None
+    advantage: float = 0.0
+    task_id: str = ""
+    episode_id: str = ""
+
+
+def _tabs(raw: Sequence[dict[str, Any]]) -> list[Tab]:
+    return [Tab(t["index"], t["url"], t.get("title", "")) for t in raw]
+
+
+def turn_observations(traj: Trajectory, screens_dir: Path) -> list[Observation]:
+    """What the agent saw at each of its turns: the start page, then the state after each step."""
+    def shot(sha: str) -> bytes:
+        return (screens_dir / f"{sha}.png").read_bytes()
+
+    out = [Observation(shot(traj.start_screenshot_sha256), traj.start_url, _tabs(traj.start_tabs), 0, [], 0)]
+    for record in traj.steps[:-1]:
+        out.append(Observation(shot(record.screenshot_sha256), record.url, _tabs(record.tabs), record.active_tab,
+                               list(record.feedback), record.step))
+    return out
+
+
+def turn_messages(task: Task, traj: Trajectory, screens_dir: Path, builder: ContextBuilder) -> list[list[Message]]:
+    """The conversation of every turn of an episode, as the model policy would have built it."""
+    observations = turn_observations(traj, screens_dir)
+    out = []
+    screens: dict[int, bytes] = {}
+    for turn, obs in enumerate(observations):
+        screens[turn] = obs.screenshot
+        window = {t: s for t, s in screens.items() if t > turn - builder.keep_images}
+        out.append(builder.build(task, traj.steps[:turn], obs, window))
+    return out
+
+
+def response_ids(text: str, tokenizer: Any) -> list[int]:
+    """Token ids a teacher's text response would have had, closed by <|im_end|>."""
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    return ids + [tokenizer.convert_tokens_to_ids(IM_END)]
+
+
+def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: ContextBuilder, tokenizer: Any,
+                image_processor: Any, only_successful: bool = True) -> list[TurnSample]:
+    """Behaviour-cloning samples from run directories: every turn of every (successful) episode."""
+    from weblica.rollout import load_trajectories
+
+    samples = []
+    for run_dir in run_dirs:
+        for traj in load_trajectories(run_dir):
+            if traj.removed or (only_successful and not traj.success) or traj.task_id not in tasks:
+                continue
+            task = tasks[traj.task_id]
+            for messages, record in zip(turn_messages(task, traj, Path(run_dir) / "screens", builder), traj.steps):
+                ids = list(record.token_ids) if record.token_ids else response_ids(record.response, tokenizer)
+                prompt = encode_qwen_prompt(messages, tokenizer, image_processor)
+                samples.append(TurnSample(prompt, ids, task_id=traj.task_id, episode_id=traj.episode_id))
+    return samples
+
+
+def sequence_logprobs(model: Any, sample: TurnSample, device: str, temperature: float = 1.0,
+                      with_entropy: bool = False) -> tuple[Any, Any]:
+    """Log-probs of the response tokens under `model` (with gradients), and optionally their entropy."""
+    import torch
+
+    ids = torch.tensor([list(sample.prompt.input_ids) + list(sample.response_ids)], device=device)
+    inputs: dict[str, Any] = {"input_ids": ids}
+    if sample.prompt.pixel_values is not None:
+        inputs["pixel_values"] = sample.prompt.pixel_values.to(device, model.dtype)
+        inputs["image_grid_thw"] = sample.prompt.image_grid_thw.to(device)
+    logits = model(**inputs).logits[0].float()
+    start = len(sample.prompt.input_ids) - 1
+    scores = torch.log_softmax(logits[start:start + len(sample.response_ids)] / temperature, dim=-1)
+    target = torch.tensor(sample.response_ids, device=device)[:, None]
+    logprobs = scores.gather(1, target)[:, 0]
+    entropy = -(scores.exp() * scores).sum(-1) if with_entropy else None
+    return logprobs, entropy

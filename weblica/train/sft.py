@@ -1,0 +1,113 @@
+"""Supervised fine-tuning: multi-turn behaviour cloning, one sample per assistant turn, loss on the
+assistant's tokens only; checkpoints that resume exactly; Hugging Face-format export."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from weblica.env.task import load_tasks
+from weblica.policy.context import ContextBuilder
+from weblica.train.algorithms import masked_token_nll
+from weblica.train.config import SFTConfig
+from weblica.train.metrics import MetricsLogger
+from weblica.train.model_io import (base_checkpoint, config_record, export_model, latest_checkpoint,
+                                    load_trainable, load_training_state, save_checkpoint, seed_everything)
+from weblica.train.samples import TurnSample, sequence_logprobs, sft_samples
+
+
+def collect_teacher_runs(config: SFTConfig, out: Path) -> list[Path]:
+    """Play the configured tasks with the teacher policy (once; reused on resume)."""
+    if (out / "episodes.jsonl").exists():
+        return [out]
+    from weblica.commands.run import policy_factory
+    from weblica.env.sources import open_backends
+    from weblica.rollout import run_tasks
+
+    tasks = load_tasks(config.tasks or "")
+
+    async def go() -> None:
+        async with open_backends(tasks) as backends:
+            await run_tasks(tasks, policy_factory(config.teacher, config.seed), out, parallel=config.parallel,
+                            seed=config.seed, backends=backends)
+
+    asyncio.run(go())
+    return [out]
+
+
+def _frame(trainable: Any) -> Any:
+    from weblica.policy.backends.hf import _frame_for
+
+    return _frame_for(trainable.model.config, trainable.image_processor)
+
+
+def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
+    """Run SFT to completion (resuming from the newest checkpoint in output_dir); returns a summary."""
+    import torch
+
+    out = Path(config.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    seed_everything(config.seed)
+    run_dirs = [Path(p) for p in config.trajectories]
+    tasks_by_id: dict[str, Any] = {}
+    if config.tasks:
+        run_dirs += collect_teacher_runs(config, out / "teacher")
+        tasks_by_id.update({t.id: t for t in load_tasks(config.tasks)})
+    for run_dir in config.trajectories:
+        tasks_file = Path(run_dir) / "tasks.jsonl"
+        if tasks_file.exists():
+            tasks_by_id.update({t.id: t for t in load_tasks(tasks_file)})
+    if not run_dirs:
+        raise ValueError("SFT needs trajectories (run directories) or tasks for a teacher to play")
+    resume = latest_checkpoint(out)
+    trainable = load_trainable(resume or base_checkpoint(config, out), config)
+    builder = ContextBuilder(_frame(trainable), config.keep_images)
+    samples = sft_samples(tasks_by_id, run_dirs, builder, trainable.tokenizer, trainable.image_processor,
+                          config.only_successful)
+    if not samples:
+        raise ValueError("no training samples: no successful episodes in the trajectories")
+    params = [p for p in trainable.model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+    state = {"step": 0, "epoch": 0, "batch": 0}
+    if resume is not None:
+        state = load_training_state(resume, optimizer)
+    steps_per_epoch = (len(samples) + config.batch_size - 1) // config.batch_size
+    logger = MetricsLogger(out, append=resume is not None)
+    trainable.model.train()
+    try:
+        for epoch in range(state["epoch"], config.epochs):
+            # the order of an epoch depends only on (seed, epoch), so a resumed run sees the same batches
+            order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(config.seed * 1000 + epoch))
+            for b in range(state["batch"] if epoch == state["epoch"] else 0, steps_per_epoch):
+                batch = [samples[i] for i in order[b * config.batch_size:(b + 1) * config.batch_size].tolist()]
+                metrics = _sft_step(trainable, optimizer, batch, config)
+                state = {"step": state["step"] + 1, "epoch": epoch, "batch": b + 1}
+                logger.log(state["step"], {"epoch": epoch, **metrics})
+                if config.save_every and state["step"] % config.save_every == 0:
+                    save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer,
+                                    {**state, "config": config_record(config)})
+            state = {"step": state["step"], "epoch": epoch + 1, "batch": 0}
+    finally:
+        logger.close()
+    trainable.model.eval()
+    save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer, {**state, "config": config_record(config)})
+    export_model(trainable, out / "final")
+    return {"samples": len(samples), "steps": state["step"], "final": str(out / "final"),
+            "last_loss": logger.last.get("loss")}
+
+
+def _sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig) -> dict[str, float]:
+    import torch
+
+    optimizer.zero_grad(set_to_none=True)
+    tokens = sum(len(s.response_ids) for s in batch)
+    total = 0.0
+    for sample in batch:
+        logprobs, _ = sequence_logprobs(trainable.model, sample, trainable.device)
+        # per-sample backward, weighted so the sum is the batch's token mean
+        loss = masked_token_nll(logprobs[None], torch.ones_like(logprobs)[None]) * (len(sample.response_ids) / tokens)
+        loss.backward()
+        total += float(loss.detach())
+    grad_norm = torch.nn.utils.clip_grad_norm_(trainable.model.parameters(), config.max_grad_norm)
+    optimizer.step()
+    return {"loss": round(total, 6), "tokens": tokens, "grad_norm": round(float(grad_norm), 6)}
