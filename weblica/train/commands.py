@@ -1,0 +1,48 @@
+"""`weblica train sft|grpo --config FILE`."""
+from __future__ import annotations
+
+import click
+
+from weblica.cli import UserError, emit
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("train")
+    @click.argument("kind", type=click.Choice(["sft", "grpo"]))
+    @click.option("--config", "config_path", required=True, type=click.Path(dir_okay=False),
+                  help="YAML recipe (see train/*.yaml); its keys are the trainer's config fields")
+    @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+                  help="override a recipe value (YAML syntax), e.g. --set iterations=2")
+    @click.option("--json", "as_json", is_flag=True)
+    def train(kind: str, config_path: str, overrides: tuple[str, ...], as_json: bool) -> None:
+        """Train with SFT or multi-turn GRPO; resumes from the newest checkpoint in output_dir."""
+        import dataclasses
+
+        import yaml
+
+        from weblica.train.config import ConfigError, config_from_dict, load_config
+
+        try:
+            config = load_config(config_path, kind)
+            if overrides:
+                values = dataclasses.asdict(config)
+                for item in overrides:
+                    key, sep, value = item.partition("=")
+                    if not sep:
+                        raise ConfigError(f"--set {item}: use KEY=VALUE")
+                    values[key.strip()] = yaml.safe_load(value)
+                config = config_from_dict(type(config), values, "--set")
+        except ConfigError as exc:
+            raise UserError(str(exc)) from None
+        try:
+            if kind == "sft":
+                from weblica.train.sft import train_sft
+
+                summary = train_sft(config)  # type: ignore[arg-type]
+            else:
+                from weblica.train.grpo import train_grpo
+
+                summary = train_grpo(config)  # type: ignore[arg-type]
+        except (FileNotFoundError, ValueError) as exc:
+            raise UserError(str(exc)) from None
+        emit(summary, as_json)

@@ -1,0 +1,281 @@
+"""Multi-turn GRPO on weblica environments: iterations of rollout -> reward -> update.
+
+Each iteration plays `group_size` episodes of each sampled task with the current weights. Every
+assistant turn becomes a sample that shares its trajectory's advantage (group-relative per task).
+Groups whose rewards are all equal are dropped and the batch is refilled with other tasks (dynamic
+sampling); episodes ended by the environment are removed and contribute nothing. The update is
+`ppo_epochs` passes of the clipped token-mean surrogate on the rollout log-probs. With a fixed seed two
+runs produce the same trajectories, rewards and metric lines.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from weblica.env.episode import Trajectory
+from weblica.env.task import Task, load_tasks
+from weblica.policy.backends.base import Generation, SamplingOptions
+from weblica.policy.backends.hf import HFBackend, _frame_for, encode_qwen_prompt
+from weblica.policy.context import Message
+from weblica.policy.model_policy import ModelPolicy
+from weblica.train.algorithms import clipped_policy_loss, group_advantages, is_informative
+from weblica.train.config import GRPOConfig
+from weblica.train.metrics import MetricsLogger
+from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
+                                    load_trainable, load_training_state, save_checkpoint, seed_everything)
+from weblica.train.samples import TurnSample, sequence_logprobs
+
+
+def derive_seed(*parts: Any) -> int:
+    return int.from_bytes(hashlib.sha256("\0".join(map(str, parts)).encode()).digest()[:4], "big")
+
+
+class TrainingModelBackend(HFBackend):
+    """The HF backend over the weights being trained (no reload between iterations)."""
+
+    def __init__(self, trainable: Trainable, sampling: SamplingOptions) -> None:  # noqa: super not called
+        import threading
+
+        self.name = f"hf:{trainable.path}"
+        self.sampling = sampling
+        self.device = trainable.device
+        self.tokenizer = trainable.tokenizer
+        self.image_processor = trainable.image_processor
+        self.model = trainable.model
+        self.frame = _frame_for(trainable.model.config, trainable.image_processor)
+        stops = (self.tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>"))
+        self.stop_ids = {i for i in stops if i is not None and i != self.tokenizer.unk_token_id}
+        self._lock = threading.Lock()
+
+
+class _Recorder:
+    """Delegates generation and keeps each turn's conversation, so the trainer can rebuild the exact
+    prompt (pixels included) that the sampled tokens were conditioned on."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.name, self.frame = backend.name, backend.frame
+        self.turns: list[list[Message]] = []
+
+    async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
+        self.turns.append(list(messages))
+        return await self.backend.generate(messages, seed)
+
+
+class RecordingPolicy(ModelPolicy):
+    def __init__(self, backend: Any, sinks: dict[tuple[str, int], list], keep_images: int) -> None:
+        super().__init__(_Recorder(backend), keep_images=keep_images)
+        self.sinks = sinks
+
+    def reset(self, task: Task, seed: int) -> None:
+        super().reset(task, seed)
+        self.backend.turns = []
+        self.sinks[(task.id, seed)] = self.backend.turns
+
+
+def horizon_for(config: GRPOConfig, iteration: int) -> int:
+    """The episode horizon at an iteration: the last schedule entry that has started, else max_steps."""
+    horizon = config.max_steps
+    for start, steps in sorted(config.horizon_schedule):
+        if iteration >= start:
+            horizon = steps
+    return horizon
+
+
+def episode_reward(traj: Trajectory, config: GRPOConfig) -> float:
+    if traj.termination_reason == "format_error":
+        return config.format_penalty
+    return float(traj.reward)
+
+
+@dataclass
+class Batch:
+    samples: list[TurnSample]
+    trajectories: list[Trajectory]
+    groups: int
+    zero_variance_groups: int
+    rounds: int
+
+
+class GRPOTrainer:
+    def __init__(self, config: GRPOConfig) -> None:
+        self.config = config
+        self.out = Path(config.output_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.tasks = load_tasks(config.tasks)
+        if not self.tasks:
+            raise ValueError(f"{config.tasks} holds no tasks")
+        seed_everything(config.seed)
+        self.resume_from = latest_checkpoint(self.out)
+        base = base_checkpoint(config, self.out)
+        self.trainable = load_trainable(self.resume_from or base, config)
+        self.reference = None
+        if config.kl_coef:
+            self.reference = load_trainable(base, config).model.eval()
+        sampling = SamplingOptions(temperature=config.temperature, top_p=config.top_p,
+                                   max_new_tokens=config.max_new_tokens)
+        self.backend = TrainingModelBackend(self.trainable, sampling)
+        import torch
+
+        params = [p for p in self.trainable.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+
+    # ---- rollouts --------------------------------------------------------------------------------
+
+    def _rollout(self, tasks: list[Task], run_seed: int, out: Path) -> tuple[list[Trajectory], dict]:
+        from weblica.env.sources import open_backends
+        from weblica.rollout import run_tasks
+
+        sinks: dict[tuple[str, int], list] = {}
+        keep = self.config.keep_images
+
+        async def go() -> list[Trajectory]:
+            async with open_backends(tasks) as backends:
+                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep), out,
+                                           parallel=self.config.parallel, seed=run_seed,
+                                           repeats=self.config.group_size, backends=backends)
+                return trajs
+
+        self.trainable.model.eval()
+        return asyncio.run(go()), sinks
+
+    def collect(self, iteration: int) -> Batch:
+        cfg = self.config
+        horizon = horizon_for(cfg, iteration)
+        samples: list[TurnSample] = []
+        kept: list[Trajectory] = []
+        groups = zero_var = rounds = 0
+        all_trajs: list[Trajectory] = []
+        while groups < cfg.groups_per_batch and rounds <= cfg.max_refill_rounds:
+            need = cfg.groups_per_batch - groups
+            rng = random.Random(derive_seed(cfg.seed, iteration, rounds, "tasks"))
+            picked = rng.sample(self.tasks, min(need, len(self.tasks)))
+            if horizon:
+                picked = [replace(t, max_steps=horizon) for t in picked]
+            run_seed = derive_seed(cfg.seed, iteration, rounds, "rollout")
+            trajs, sinks = self._rollout(picked, run_seed, self.out / "rollouts" / f"iter-{iteration:04d}-r{rounds}")
+            all_trajs.extend(trajs)
+            rounds += 1
+            by_task: dict[str, list[Trajectory]] = defaultdict(list)
+            for traj in trajs:
+                if not traj.removed:
+                    by_task[traj.task_id].append(traj)
+            for task in picked:
+                group = by_task.get(task.id, [])
+                rewards = [episode_reward(t, cfg) for t in group]
+                if cfg.dynamic_sampling and not is_informative(rewards, cfg.estimator):
+                    zero_var += 1
+                    continue
+                if not group or groups >= cfg.groups_per_batch:
+                    continue
+                groups += 1
+                for traj, advantage in zip(group, group_advantages(rewards, cfg.estimator)):
+                    kept.append(traj)
+                    samples.extend(self._turn_samples(traj, sinks[(traj.task_id, traj.seed)], advantage))
+            if not cfg.dynamic_sampling:
+                break
+        return Batch(samples, all_trajs, groups, zero_var, rounds)
+
+    def _turn_samples(self, traj: Trajectory, turns: list[list[Message]], advantage: float) -> list[TurnSample]:
+        out = []
+        for record, messages in zip(traj.steps, turns):
+            if not record.token_ids:
+                continue
+            prompt = encode_qwen_prompt(messages, self.trainable.tokenizer, self.trainable.image_processor)
+            if prompt.input_ids != record.prompt_token_ids:
+                raise RuntimeError("rebuilt prompt differs from the one sampled from; training would be off-policy")
+            out.append(TurnSample(prompt, list(record.token_ids), list(record.logprobs or []), advantage,
+                                  traj.task_id, traj.episode_id))
+        return out
+
+    # ---- update ----------------------------------------------------------------------------------
+
+    def update(self, samples: list[TurnSample], iteration: int) -> dict[str, float]:
+        import torch
+
+        cfg = self.config
+        model = self.trainable.model
+        model.train()
+        clip_fracs, grad_norms, losses = [], [], []
+        if not samples:
+            return {"loss": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+        for epoch in range(cfg.ppo_epochs):
+            order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(
+                derive_seed(cfg.seed, iteration, epoch, "order"))).tolist()
+            size = max(1, -(-len(samples) // cfg.mini_batches))
+            for start in range(0, len(samples), size):
+                mini = [samples[i] for i in order[start:start + size]]
+                tokens = sum(len(s.response_ids) for s in mini)
+                self.optimizer.zero_grad(set_to_none=True)
+                stats_loss = stats_clip = 0.0
+                for sample in mini:
+                    logprobs, entropy = sequence_logprobs(model, sample, self.trainable.device, cfg.temperature,
+                                                          with_entropy=bool(cfg.entropy_coef))
+                    old = torch.tensor(sample.old_logprobs, device=logprobs.device)
+                    ref = None
+                    if self.reference is not None:
+                        with torch.no_grad():
+                            ref, _ = sequence_logprobs(self.reference, sample, self.trainable.device, cfg.temperature)
+                        ref = ref[None]
+                    loss, stats = clipped_policy_loss(
+                        logprobs[None], old[None], torch.tensor([[sample.advantage]]), torch.ones_like(logprobs)[None],
+                        cfg.clip_low, cfg.clip_high, ref, cfg.kl_coef,
+                        entropy[None] if entropy is not None else None, cfg.entropy_coef)
+                    weight = len(sample.response_ids) / tokens  # token-mean over the mini-batch
+                    (loss * weight).backward()
+                    stats_loss += stats.loss * weight
+                    stats_clip += stats.clip_fraction * weight
+                grad_norms.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)))
+                self.optimizer.step()
+                losses.append(stats_loss)
+                clip_fracs.append(stats_clip)
+        model.eval()
+        return {"loss": round(statistics.fmean(losses), 6), "clip_fraction": round(statistics.fmean(clip_fracs), 6),
+                "grad_norm": round(statistics.fmean(grad_norms), 6)}
+
+    # ---- loop ------------------------------------------------------------------------------------
+
+    def train(self) -> dict[str, Any]:
+        cfg = self.config
+        start = 0
+        if self.resume_from is not None:
+            start = load_training_state(self.resume_from, self.optimizer)["iteration"] + 1
+        logger = MetricsLogger(self.out, append=self.resume_from is not None)
+        try:
+            for iteration in range(start, cfg.iterations):
+                batch = self.collect(iteration)
+                update = self.update(batch.samples, iteration)
+                logger.log(iteration, self._metrics(batch, update, iteration))
+                if cfg.save_every and (iteration + 1) % cfg.save_every == 0:
+                    save_checkpoint(self.out / f"checkpoint-{iteration}", self.trainable, self.optimizer,
+                                    {"iteration": iteration, "config": config_record(cfg)})
+        finally:
+            logger.close()
+        export_model(self.trainable, self.out / "final")
+        return {"iterations": cfg.iterations, "final": str(self.out / "final"), "last": logger.last}
+
+    def _metrics(self, batch: Batch, update: dict[str, float], iteration: int) -> dict[str, Any]:
+        trajs = batch.trajectories
+        valid = [t for t in trajs if not t.removed]
+        removal = Counter(t.termination_reason for t in trajs if t.removed)
+        lengths = [len(s.response_ids) for s in batch.samples]
+        return {
+            "reward": round(statistics.fmean([episode_reward(t, self.config) for t in valid]), 6) if valid else 0.0,
+            "success": round(sum(t.success for t in valid) / len(valid), 6) if valid else 0.0,
+            "episodes": len(trajs), "groups": batch.groups, "zero_variance_groups": batch.zero_variance_groups,
+            "refill_rounds": batch.rounds - 1, "samples": len(batch.samples), "removed": dict(sorted(removal.items())),
+            "terminations": dict(sorted(Counter(t.termination_reason for t in trajs).items())),
+            "response_length": round(statistics.fmean(lengths), 3) if lengths else 0.0,
+            "steps_per_episode": round(statistics.fmean([len(t.steps) for t in trajs]), 3) if trajs else 0.0,
+            "horizon": horizon_for(self.config, iteration), **update,
+        }
+
+
+def train_grpo(config: GRPOConfig) -> dict[str, Any]:
+    return GRPOTrainer(config).train()
