@@ -84,14 +84,19 @@ class ConfigError(ValueError):
 
 
 def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOConfig:
-    """Read a YAML recipe. `kind` (sft|grpo) must match the file's `kind` when both are given; unknown
-    keys are an error that lists the known ones."""
+    """Read a YAML recipe: either flat (`kind: sft|grpo` and the options) or with `sft:` and `grpo:`
+    sections (one recipe for the whole pipeline). Unknown keys are an error that lists the known ones."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"config not found: {path}")
     data = yaml.safe_load(path.read_text()) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a recipe is a mapping of options")
+    if kind in data and isinstance(data[kind], dict):  # a recipe with sft: and grpo: sections
+        return config_from_dict(CONFIGS[kind], data[kind], f"{path} [{kind}]")
+    if any(k in data and isinstance(data[k], dict) for k in CONFIGS) and "kind" not in data:
+        raise ConfigError(f"{path} has no '{kind}' section; it has: "
+                          f"{', '.join(k for k in CONFIGS if isinstance(data.get(k), dict))}")
     file_kind = data.pop("kind", None)
     kind = kind or file_kind
     if kind not in CONFIGS:
