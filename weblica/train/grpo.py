@@ -120,7 +120,16 @@ class GRPOTrainer:
             self.reference = load_trainable(base, config).model.eval()
         sampling = SamplingOptions(temperature=config.temperature, top_p=config.top_p,
                                    max_new_tokens=config.max_new_tokens)
-        self.backend = TrainingModelBackend(self.trainable, sampling)
+        if config.rollout_backend == "vllm":
+            from weblica.policy.backends.vllm_engine import VLLMBackend
+
+            # vLLM shares the GPU with training; weights are pushed to it after every update
+            self.backend: Any = VLLMBackend(self.trainable.path, sampling, gpu_memory_utilization=0.35,
+                                            dtype=config.dtype)
+        elif config.rollout_backend == "hf":
+            self.backend = TrainingModelBackend(self.trainable, sampling)
+        else:
+            raise ValueError(f"rollout_backend must be hf or vllm, not {config.rollout_backend!r}")
         import torch
 
         params = [p for p in self.trainable.model.parameters() if p.requires_grad]
@@ -239,6 +248,20 @@ class GRPOTrainer:
         return {"loss": round(statistics.fmean(losses), 6), "clip_fraction": round(statistics.fmean(clip_fracs), 6),
                 "grad_norm": round(statistics.fmean(grad_norms), 6)}
 
+    def _sync_rollout_weights(self) -> None:
+        """Give the rollout engine the updated weights (the hf backend already shares them)."""
+        if self.config.rollout_backend != "vllm":
+            return
+        weights = ((name, param.detach()) for name, param in self.trainable.model.state_dict().items())
+        engine = self.backend.llm.llm_engine
+        executor = getattr(engine, "model_executor", None)
+        if executor is not None and hasattr(executor, "driver_worker"):  # vLLM V0 engine
+            executor.driver_worker.model_runner.model.load_weights(weights)
+            return
+        # V1 engine: reach the model in the worker processes
+        self.backend.llm.collective_rpc(lambda worker: worker.model_runner.model.load_weights(
+            weights=list(weights)))
+
     # ---- loop ------------------------------------------------------------------------------------
 
     def train(self) -> dict[str, Any]:
@@ -251,6 +274,7 @@ class GRPOTrainer:
             for iteration in range(start, cfg.iterations):
                 batch = self.collect(iteration)
                 update = self.update(batch.samples, iteration)
+                self._sync_rollout_weights()
                 logger.log(iteration, self._metrics(batch, update, iteration))
                 if cfg.save_every and (iteration + 1) % cfg.save_every == 0:
                     save_checkpoint(self.out / f"checkpoint-{iteration}", self.trainable, self.optimizer,
