@@ -252,15 +252,14 @@ class GRPOTrainer:
         """Give the rollout engine the updated weights (the hf backend already shares them)."""
         if self.config.rollout_backend != "vllm":
             return
-        weights = ((name, param.detach()) for name, param in self.trainable.model.state_dict().items())
+        weights = [(name, param.detach()) for name, param in self.trainable.model.state_dict().items()]
         engine = self.backend.llm.llm_engine
         executor = getattr(engine, "model_executor", None)
         if executor is not None and hasattr(executor, "driver_worker"):  # vLLM V0 engine
             executor.driver_worker.model_runner.model.load_weights(weights)
             return
         # V1 engine: reach the model in the worker processes
-        self.backend.llm.collective_rpc(lambda worker: worker.model_runner.model.load_weights(
-            weights=list(weights)))
+        self.backend.llm.collective_rpc(lambda worker: worker.model_runner.model.load_weights(weights=weights))
 
     # ---- loop ------------------------------------------------------------------------------------
 
