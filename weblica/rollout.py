@@ -18,7 +18,7 @@ from weblica.env.browser_env import EnvConfig, WebEnv, episode_id_for
 from weblica.env.episode import ENV_FAILURES, StepRecord, Trajectory
 from weblica.env.observation import Observation
 from weblica.env.pool import EnvPool
-from weblica.env.task import Task
+from weblica.env.task import Task, save_tasks
 from weblica.policy.base import Policy
 
 PolicyFactory = Callable[[], Policy]
@@ -164,6 +164,7 @@ async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str |
             for traj in trajectories:
                 f.write(json.dumps(traj.to_dict(), sort_keys=True, ensure_ascii=False) + "\n")
         (out_dir / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2, sort_keys=True) + "\n")
+        save_tasks(tasks, out_dir / "tasks.jsonl")  # the viewer and reports read instructions and skills here
     return trajectories, summary
 
 

@@ -29,6 +29,7 @@ CHROMIUM_FLAGS = [
     "--font-render-hinting=none",
     "--disable-lcd-text",
     "--disable-smooth-scrolling",
+    "--disable-partial-raster",  # repaint whole tiles: partial raster flips anti-aliased pixels between runs
     # proxies apply to loopback too, so synth host names can point at a local gateway
     "--proxy-bypass-list=<-loopback>",
 ]

@@ -7,7 +7,9 @@ options, because mitmproxy keeps its options in a process-wide context.
 """
 from __future__ import annotations
 
+import base64
 import itertools
+import json
 import logging
 import threading
 import time
@@ -15,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from mitmproxy import http
+from mitmproxy import command, http
 from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 
 from weblica.cache.canonical import request_view
@@ -196,9 +198,11 @@ def stub_response(rule: Rule) -> http.Response:
     spec = rule.response or {}
     headers = {str(k): str(v) for k, v in (spec.get("headers") or {}).items()}
     headers[REPLAY_HEADER] = "stub"
-    body = spec.get("body", "")
-    return http.Response.make(int(spec.get("status", 204)), body.encode() if isinstance(body, str) else bytes(body),
-                              headers)
+    if "body_b64" in spec:
+        body = base64.b64decode(spec["body_b64"])
+    else:
+        body = str(spec.get("body", "")).encode()
+    return http.Response.make(int(spec.get("status", 204)), body, headers)
 
 
 SourceResolver = Callable[[str], "ReplaySource | None"]
@@ -260,7 +264,8 @@ class Replayer:
             return
         req = flow.request
         view = request_view(req.method, req.pretty_url, _headers_of(req), _request_body(req))
-        match = source.index.match(view, episode)
+        conditional = "if-none-match" in req.headers or "if-modified-since" in req.headers
+        match = source.index.match(view, episode, conditional)
         if match.exchange is not None:
             flow.response = make_response(source.store, match.exchange)
             flow.response.headers[REPLAY_HEADER] = match.tier
@@ -279,6 +284,18 @@ class Replayer:
                                       match.differing)
             except Exception:
                 logger.exception("could not log the replay miss of %s", req.pretty_url)
+
+    @command.command("weblica.replay.reset")
+    def reset(self, episode: str = "") -> None:
+        """Start an episode's repeated requests over from their first recorded response."""
+        source = self.resolve_source(episode)
+        if source is not None:
+            source.index.reset(episode)
+
+    @command.command("weblica.replay.tiers")
+    def tiers(self) -> str:
+        """Requests answered so far, by tier, and refused upstream connections."""
+        return json.dumps({**self.stats.tiers, "outbound_attempts": self.stats.outbound_attempts})
 
     def _count(self, tier: str, flow: http.HTTPFlow, miss: dict[str, Any] | None = None) -> None:
         with self._lock:

@@ -73,8 +73,18 @@ def _flatten_json(value: Any, prefix: str, out: list[tuple[str, str]]) -> None:
         for i, item in enumerate(value):
             _flatten_json(item, f"{prefix}.{i}" if prefix else str(i), out)
     else:
-        # json.dumps keeps 1 and "1" and true apart, which the server may also do
-        out.append((prefix or ".", value if isinstance(value, str) else json.dumps(value)))
+        out.append((prefix or ".", _scalar(value)))
+
+
+_JSON_LITERAL_RE = re.compile(r"^(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null)$")
+
+
+def _scalar(value: Any) -> str:
+    """Strings stay as they are (rules and detectors read plain values), other scalars as JSON; a string
+    that would read as a JSON literal is quoted, so 1 and "1" stay apart as the server may keep them."""
+    if isinstance(value, str):
+        return json.dumps(value) if _JSON_LITERAL_RE.match(value) else value
+    return json.dumps(value)
 
 
 def _content_type(headers: Iterable[tuple[str, str]]) -> str:

@@ -84,7 +84,13 @@ class ReplayIndex:
         with self._lock:
             self._served.pop(episode, None)
 
-    def _in_order(self, episode: str, tier: str, key: str, candidates: list[Exchange]) -> Exchange:
+    def _in_order(self, episode: str, tier: str, key: str, candidates: list[Exchange],
+                  conditional: bool = True) -> Exchange:
+        if not conditional:
+            # a 304 answers a revalidation; a request without validators (a fresh context has no cache)
+            # needs the full response
+            full = [c for c in candidates if c.status != 304]
+            candidates = full or candidates
         # the responses of the first run that holds this key, in its order; past its end, the last again
         first_run = candidates[0].run_id
         same_run = [c for c in candidates if c.run_id == first_run]
@@ -97,18 +103,20 @@ class ReplayIndex:
 
     # ---- matching ---------------------------------------------------------------------------------
 
-    def match(self, view: RequestView, episode: str = "") -> Match:
+    def match(self, view: RequestView, episode: str = "", conditional: bool = True) -> Match:
+        """The recorded exchange for a request; `conditional` says whether it carries validators
+        (If-None-Match, If-Modified-Since), without which a recorded 304 is never the answer."""
         with self._lock:
             candidates = self._exact.get(view.key)
             if candidates:
-                return Match("exact", self._in_order(episode, "exact", view.key, candidates), 1.0)
+                return Match("exact", self._in_order(episode, "exact", view.key, candidates, conditional), 1.0)
             nkey = self.normalized_key(view)
             candidates = self._normalized.get(nkey)
             if candidates:
-                return Match("normalized", self._in_order(episode, "normalized", nkey, candidates), 1.0)
-            return self._scored(view, episode)
+                return Match("normalized", self._in_order(episode, "normalized", nkey, candidates, conditional), 1.0)
+            return self._scored(view, episode, conditional)
 
-    def _scored(self, view: RequestView, episode: str) -> Match:
+    def _scored(self, view: RequestView, episode: str, conditional: bool = True) -> Match:
         fields = view.field_dict()
         ignored = self.ignored(view)
         required = self.rules.required(view.method, view.host, view.path, fields)
@@ -116,6 +124,8 @@ class ReplayIndex:
         best: tuple[float, int, int] | None = None
         best_ex: Exchange | None = None
         for ex in self._by_endpoint.get(self.endpoint(view), []):
+            if ex.status == 304 and not conditional:
+                continue
             other = ex.view.field_dict()
             other_required = self.rules.required(ex.view.method, ex.view.host, ex.view.path, other)
             if any(fields.get(n) != other.get(n) for n in required | other_required):

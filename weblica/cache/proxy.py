@@ -52,8 +52,10 @@ class _Ready:
 class ProxyServer:
     """mitmproxy with the given addons on 127.0.0.1:<ephemeral> in a thread. Use as a context manager."""
 
-    def __init__(self, addons: list[Any], host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, addons: list[Any], host: str = "127.0.0.1", port: int = 0,
+                 options: dict[str, Any] | None = None):
         self.addons = addons
+        self.extra_options = dict(options or {})
         self.host = host
         self.port = port
         self._thread: threading.Thread | None = None
@@ -100,6 +102,8 @@ class ProxyServer:
             connection_strategy="lazy",
             http3=False,
         )
+        if self.extra_options:
+            master.options.update(**self.extra_options)
         master.addons.add(_Ready(self))
         self._master = master
         await master.run()

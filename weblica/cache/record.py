@@ -5,6 +5,7 @@ then differs between runs as it does on the live web, so inference sees which va
 """
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,12 +32,13 @@ async def record(url: str, actions: list[dict[str, Any]], out: str | Path, runs:
                  first_seed: int = 1) -> RecordSummary:
     """Record `runs` browses (seeds first_seed, first_seed+1, …) into the recording directory `out`."""
     out = Path(out)
+    host_mapper = HostMapper(parse_resolve(list(resolve)))  # a bad --resolve fails before anything is written
     store = Store.open_dir(out, create=True)
     save_actions(out, actions, url)
     recorder = Recorder(store, run_id=0)
     errors: list[str] = []
     try:
-        with ProxyServer([EpisodeHeader(), HostMapper(parse_resolve(list(resolve))), recorder]) as proxy:
+        with ProxyServer([EpisodeHeader(), host_mapper, recorder]) as proxy:
             env = make_env({PROXY_SOURCE: ProxyBackend(proxy.url)})
             try:
                 for k in range(runs):
@@ -54,5 +56,35 @@ async def record(url: str, actions: list[dict[str, Any]], out: str | Path, runs:
             finally:
                 await env.close()
         return RecordSummary(str(out), runs, store.count_exchanges(), errors + recorder.failures)
+    finally:
+        store.close()
+
+
+async def record_interactive(url: str, out: str | Path, resolve: list[str] | tuple[str, ...] = (),
+                             name: str | None = None) -> RecordSummary:
+    """One run browsed by a person in a headed Chromium; the run ends when the browser window closes.
+    Needs a display; no screenshots are kept (there are no actions to replay them against)."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import BrowserOptions, context_kwargs, launch_browser
+
+    out = Path(out)
+    store = Store.open_dir(out, create=True)
+    save_actions(out, [], url)
+    run_id = store.new_run("record", seed=0, start_url=url, info={"name": name or out.name, "interactive": True})
+    recorder = Recorder(store, run_id)
+    try:
+        with ProxyServer([EpisodeHeader(), HostMapper(parse_resolve(list(resolve))), recorder]) as proxy:
+            async with async_playwright() as playwright:
+                browser = await launch_browser(playwright, BrowserOptions(headless=False))
+                context = await browser.new_context(**context_kwargs(proxy.url, ignore_https_errors=True))
+                page = await context.new_page()
+                await page.goto(url)
+                closed = asyncio.Event()
+                browser.on("disconnected", lambda _: closed.set())
+                context.on("close", lambda _: closed.set())
+                await closed.wait()
+        store.finish_run(run_id)
+        return RecordSummary(str(out), 1, store.count_exchanges(), recorder.failures)
     finally:
         store.close()

@@ -16,13 +16,16 @@ async def check(recording: str | Path, actions: list[dict[str, Any]] | None = No
     """Replay the recorded browse (or `actions`) offline and report tiers, screenshot identity and
     outbound connections. Screens are compared with the first recorded run's."""
     recording = Path(recording)
-    recorded_url, recorded_actions = load_actions(recording)
-    start_url = start_url or recorded_url
-    if not start_url:
-        raise StoreError(f"{recording} has no actions.json naming the start URL; pass --url")
-    actions = recorded_actions if actions is None else actions
-    backend = CacheBackend([recording], rules_dirs)
+    backend = CacheBackend([recording], rules_dirs)  # opening the store first gives the clearest error
     source = backend.source(recording)
+    recorded_url, recorded_actions = load_actions(recording)
+    runs = source.store.runs()
+    # an imported recording has no actions.json: its first run's first request is the start page
+    start_url = start_url or recorded_url or (runs[0].start_url if runs else None)
+    if not start_url:
+        await backend.stop()
+        raise StoreError(f"{recording} names no start URL (no actions.json, no runs); pass --url")
+    actions = recorded_actions if actions is None else actions
     reference_run = next((r for r in source.store.runs(("record",)) if screens_dir(recording, r.id).is_dir()), None)
     env = make_env({"cache": backend})
     try:
@@ -35,7 +38,8 @@ async def check(recording: str | Path, actions: list[dict[str, Any]] | None = No
     if replay_run is not None:
         save_screens(recording / "screens" / f"replay-{replay_run}", result.screenshots)
     reference = load_screens(screens_dir(recording, reference_run.id)) if reference_run else []
-    total = max(len(reference), len(result.screenshots))
+    # without recorded screens (an imported HAR or WARC) there is nothing to compare: 0/0
+    total = max(len(reference), len(result.screenshots)) if reference else 0
     identical = sum(1 for a, b in zip(reference, result.screenshots) if a == b)
     return {
         "recording": str(recording),

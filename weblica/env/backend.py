@@ -52,3 +52,11 @@ class DirectBackend:
 
     async def end(self, task: Task, episode_id: str) -> None:
         return None
+
+
+class LiveBackend(DirectBackend):
+    """The live web (eval only). Sends no episode header: on a cross-origin fetch a custom header alone
+    triggers a CORS preflight that real sites reject."""
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        return NetworkConfig()

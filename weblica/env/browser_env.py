@@ -14,7 +14,7 @@ from typing import Any
 from weblica.browser.launcher import BrowserOptions
 from weblica.browser.session import BrowserHost
 from weblica.env.actions import Action, ActionError, make_action, parse_tool_calls
-from weblica.env.backend import DirectBackend, SiteBackend
+from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.episode import ENV_FAILURES
 from weblica.env.executor import ActionExecutor
 from weblica.env.observation import Observation
@@ -50,7 +50,7 @@ class WebEnv:
     def __init__(self, config: EnvConfig | None = None, backends: dict[str, SiteBackend] | None = None,
                  host: BrowserHost | None = None) -> None:
         self.config = config or EnvConfig()
-        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": DirectBackend()}
+        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
         self.backends.update(backends or {})
         self._own_host = host is None
         self.host = host or BrowserHost(self.config.browser)

@@ -17,7 +17,7 @@ from typing import Any
 from flask import Flask, jsonify, request
 
 from weblica.browser.session import BrowserHost
-from weblica.env.backend import DirectBackend, SiteBackend
+from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.browser_env import EnvConfig, WebEnv
 from weblica.env.observation import Observation
 from weblica.env.sources import SOURCE_MODULES
@@ -35,7 +35,7 @@ class EnvService:
         self._thread = threading.Thread(target=self._loop.run_forever, name="weblica-env-server", daemon=True)
         self._thread.start()
         self.host = BrowserHost(self.config.browser)
-        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": DirectBackend()}
+        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
         self.backends.update(backends or {})
         self._started: list[Any] = []
         self.sessions: dict[str, WebEnv] = {}

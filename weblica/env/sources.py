@@ -9,7 +9,7 @@ import importlib
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
-from weblica.env.backend import DirectBackend, SiteBackend
+from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.task import Task
 
 SOURCE_MODULES = {"synth": "weblica.synth.backend", "cache": "weblica.cache.backend"}
@@ -22,7 +22,7 @@ class UnknownSource(ValueError):
 @asynccontextmanager
 async def open_backends(tasks: list[Task]) -> AsyncIterator[dict[str, SiteBackend]]:
     """The backends for every source kind among `tasks`, running for the duration of the block."""
-    backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": DirectBackend()}
+    backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
     started = []
     try:
         for kind in sorted({t.source.kind for t in tasks} - set(backends)):

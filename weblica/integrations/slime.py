@@ -77,12 +77,12 @@ class _Runtime:
 
     async def backends_for(self, task: Task) -> dict[str, Any]:
         from weblica.env.sources import SOURCE_MODULES
-        from weblica.env.backend import DirectBackend
+        from weblica.env.backend import DirectBackend, LiveBackend
 
         kind = task.source.kind
         if kind not in self.backends:
             if kind in ("local", "live"):
-                self.backends[kind] = DirectBackend()
+                self.backends[kind] = DirectBackend() if kind == "local" else LiveBackend()
             else:
                 import importlib
 

@@ -1,0 +1,282 @@
+"""Replay benchmark: weblica's replay vs Playwright routeFromHAR vs mitmproxy server replay (defaults).
+
+On the local multi-host shop (tests/cache_sites/shop.py: HTTPS hosts, cache-busters, CSRF and session
+tokens, JSON API with nonces, beacons, a POST search), one recording of two runs is replayed by each
+approach with the live servers replaced by listeners, using an episode seed no recorded run used:
+
+- served: requests answered from the recording (ours: any tier but miss);
+- outbound: connections that reached the listeners on the original servers' ports;
+- wrong content: a search for a query never recorded ("sofa") showing another query's results;
+- screens: screenshots identical to the first recorded run's;
+- page load: the start page opened and settled, replay vs live (median of repeats).
+
+Prints figures and ratios; nothing is asserted. Run: `.venv/bin/python bench/replay.py [--repeats 3]`.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
+from test_cache_proxy import Listener  # noqa: E402
+
+from weblica.browser.session import BrowserHost  # noqa: E402
+from weblica.cache.addons import HostMapper, parse_resolve  # noqa: E402
+from weblica.cache.backend import CacheBackend  # noqa: E402
+from weblica.cache.infer import infer_rules  # noqa: E402
+from weblica.cache.interop import export_har  # noqa: E402
+from weblica.cache.play import load_screens, make_env, play  # noqa: E402
+from weblica.cache.proxy import ProxyServer  # noqa: E402
+from weblica.cache.record import record  # noqa: E402
+from weblica.cache.rules import save_rules  # noqa: E402
+from weblica.cache.store import Store, screens_dir  # noqa: E402
+from weblica.env.actions import make_action  # noqa: E402
+from weblica.env.backend import NetworkConfig  # noqa: E402
+from weblica.env.executor import ActionExecutor  # noqa: E402
+from weblica.env.task import TaskSource  # noqa: E402
+from weblica.env.tabs import SettleOptions, TabSet  # noqa: E402
+
+SEED = 5
+SOFA = [dict(a) for a in SEARCH_ACTIONS]
+SOFA[4] = {"name": "write", "arguments": {"text": "sofa"}}
+
+
+class LiveBackend:
+    """Straight to the site (host names resolved by Chromium's host-resolver rules)."""
+
+    async def begin(self, task: Any, episode_id: str, seed: int) -> NetworkConfig:
+        return NetworkConfig(ignore_https_errors=True)
+
+    async def state(self, task: Any, episode_id: str) -> None:
+        return None
+
+    async def end(self, task: Any, episode_id: str) -> None:
+        return None
+
+
+def _mitm_flows(store: Store, path: Path) -> None:
+    """The recording as a mitmproxy flow file, for mitmproxy's own server replay."""
+    from mitmproxy import http, io
+    from mitmproxy.test import tflow
+
+    with path.open("wb") as f:
+        writer = io.FlowWriter(f)
+        for ex in store.exchanges():
+            req = http.Request.make(ex.method, ex.url, ex.request_body or b"",
+                                    [(k.encode(), v.encode()) for k, v in ex.request_headers])
+            resp = http.Response.make(ex.status, store.bodies.get(ex.response_body_digest),
+                                      [(k.encode(), v.encode()) for k, v in ex.response_headers])
+            writer.add(tflow.tflow(req=req, resp=resp))
+
+
+class ReplayCounter:
+    """Counts what mitmproxy's server replay answered and what it let through."""
+
+    def __init__(self) -> None:
+        self.served = 0
+        self.requests = 0
+
+    def response(self, flow: Any) -> None:
+        self.requests += 1
+        self.served += flow.is_replay == "response"
+
+    def error(self, flow: Any) -> None:
+        self.requests += 1
+
+
+async def _browse_context(host: BrowserHost, context: Any, start_url: str, actions: list[dict]) -> list[bytes]:
+    """The env's episode loop on a context we prepared ourselves (for the HAR router)."""
+    tabs = TabSet(context, SettleOptions())
+    executor = ActionExecutor(tabs, 15)
+    page = await tabs.open_first()
+    shots = []
+    try:
+        await page.goto(start_url, wait_until="load", timeout=15000)
+    except Exception:
+        pass
+    await tabs.settle()
+    shots.append(await tabs.screenshot())
+    for action in actions:
+        await executor.run(make_action(action))
+        await tabs.settle()
+        shots.append(await tabs.screenshot())
+    return shots
+
+
+def _identical(reference: list[bytes], shots: list[bytes]) -> str:
+    return f"{sum(a == b for a, b in zip(reference, shots))}/{max(len(reference), len(shots))}"
+
+
+def _shows_desk_results(shot: bytes, desk: bytes) -> bool:
+    return shot == desk
+
+
+async def main(repeats: int) -> dict[str, Any]:
+    work = Path(tempfile.mkdtemp(prefix="weblica-bench-"))
+    rec, rules = work / "rec", work / "rules"
+    out: dict[str, Any] = {}
+    with ShopSite() as site:
+        ports = dict(site.ports)
+        start_url = site.start_url
+        summary = await record(start_url, SEARCH_ACTIONS, rec, runs=2, resolve=site.resolve)
+        out["recorded"] = summary.to_dict()
+        # live page load: straight to the servers
+        rules_flag = ", ".join(f"MAP {spec.split(':')[0]} 127.0.0.1" for spec in site.resolve)
+        from weblica.browser.launcher import BrowserOptions
+        from weblica.env.browser_env import EnvConfig, WebEnv
+        from weblica.env.task import Task
+
+        from weblica.cache.play import EXTRA_CHROMIUM_FLAGS
+
+        # the same browser flags as the replaying env, so only the network differs
+        live_env = WebEnv(EnvConfig(browser=BrowserOptions(extra_args=[f"--host-resolver-rules={rules_flag}",
+                                                                       *EXTRA_CHROMIUM_FLAGS])),
+                          backends={"live-bench": LiveBackend()})
+        live_times = []
+        task = Task(id="live", start_url=start_url, instruction="", source=TaskSource(kind="live-bench"))
+        for i in range(repeats):
+            t = time.perf_counter()
+            await live_env.reset(task, seed=SEED)
+            live_times.append(time.perf_counter() - t)
+        await live_env.close()
+    with Store.open_dir(rec) as store:
+        for ruleset in infer_rules(store).values():
+            save_rules(ruleset, rules)
+        reference_run = store.runs()[0].id
+        export_har(rec, work / "rec.har", keep_secrets=True)
+        _mitm_flows(store, work / "rec.flows")
+    reference = load_screens(screens_dir(rec, reference_run))
+    desk = reference[-1]
+    listeners = [Listener(p) for p in ports.values()]
+    try:
+        # ---- ours
+        backend = CacheBackend([rec], [rules], log_misses=False)
+        env = make_env({"cache": backend})
+        source = TaskSource(kind="cache", recording=str(rec))
+        ours_times = []
+        for i in range(repeats):
+            t = time.perf_counter()
+            await env.reset(Task(id="t", start_url=start_url, instruction="", source=source), seed=SEED)
+            ours_times.append(time.perf_counter() - t)
+        await env.close_episode()
+        before = dict(backend.stats.tiers)
+        result = await play(env, start_url, SEARCH_ACTIONS, SEED, source=source)
+        tiers = {k: v - before.get(k, 0) for k, v in backend.stats.tiers.items()}
+        sofa = await play(env, start_url, SOFA, SEED, source=source)
+        await env.close()
+        await backend.stop()
+        requests = sum(tiers.values())
+        out["ours"] = {"requests": requests, "served": requests - tiers["miss"], "tiers": tiers,
+                       "screens_identical": _identical(reference, result.screenshots),
+                       "wrong_content": int(_shows_desk_results(sofa.screenshots[-1], desk)),
+                       "page_load_s": statistics.median(ours_times),
+                       "outbound_connections": sum(listener.accepted for listener in listeners)}
+
+        # ---- Playwright routeFromHAR (exact URL + method (+ body) matching; unmatched aborted)
+        host = BrowserHost()
+        finished, failed = [0], [0]
+
+        async def har_browse(actions: list[dict]) -> list[bytes]:
+            context = await host.new_context(SEED, None, None, True)
+            await context.route_from_har(str(work / "rec.har"), not_found="abort")
+            context.on("requestfinished", lambda r: finished.__setitem__(0, finished[0] + 1))
+            context.on("requestfailed", lambda r: failed.__setitem__(0, failed[0] + 1))
+            try:
+                return await _browse_context(host, context, start_url, actions)
+            finally:
+                await context.close()
+
+        har_times = []
+        for i in range(repeats):
+            context = await host.new_context(SEED, None, None, True)
+            await context.route_from_har(str(work / "rec.har"), not_found="abort")
+            t = time.perf_counter()
+            await _browse_context(host, context, start_url, [])
+            har_times.append(time.perf_counter() - t)
+            await context.close()
+        finished[0] = failed[0] = 0
+        har_shots = await har_browse(SEARCH_ACTIONS)
+        har_counts = (finished[0], failed[0])
+        har_sofa = await har_browse(SOFA)
+        await host.close()
+        out["playwright_routeFromHAR"] = {
+            "outbound_connections": sum(listener.accepted for listener in listeners) - out["ours"]["outbound_connections"],
+            "requests": sum(har_counts), "served": har_counts[0],
+            "screens_identical": _identical(reference, har_shots),
+            "wrong_content": int(_shows_desk_results(har_sofa[-1], desk)),
+            "page_load_s": statistics.median(har_times)}
+
+        # ---- mitmproxy server replay, default options (unmatched requests are forwarded upstream; each
+        # recorded response is served once). A fresh proxy per browse, so every browse sees all flows.
+        resolve = parse_resolve([s for s in site.resolve])
+        accepted_before = sum(listener.accepted for listener in listeners)
+
+        async def mitm_browse(actions: list[dict] | None) -> tuple[Any, ReplayCounter, float]:
+            counter = ReplayCounter()
+            with ProxyServer([HostMapper(resolve), counter],
+                             options={"server_replay": [str(work / "rec.flows")]}) as proxy:
+                class Via:
+                    async def begin(self, task: Any, episode_id: str, seed: int) -> NetworkConfig:
+                        return NetworkConfig(proxy=proxy.url, ignore_https_errors=True)
+
+                    async def state(self, *a: Any) -> None:
+                        return None
+
+                    async def end(self, *a: Any) -> None:
+                        return None
+
+                env = make_env({"mitm": Via()})
+                msrc = TaskSource(kind="mitm")
+                try:
+                    t = time.perf_counter()
+                    if actions is None:
+                        await env.reset(Task(id="m", start_url=start_url, instruction="", source=msrc), seed=SEED)
+                        return None, counter, time.perf_counter() - t
+                    return await play(env, start_url, actions, SEED, source=msrc), counter, 0.0
+                finally:
+                    await env.close()
+
+        mitm, counter, _ = await mitm_browse(SEARCH_ACTIONS)
+        mitm_outbound = sum(listener.accepted for listener in listeners) - accepted_before
+        mitm_sofa, _, _ = await mitm_browse(SOFA)
+        mitm_times = [(await mitm_browse(None))[2] for _ in range(repeats)]
+        out["mitmproxy_server_replay"] = {
+            "requests": counter.requests, "served": counter.served,
+            "screens_identical": _identical(reference, mitm.screenshots),
+            "wrong_content": int(_shows_desk_results(mitm_sofa.screenshots[-1], desk)),
+            "outbound_connections": mitm_outbound,
+            "page_load_s": statistics.median(mitm_times)}
+    finally:
+        for listener in listeners:
+            listener.close()
+    out["live"] = {"page_load_s": statistics.median(live_times)}
+    for name in ("ours", "playwright_routeFromHAR", "mitmproxy_server_replay"):
+        row = out[name]
+        row["served_pct"] = round(100 * row["served"] / max(row["requests"], 1), 1)
+        row["page_load_vs_live"] = round(row["page_load_s"] / out["live"]["page_load_s"], 2)
+    return out
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    result = asyncio.run(main(parser.parse_args().repeats))
+    print(json.dumps(result, indent=1, default=str))
+    print(f"{'approach':28} {'served':>14} {'wrong':>6} {'screens':>8} {'load s':>7} {'vs live':>8} {'outbound':>9}")
+    for name in ("ours", "playwright_routeFromHAR", "mitmproxy_server_replay"):
+        r = result[name]
+        print(f"{name:28} {r['served']:>5}/{r['requests']:<4} {r['served_pct']:>4}% {r['wrong_content']:>5} "
+              f"{r['screens_identical']:>8} {r['page_load_s']:>7.3f} {r['page_load_vs_live']:>8} "
+              f"{r['outbound_connections']:>9}")
+    print(f"{'live':28} {'':>14} {'':>6} {'':>8} {result['live']['page_load_s']:>7.3f}")

@@ -1,0 +1,123 @@
+"""Rule inference on hand-built recordings: value detectors, volatile vs semantic, beacons, HAR fallbacks."""
+import json
+import time
+
+import pytest
+
+from weblica.cache.exchange import Exchange
+from weblica.cache.infer import detect, infer_rules, mask, summarize
+from weblica.cache.interop import import_har
+from weblica.cache.store import Store
+
+NOW = time.time()
+JSON_CT = [("Content-Type", "application/json")]
+
+
+@pytest.mark.parametrize("value,kind", [
+    (str(int(NOW)), "epoch_s"), (str(int(NOW * 1000)), "epoch_ms"), ("1736935200000", "epoch_ms"),
+    ("0f8c3a1e-9b7d-4c2a-8e1f-3b5d7a9c1e2f", "uuid"), ("9f86d081884c7d659a2f", "hex"), ("2694a39c", "hex"),
+    ("0.8472921365", "random_float"), ("jQuery112404176347046446495_1700000000000", "jsonp_callback"),
+    ("eyJhbGciOiJIUzI1NiJ9x1", "token"),
+])
+def test_detectors_recognize_random_and_time_values(value, kind):
+    assert detect(value, NOW) == kind
+
+
+@pytest.mark.parametrize("value", ["lamp", "desk lamp", "2", "42", "1999", "deadbeef", "home", "asc", "12.5"])
+def test_detectors_leave_ordinary_values_alone(value):
+    assert detect(value, NOW) is None
+
+
+def test_masking_hides_tokens_but_not_content():
+    a = mask('<meta content="3f9a0c1d2e4b5a6f"> Results for lamp, 3 items, id 0f8c3a1e-9b7d-4c2a-8e1f-3b5d7a9c1e2f')
+    b = mask('<meta content="aa01bb02cc03dd04"> Results for lamp, 3 items, id 11111111-2222-4333-8444-555555555555')
+    assert a == b and "lamp" in a and "3 items" in a
+
+
+def _add(store, run, seq, method, url, body, response, headers=JSON_CT, status=200):
+    ex = Exchange(method=method, url=url, request_headers=headers if body else [], status=status, run_id=run, seq=seq,
+                  response_headers=[("Content-Type", "application/json" if response[:1] in "{[" else "text/plain")],
+                  started=NOW, ended=NOW)
+    store.add_exchange(ex, body.encode() if body else None, response.encode())
+
+
+@pytest.fixture
+def two_runs(tmp_path):
+    store = Store.open_dir(tmp_path / "rec", create=True)
+    for run_no, (token, nonce, cid) in enumerate([("aa11bb22cc33dd44", "5e1f2a", "1f0e"), ("ee55ff66aa77bb88", "9c3d4b", "2a1b")]):
+        run = store.new_run("record", seed=run_no)
+        seq = 0
+        for q in ("lamp", "desk"):
+            # semantic: q decides the answer; volatile: token (session) and a JSON nonce
+            _add(store, run, seq, "POST", "https://api.a.test/search",
+                 json.dumps({"q": q, "token": token, "meta": {"nonce": nonce + "0a9"}}),
+                 json.dumps({"results": [f"{q} 1", f"{q} 2"], "requestId": f"{token}{seq}"}))
+            seq += 1
+            _add(store, run, seq, "GET", f"https://cdn.a.test/app.js?_={int(NOW * 1000) + seq + run_no * 7}", "",
+                 "console.log(1)")
+            seq += 1
+            _add(store, run, seq, "GET", f"https://t.tracker.test/collect?cid={cid}{seq}-aaaa-4bbb-8ccc-{token[:12]}",
+                 "", "", status=204)
+            seq += 1
+        store.finish_run(run)
+    yield store
+    store.close()
+
+
+def test_volatile_and_semantic_fields_are_told_apart(two_runs):
+    rulesets = infer_rules(two_runs, NOW)
+    rules = rulesets["a.test"]
+    ignored = {(r.host, r.field) for r in rules.of_kind("ignore")}
+    required = {(r.host, r.field) for r in rules.of_kind("require")}
+    assert ("api.a.test", "json:token") in ignored
+    assert ("api.a.test", "json:meta.nonce") in ignored
+    assert ("cdn.a.test", "query:_") in ignored
+    assert ("api.a.test", "json:q") in required
+    assert not any(field == "json:q" for _, field in ignored)
+    q_rule = next(r for r in rules.of_kind("require") if r.field == "json:q")
+    assert q_rule.evidence["changed_other_response"] >= 2 and q_rule.confidence >= 0.8
+    assert set(q_rule.evidence["values"]) == {"lamp", "desk"}
+
+
+def test_beacons_become_stubs_with_their_recorded_answer(two_runs):
+    rulesets = infer_rules(two_runs, NOW)
+    [stub] = rulesets["tracker.test"].of_kind("stub")
+    assert (stub.method, stub.path, stub.response["status"]) == ("GET", "/collect", 204)
+    assert not rulesets["tracker.test"].of_kind("ignore")  # a stubbed endpoint needs no field rules
+    assert summarize(rulesets)["stub"] == 1
+
+
+def test_har_without_bodies_falls_back_to_status_size_type_and_validators(tmp_path):
+    def entry(page, url, size, etag):
+        return {"pageref": page, "startedDateTime": "2025-01-15T10:00:00.000Z", "time": 5,
+                "request": {"method": "GET", "url": url, "headers": []},
+                "response": {"status": 200, "statusText": "OK", "headers": [{"name": "ETag", "value": etag}],
+                             "content": {"size": size, "mimeType": "text/css"}}}
+    har = {"log": {"pages": [{"id": "p1"}, {"id": "p2"}], "entries": [
+        entry("p1", "https://a.test/s.css?cb=1736935200001", 100, '"v1"'),
+        entry("p2", "https://a.test/s.css?cb=1736935200777", 100, '"v1"'),
+        entry("p1", "https://a.test/list?page=1", 500, '"x1"'),
+        entry("p2", "https://a.test/list?page=2", 800, '"x2"')]}}
+    (tmp_path / "w.har").write_text(json.dumps(har))
+    summary = import_har(tmp_path / "w.har", tmp_path / "rec")
+    assert summary == {"recording": str(tmp_path / "rec"), "runs": 2, "exchanges": 4}
+    with Store.open_dir(tmp_path / "rec") as store:
+        rules = infer_rules(store, NOW)["a.test"]
+    assert {r.field for r in rules.of_kind("ignore")} == {"query:cb"}
+    assert {r.field for r in rules.of_kind("require")} == {"query:page"}
+
+
+def test_replay_misses_teach_inference_about_values_one_run_never_showed(tmp_path):
+    store = Store.open_dir(tmp_path / "rec", create=True)
+    run = store.new_run("record")
+    _add(store, run, 0, "GET", "https://api.a.test/feed?page=1&sig=aa11bb22cc33", "", '{"items": [1, 2]}')
+    store.finish_run(run)
+    [recorded] = store.exchanges()
+    replay = store.new_run("replay", seed=7)
+    store.add_miss(replay, "GET", "https://api.a.test/feed?page=1&sig=ff99ee88dd77", [], None, recorded.id,
+                   {"query:sig": ["ff99ee88dd77", "aa11bb22cc33"]})
+    store.add_miss(replay, "GET", "https://api.a.test/feed?page=2&sig=aa11bb22cc33", [], None, recorded.id,
+                   {"query:page": ["2", "1"]})
+    rules = infer_rules(store, NOW)["a.test"]
+    assert [(r.field, r.kind) for r in rules.rules] == [("query:sig", "ignore")]  # page 2 stays unmatched
+    store.close()

@@ -1,0 +1,157 @@
+"""`weblica eval` (offline on task files, or --live on a benchmark) and `weblica view` (the trajectory viewer)."""
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import click
+
+from weblica.cli import UserError, emit
+
+BENCHMARK_NAMES = ("online-mind2web", "webvoyager", "deepshop", "webtailbench")
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("eval")
+    @click.option("--tasks", "tasks_path", required=True, type=click.Path(exists=True, dir_okay=False),
+                  help="tasks.jsonl, or with --live a benchmark's task file")
+    @click.option("--policy", default="oracle", show_default=True, help="oracle, random, hf:DIR, openai:URL, ...")
+    @click.option("--k", "k", default=1, show_default=True, type=click.IntRange(1, 1000), help="report pass@k")
+    @click.option("--samples", "samples", default=None, type=click.IntRange(1, 1000),
+                  help="episodes per task (default k; never fewer than k)")
+    @click.option("--parallel", default=1, show_default=True, type=click.IntRange(1, 64),
+                  help="browser environments at once")
+    @click.option("--seed", default=0, show_default=True, type=int, help="run seed; episode seeds derive from it")
+    @click.option("--out", default=None, type=click.Path(file_okay=False),
+                  help="run directory for episodes, screenshots and report (default eval-runs/<tasks>)")
+    @click.option("--live", is_flag=True, help="evaluate on the live web with a benchmark's judge")
+    @click.option("--benchmark", type=click.Choice(BENCHMARK_NAMES), default=None, help="with --live")
+    @click.option("--judge", "judge_spec", default=None,
+                  help="with --live: judge model, openai:URL#MODEL (any OpenAI-compatible server)")
+    @click.option("--max-steps", default=None, type=click.IntRange(1, 500), help="with --live: steps per task")
+    @click.option("--block-after", default=2, show_default=True, type=click.IntRange(1, 100),
+                  help="with --live: block a host after this many load failures in a row")
+    @click.option("--judge-prompts", default=None, type=click.Path(exists=True, file_okay=False),
+                  help="with --live: directory of judge prompts (default: the repository's eval/judges)")
+    @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
+    def eval_command(tasks_path: str, policy: str, k: int, samples: int | None, parallel: int, seed: int,
+                     out: str | None, live: bool, benchmark: str | None, judge_spec: str | None,
+                     max_steps: int | None, block_after: int, judge_prompts: str | None, as_json: bool) -> None:
+        """Evaluate a policy: success, pass@k, per skill / category / difficulty; writes report.json/.html."""
+        from weblica.eval.runner import human_summary, summary_of
+
+        out_dir = Path(out) if out else Path("eval-runs") / Path(tasks_path).stem
+        if live:
+            report = _eval_live(tasks_path, benchmark, policy, judge_spec, out_dir, k, samples, parallel, seed,
+                                max_steps, block_after, judge_prompts)
+        else:
+            if benchmark or judge_spec or judge_prompts:
+                raise UserError("--benchmark and --judge belong to live mode: add --live")
+            report = _eval_offline(tasks_path, policy, out_dir, k, samples, parallel, seed, as_json)
+        summary = summary_of(report)
+        emit(summary, as_json, human=human_summary(summary))
+
+    @cli.command("view")
+    @click.argument("run_dir", type=click.Path(file_okay=False))
+    @click.option("--compare", "compare_dir", default=None, type=click.Path(file_okay=False),
+                  help="a second run directory, shown side by side")
+    @click.option("--host", default="127.0.0.1", show_default=True)
+    @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535), help="0 picks a free port")
+    @click.option("--json", "as_json", is_flag=True, help="print the URL as JSON, then serve")
+    def view_command(run_dir: str, compare_dir: str | None, host: str, port: int, as_json: bool) -> None:
+        """Serve a web page to step through a run's episodes (screenshots, click markers, reasoning)."""
+        from werkzeug.serving import make_server
+
+        from weblica.viewer import RunDirError, create_app
+
+        dirs = [Path(run_dir)] + ([Path(compare_dir)] if compare_dir else [])
+        try:
+            app = create_app(dirs)
+        except RunDirError as exc:
+            raise UserError(str(exc)) from None
+        try:
+            server = make_server(host, port, app, threaded=True)
+        except OSError as exc:
+            raise UserError(f"cannot listen on {host}:{port} ({exc.strerror}): pick another --port") from None
+        url = f"http://{host}:{server.server_port}/"
+        emit({"url": url, "runs": [str(d) for d in dirs]}, as_json,
+             human=f"viewer at {url}  (Ctrl+C to stop)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            server.server_close()
+
+
+def _load(tasks_path: str) -> list[Any]:
+    from weblica.env.task import TaskError, load_tasks
+
+    try:
+        tasks = load_tasks(tasks_path)
+    except TaskError as exc:
+        raise UserError(str(exc)) from None
+    if not tasks:
+        raise UserError(f"{tasks_path} holds no tasks")
+    return tasks
+
+
+def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int | None, parallel: int,
+                  seed: int, as_json: bool) -> dict[str, Any]:
+    from weblica.browser.launcher import ChromiumNotFound
+    from weblica.commands.run import policy_factory
+    from weblica.env.sources import UnknownSource, open_backends
+    from weblica.eval.runner import evaluate
+
+    tasks = _load(tasks_path)
+    factory = policy_factory(policy, seed)
+    if policy == "oracle":
+        missing = [t.id for t in tasks if t.oracle is None]
+        if missing:
+            raise UserError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
+                            "use --policy random or a model")
+
+    async def go() -> dict[str, Any]:
+        async with open_backends(tasks) as backends:
+            return await evaluate(tasks, factory, out, k=k, samples=samples, parallel=parallel, seed=seed,
+                                  backends=backends, progress=not as_json,
+                                  meta={"policy": policy, "tasks": tasks_path})
+
+    try:
+        return asyncio.run(go())
+    except (ChromiumNotFound, UnknownSource) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _eval_live(tasks_path: str, benchmark: str | None, policy: str, judge_spec: str | None, out: Path, k: int,
+               samples: int | None, parallel: int, seed: int, max_steps: int | None, block_after: int,
+               judge_prompts: str | None) -> dict[str, Any]:
+    if benchmark is None:
+        raise UserError(f"--live needs --benchmark ({' | '.join(BENCHMARK_NAMES)})")
+    if judge_spec is None:
+        raise UserError("--live needs a judge: --judge openai:http://HOST:PORT/v1#MODEL")
+    if policy == "oracle":
+        raise UserError("benchmark tasks have no oracle actions: use --policy random or a model")
+    from weblica.browser.launcher import ChromiumNotFound
+    from weblica.commands.run import policy_factory
+    from weblica.eval.benchmarks import BenchmarkFormatError, load_benchmark
+    from weblica.eval.judge import JudgeError, make_provider
+    from weblica.eval.live import LiveConfig, OfflineError, run_live
+
+    try:
+        tasks = load_benchmark(benchmark, tasks_path)
+        provider = make_provider(judge_spec)
+    except (BenchmarkFormatError, JudgeError) as exc:
+        raise UserError(str(exc)) from None
+    if max_steps is not None:
+        for task in tasks:
+            task.max_steps = max_steps
+    config = LiveConfig(benchmark=benchmark, k=k, samples=samples, parallel=parallel, seed=seed,
+                        block_after=block_after)
+    try:
+        return asyncio.run(run_live(tasks, policy_factory(policy, seed), provider, out, config,
+                                    meta={"policy": policy, "tasks": tasks_path, "judge": judge_spec},
+                                    judge_prompts=Path(judge_prompts) if judge_prompts else None))
+    except (OfflineError, ChromiumNotFound) as exc:
+        raise UserError(str(exc)) from None
