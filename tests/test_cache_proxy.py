@@ -197,3 +197,13 @@ def test_replay_serve_runs_a_proxy_any_client_can_use(recorded):
         loop.call_soon_threadsafe(task.cancel)
         thread.join(10)
     assert not thread.is_alive()
+
+
+def test_parse_resolve_forms():
+    assert parse_resolve(["www.a.test:443:127.0.0.1"]) == {("www.a.test", 443): ("127.0.0.1", None)}
+    assert parse_resolve(["A.test:80:127.0.0.1:8081"]) == {("a.test", 80): ("127.0.0.1", 8081)}
+    assert parse_resolve(["*:80:[::1]:9000", "b.test:80:[::1]"]) == {("*", 80): ("::1", 9000), ("b.test", 80): ("::1", None)}
+    import pytest
+    for bad in ("a.test:80", "a.test:x:127.0.0.1", "a.test:80:127.0.0.1:http"):
+        with pytest.raises(ValueError, match="--resolve"):
+            parse_resolve([bad])

@@ -11,6 +11,7 @@ import base64
 import itertools
 import json
 import logging
+import re
 import threading
 import time
 from collections import Counter
@@ -45,32 +46,45 @@ def _request_body(request: http.Request) -> bytes:
     return request.get_content(strict=False) or b""
 
 
-def parse_resolve(specs: list[str] | tuple[str, ...]) -> dict[tuple[str, int], str]:
-    """curl-style `HOST:PORT:ADDR` entries (HOST may be `*`) -> {(host, port): addr}."""
-    out: dict[tuple[str, int], str] = {}
+def parse_resolve(specs: list[str] | tuple[str, ...]) -> dict[tuple[str, int], tuple[str, int | None]]:
+    """curl-style `HOST:PORT:ADDR` entries (HOST may be `*`) -> {(host, port): (addr, None)}.
+
+    ADDR may end in `:PORT2` (`127.0.0.1:8081`, `[::1]:8081`) to reach a local server on another port,
+    as curl's --connect-to does; a plain IPv6 address needs brackets then."""
+    out: dict[tuple[str, int], tuple[str, int | None]] = {}
     for spec in specs:
         parts = spec.split(":", 2)
         if len(parts) != 3 or not parts[1].isdigit() or not parts[0] or not parts[2]:
-            raise ValueError(f"--resolve {spec!r}: expected HOST:PORT:ADDR, e.g. www.shop.test:443:127.0.0.1")
-        out[(parts[0].lower(), int(parts[1]))] = parts[2].strip("[]")
+            raise ValueError(f"--resolve {spec!r}: expected HOST:PORT:ADDR[:PORT2], e.g. www.shop.test:443:127.0.0.1")
+        addr, target_port = parts[2], None
+        bracketed = re.match(r"^\[([^\]]+)\](?::(\d+))?$", addr)
+        if bracketed:
+            addr, target_port = bracketed.group(1), int(bracketed.group(2)) if bracketed.group(2) else None
+        elif addr.count(":") == 1:
+            addr, port_text = addr.split(":")
+            if not port_text.isdigit():
+                raise ValueError(f"--resolve {spec!r}: the port after the address must be a number")
+            target_port = int(port_text)
+        out[(parts[0].lower(), int(parts[1]))] = (addr, target_port)
     return out
 
 
 class HostMapper:
     """Connects to ADDR for HOST:PORT, keeping the Host header and TLS server name (curl's --resolve)."""
 
-    def __init__(self, resolve: dict[tuple[str, int], str]):
+    def __init__(self, resolve: dict[tuple[str, int], tuple[str, int | None]]):
         self.resolve = resolve
 
     def server_connect(self, data: ServerConnectionHookData) -> None:
         if not data.server.address:
             return
         host, port = data.server.address[0].lower(), data.server.address[1]
-        addr = self.resolve.get((host, port)) or self.resolve.get(("*", port))
-        if addr:
+        target = self.resolve.get((host, port)) or self.resolve.get(("*", port))
+        if target:
             if data.server.sni is None:
                 data.server.sni = host
-            data.server.address = (addr, port)
+            addr, target_port = target
+            data.server.address = (addr, target_port or port)
 
 
 SAFELISTED_HEADERS = frozenset({"accept", "accept-language", "content-language"})

@@ -1,0 +1,161 @@
+"""`weblica demo`: the offline end-to-end showcase.
+
+Synthesizes a handful of sites across skills and validates them in Chromium, runs the oracle and the
+random policy on their tasks (reports with pass@k, per skill), records one synth site through the
+recording proxy as if it were live, infers replay rules from the two recordings, replays it with the
+network cut, and serves the trajectory viewer over both runs.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from weblica.cli import UserError, emit
+
+DEMO_SKILLS = ("search", "forms", "filter-sort", "checkout")
+
+
+def _stage(console: Any, text: str) -> None:
+    console.print(f"[bold cyan]==>[/] {text}")
+
+
+def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: int, console: Any) -> dict[str, Any]:
+    from weblica.env.task import load_tasks, save_tasks
+    from weblica.synth.generate import synthesize
+
+    started = time.monotonic()
+    summary: dict[str, Any] = {"out": str(out)}
+    # 1. synth: sites across skills, validated (oracle succeeds, no-op / random / wrong answers rejected)
+    _stage(console, f"synthesizing {sites} sites ({', '.join(DEMO_SKILLS[:sites])}) and validating their tasks")
+    results = []
+    for i, skill in enumerate((DEMO_SKILLS * ((sites + len(DEMO_SKILLS) - 1) // len(DEMO_SKILLS)))[:sites]):
+        results += synthesize(skill=skill, n=1, seed=seed + i, out=out / "sites", concurrency=parallel)
+    tasks = []
+    for result in results:
+        kept = load_tasks(result.path / "tasks.jsonl")
+        for task in kept:  # the bundles live under --out, not in a folder the sources search by default
+            task.source.bundle = str(result.path.resolve())
+        tasks += kept[:tasks_per_site]
+        console.print(f"    {result.site_id}: {result.tasks_kept}/{result.tasks_generated} tasks valid")
+    if not tasks:
+        raise UserError("no valid synth task was produced; run `weblica validate` on the sites for details")
+    save_tasks(tasks, out / "tasks.jsonl")
+    summary["synth"] = {"sites": len(results), "tasks_valid": sum(r.tasks_kept for r in results),
+                        "tasks_generated": sum(r.tasks_generated for r in results), "tasks_used": len(tasks)}
+    # 2. rollouts and reports: the oracle (a ceiling that must be 100%) and the random policy (the floor)
+    reports = {}
+    for policy in ("oracle", "random"):
+        _stage(console, f"running the {policy} policy on {len(tasks)} tasks")
+        reports[policy] = asyncio.run(_evaluate(tasks, policy, out / f"run-{policy}", seed, parallel))
+        console.print(f"    success {reports[policy]['success_rate']:.0%}  "
+                      f"terminations {reports[policy]['termination_reasons']}")
+    summary["oracle"], summary["random"] = reports["oracle"], reports["random"]
+    # 3. cache: record one synth site through the proxy as if live, infer rules, replay isolated
+    _stage(console, "recording a synth site through the recording proxy (2 runs), inferring rules, replaying offline")
+    summary["cache"] = asyncio.run(_cache_round_trip(tasks[0], out, seed))
+    console.print(f"    rules: {summary['cache']['rules']}")
+    console.print(f"    replay: tiers {summary['cache']['replay']['tiers']}, "
+                  f"screens identical {summary['cache']['replay']['screens_identical']}, "
+                  f"outbound connections {summary['cache']['replay']['outbound_connections']}")
+    summary["seconds"] = round(time.monotonic() - started, 1)
+    (out / "demo.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    return summary
+
+
+async def _evaluate(tasks: list[Any], policy: str, out: Path, seed: int, parallel: int) -> dict[str, Any]:
+    from weblica.commands.run import policy_factory
+    from weblica.env.sources import open_backends
+    from weblica.eval.runner import evaluate, summary_of
+
+    async with open_backends(tasks) as backends:
+        report = await evaluate(tasks, policy_factory(policy, seed), out, k=1, parallel=parallel, seed=seed,
+                                backends=backends, meta={"policy": policy})
+    return summary_of(report)
+
+
+async def _cache_round_trip(task: Any, out: Path, seed: int) -> dict[str, Any]:
+    """Record the task's oracle browse of its synth site twice, as if the site were live, then replay."""
+    from urllib.parse import urlsplit
+
+    from weblica.cache import replay as cache_replay
+    from weblica.cache.infer import infer_rules, summarize
+    from weblica.cache.record import record
+    from weblica.cache.rules import save_rules
+    from weblica.cache.store import Store
+    from weblica.serve.server import SiteServer
+    from weblica.synth.backend import find_bundle
+
+    recording = out / "recording"
+    rules_dir = out / "cache_rules"
+    host = urlsplit(task.start_url).hostname
+    actions = [a.to_dict() for a in (task.oracle or []) if a.name != "done"]
+    with SiteServer([find_bundle(task)]) as server:
+        summary = await record(task.start_url, actions, recording, runs=2,
+                               resolve=[f"{host}:80:127.0.0.1:{server.port}"], name="demo")
+    store = Store.open_dir(recording)
+    try:
+        rulesets = infer_rules(store)
+    finally:
+        store.close()
+    rules_dir.mkdir(parents=True, exist_ok=True)
+    for ruleset in rulesets.values():
+        save_rules(ruleset, rules_dir)
+    # the site server is gone: replay answers only from the recording
+    check = await cache_replay.check(recording, seed=seed + 100, rules_dirs=[rules_dir])
+    return {"recording": str(recording), "exchanges": summary.exchanges, "rules": summarize(rulesets),
+            "replay": {k: check[k] for k in ("requests", "tiers", "screens_identical", "outbound_connections")}}
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("demo")
+    @click.option("--out", default="demo-out", show_default=True, type=click.Path(file_okay=False))
+    @click.option("--seed", default=0, show_default=True, type=int)
+    @click.option("--sites", default=4, show_default=True, type=click.IntRange(1, 32))
+    @click.option("--tasks-per-site", default=4, show_default=True, type=click.IntRange(1, 100))
+    @click.option("--parallel", default=2, show_default=True, type=click.IntRange(1, 16))
+    @click.option("--serve/--no-serve", default=None,
+                  help="serve the viewer at the end (default: when run from a terminal)")
+    @click.option("--port", default=8765, show_default=True, type=int)
+    @click.option("--json", "as_json", is_flag=True)
+    def demo(out: str, seed: int, sites: int, tasks_per_site: int, parallel: int, serve: bool | None, port: int,
+             as_json: bool) -> None:
+        """Offline end-to-end showcase: synth -> validate -> oracle/random runs -> record/infer/replay -> viewer."""
+        import sys
+
+        from rich.console import Console
+
+        from weblica.browser.launcher import ChromiumNotFound
+
+        console = Console(stderr=True)
+        out_dir = Path(out)
+        try:
+            summary = run_demo(out_dir, seed, sites, tasks_per_site, parallel, console)
+        except ChromiumNotFound as exc:
+            raise UserError(str(exc)) from None
+        viewer_cmd = f"weblica view {out_dir / 'run-oracle'} --compare {out_dir / 'run-random'}"
+        summary["viewer"] = viewer_cmd
+        summary["reports"] = [str(out_dir / f"run-{p}" / "report.html") for p in ("oracle", "random")]
+        emit(summary, as_json, human=(
+            f"\ndemo done in {summary['seconds']} s: {summary['synth']['sites']} sites, "
+            f"{summary['synth']['tasks_valid']} valid tasks; oracle {summary['oracle']['success_rate']:.0%}, "
+            f"random {summary['random']['success_rate']:.0%}; replay tiers {summary['cache']['replay']['tiers']}, "
+            f"outbound connections {summary['cache']['replay']['outbound_connections']}\n"
+            f"reports: {', '.join(summary['reports'])}\nviewer:  {viewer_cmd}"))
+        if serve is None:
+            serve = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
+        if serve:
+            from werkzeug.serving import make_server
+
+            from weblica.viewer.app import create_app
+
+            server = make_server("127.0.0.1", port, create_app([out_dir / "run-oracle", out_dir / "run-random"]))
+            console.print(f"[bold]viewer:[/] http://127.0.0.1:{server.server_port}/  (Ctrl-C to stop)")
+            try:
+                server.serve_forever()
+            except KeyboardInterrupt:
+                pass
