@@ -40,6 +40,19 @@ class UserError(click.ClickException):
     """An error caused by input or setup, shown without a traceback, naming the fix."""
 
 
+def load_task_file(path: str) -> list[Any]:
+    """The tasks of a tasks.jsonl given on the command line; a bad or empty file is a UserError."""
+    from weblica.env.task import TaskError, load_tasks
+
+    try:
+        tasks = load_tasks(path)
+    except TaskError as exc:
+        raise UserError(str(exc)) from None
+    if not tasks:
+        raise UserError(f"{path} holds no tasks")
+    return tasks
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="weblica")
 def cli() -> None:

@@ -149,13 +149,6 @@ def register(cli: click.Group) -> None:
         if serve is None:
             serve = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
         if serve:
-            from werkzeug.serving import make_server
+            from weblica.eval.commands import serve_viewer
 
-            from weblica.viewer.app import create_app
-
-            server = make_server("127.0.0.1", port, create_app([out_dir / "run-oracle", out_dir / "run-random"]))
-            console.print(f"[bold]viewer:[/] http://127.0.0.1:{server.server_port}/  (Ctrl-C to stop)")
-            try:
-                server.serve_forever()
-            except KeyboardInterrupt:
-                pass
+            serve_viewer([out_dir / "run-oracle", out_dir / "run-random"], port=port)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from weblica.cli import UserError, emit
+from weblica.cli import UserError, emit, load_task_file
 
 
 def policy_factory(spec: str, seed: int) -> Any:
@@ -44,17 +44,11 @@ def register(cli: click.Group) -> None:
     def run_command(tasks_path: str, policy: str, out: str, parallel: int, seed: int, repeats: int,
                     ray_address: str | None, ray_workers: int, as_json: bool) -> None:
         """Run a policy on every task; write RUN/episodes.jsonl and screenshots."""
-        from weblica.env.sources import UnknownSource, open_backends
-        from weblica.env.task import TaskError, load_tasks
         from weblica.browser.launcher import ChromiumNotFound
+        from weblica.env.sources import UnknownSource, open_backends
         from weblica.rollout import run_tasks
 
-        try:
-            tasks = load_tasks(tasks_path)
-        except TaskError as exc:
-            raise UserError(str(exc)) from None
-        if not tasks:
-            raise UserError(f"{tasks_path} holds no tasks")
+        tasks = load_task_file(tasks_path)
         factory = policy_factory(policy, seed)
         if policy == "oracle":
             missing = [t.id for t in tasks if t.oracle is None]

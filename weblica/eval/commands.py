@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from weblica.cli import UserError, emit
+from weblica.cli import UserError, emit, load_task_file
 
 BENCHMARK_NAMES = ("online-mind2web", "webvoyager", "deepshop", "webtailbench")
 
@@ -61,40 +61,8 @@ def register(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="print the URL as JSON, then serve")
     def view_command(run_dir: str, compare_dir: str | None, host: str, port: int, as_json: bool) -> None:
         """Serve a web page to step through a run's episodes (screenshots, click markers, reasoning)."""
-        from werkzeug.serving import make_server
-
-        from weblica.viewer import RunDirError, create_app
-
         dirs = [Path(run_dir)] + ([Path(compare_dir)] if compare_dir else [])
-        try:
-            app = create_app(dirs)
-        except RunDirError as exc:
-            raise UserError(str(exc)) from None
-        try:
-            server = make_server(host, port, app, threaded=True)
-        except OSError as exc:
-            raise UserError(f"cannot listen on {host}:{port} ({exc.strerror}): pick another --port") from None
-        url = f"http://{host}:{server.server_port}/"
-        emit({"url": url, "runs": [str(d) for d in dirs]}, as_json,
-             human=f"viewer at {url}  (Ctrl+C to stop)")
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
-
-
-def _load(tasks_path: str) -> list[Any]:
-    from weblica.env.task import TaskError, load_tasks
-
-    try:
-        tasks = load_tasks(tasks_path)
-    except TaskError as exc:
-        raise UserError(str(exc)) from None
-    if not tasks:
-        raise UserError(f"{tasks_path} holds no tasks")
-    return tasks
+        serve_viewer(dirs, host, port, as_json)
 
 
 def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int | None, parallel: int,
@@ -104,7 +72,7 @@ def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int 
     from weblica.env.sources import UnknownSource, open_backends
     from weblica.eval.runner import evaluate
 
-    tasks = _load(tasks_path)
+    tasks = load_task_file(tasks_path)
     factory = policy_factory(policy, seed)
     if policy == "oracle":
         missing = [t.id for t in tasks if t.oracle is None]
@@ -155,3 +123,27 @@ def _eval_live(tasks_path: str, benchmark: str | None, policy: str, judge_spec: 
                                     judge_prompts=Path(judge_prompts) if judge_prompts else None))
     except (OfflineError, ChromiumNotFound) as exc:
         raise UserError(str(exc)) from None
+
+
+def serve_viewer(dirs: list[Path], host: str = "127.0.0.1", port: int = 8765, as_json: bool = False) -> None:
+    """Serve the viewer over run directories until Ctrl-C, printing its URL first."""
+    from werkzeug.serving import make_server
+
+    from weblica.viewer import RunDirError, create_app
+
+    try:
+        app = create_app(dirs)
+    except RunDirError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as exc:
+        raise UserError(f"cannot listen on {host}:{port} ({exc.strerror}): pick another --port") from None
+    url = f"http://{host}:{server.server_port}/"
+    emit({"url": url, "runs": [str(d) for d in dirs]}, as_json, human=f"viewer at {url}  (Ctrl+C to stop)")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
