@@ -72,10 +72,13 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
             await env.close_episode()
             break
         step_input: Any = output.actions if output.actions is not None else output.text
-        obs, reward, terminated, truncated, info = await env.step(step_input)
+        obs, reward, terminated, truncated, info = await env.step(step_input, parse_errors=output.parse_errors)
         traj.steps.append(StepRecord(
             step=info["step"], response=output.text,
-            actions=[a.to_dict() for a in (output.actions or [])] or _parsed_actions(output.text),
+            # a model policy's actions are already in viewport pixels (empty when its response broke the
+            # protocol); only plain text is parsed here
+            actions=[a.to_dict() for a in output.actions] if output.actions is not None
+            else _parsed_actions(output.text),
             feedback=list(obs.feedback), url=obs.url, screenshot_sha256=screens.save(obs), reward=reward,
             parse_errors=list(info["parse_errors"]), tabs=_tabs(obs), active_tab=obs.active_tab,
             prompt_token_ids=output.prompt_token_ids,

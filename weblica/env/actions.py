@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 VIEWPORT_WIDTH = 1280
 VIEWPORT_HEIGHT = 720
@@ -244,11 +244,13 @@ def _strip_code_fence(text: str) -> str:
     return fence.group(1) if fence else text
 
 
-def parse_tool_calls(text: str) -> ParsedCalls:
+def parse_tool_calls(text: str, transform: Callable[[Any], Any] | None = None) -> ParsedCalls:
     """Parse model output into actions.
 
     Accepts one or more ``<tool_call>{json}</tool_call>`` blocks (Qwen/Hermes) or a bare JSON list or
-    object of calls (optionally in a code fence). Never raises: problems are returned as error texts.
+    object of calls (optionally in a code fence). `transform` maps each raw call before validation (a
+    policy converts its model's coordinate convention to viewport pixels there). Never raises: problems
+    are returned as error texts.
     """
     if not isinstance(text, str):
         return ParsedCalls([], [f"model output must be text, got {type(text).__name__}"], False)
@@ -282,7 +284,7 @@ def parse_tool_calls(text: str) -> ParsedCalls:
         if isinstance(call, dict) and "function" in call and isinstance(call["function"], dict):
             call = call["function"]  # OpenAI tool_calls entries
         try:
-            actions.append(make_action(call))
+            actions.append(make_action(transform(call) if transform is not None else call))
         except ActionError as exc:
             errors.append(f"tool call {i + 1}: {exc}")
     if not raw_calls and not errors:

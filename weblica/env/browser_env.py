@@ -114,15 +114,16 @@ class WebEnv:
         return Observation(screenshot=screenshot, url=self._tabs.page.url, tabs=tabs,
                            active_tab=self._tabs.active, feedback=feedback, step=self._step)
 
-    async def step(self, actions: str | Action | dict | list[Action | dict]
+    async def step(self, actions: str | Action | dict | list[Action | dict], parse_errors: list[str] | None = None
                    ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        """Run one agent turn. `actions` is model text (parsed here), one action, or a list.
+        """Run one agent turn. `actions` is model text (parsed here), one action, or a list; a policy
+        that parsed the text itself passes its `parse_errors` along (they count for the format gate).
         Never raises for bad input or page errors: they become feedback; environment failures end the
         episode with their termination reason."""
         if self.task is None or self._finished:
             raise EnvStateError("call reset(task) before step(); the last episode has ended")
         self._step += 1
-        parsed, parse_errors = self._coerce(actions)
+        parsed, parse_errors = self._coerce(actions, parse_errors)
         info: dict[str, Any] = {"episode_id": self.episode_id, "step": self._step, "parse_errors": parse_errors,
                                 "termination_reason": None, "answer": None, "check_results": [],
                                 "env_failure": False}
@@ -157,12 +158,13 @@ class WebEnv:
             await self._end_episode()
         return obs, reward, terminated, truncated, info
 
-    def _coerce(self, actions: Any) -> tuple[list[Action], list[str]]:
+    def _coerce(self, actions: Any, parse_errors: list[str] | None = None) -> tuple[list[Action], list[str]]:
         if isinstance(actions, str):
             parsed = parse_tool_calls(actions)
             return parsed.actions, parsed.errors
         items = actions if isinstance(actions, list) else [actions]
-        out, errors = [], []
+        out: list[Action] = []
+        errors = list(parse_errors or [])
         for i, item in enumerate(items):
             if isinstance(item, Action):
                 out.append(item)
@@ -171,7 +173,7 @@ class WebEnv:
                 out.append(make_action(item))
             except ActionError as exc:
                 errors.append(f"tool call {i + 1}: {exc}")
-        if not items:
+        if not items and not errors:
             errors.append("the tool call list is empty")
         return out, errors
 

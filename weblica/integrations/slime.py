@@ -141,7 +141,11 @@ async def generate(args: Any, sample: Any, sampling_params: dict[str, Any]) -> l
                                      repeat=int(sample.index or 0))
         finally:
             await env.close()
-    reward = -1.0 if traj.termination_reason == "format_error" else float(traj.reward)
+    from weblica.policy.reward import compute_reward
+
+    result = await compute_reward(traj, task)
+    result.apply(traj)
+    reward = result.reward
     status = (Sample.Status.ABORTED if traj.removed else
               Sample.Status.TRUNCATED if traj.termination_reason in ("max_steps", "format_error")
               else Sample.Status.COMPLETED)

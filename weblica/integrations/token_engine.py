@@ -12,7 +12,7 @@ import io
 from typing import Any, Awaitable, Callable, Sequence
 
 from weblica.policy.backends.base import Generation, SamplingOptions
-from weblica.policy.backends.hf import EncodedPrompt, encode_qwen_prompt
+from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt
 from weblica.policy.context import Message
 from weblica.policy.coords import CoordinateFrame
 
@@ -29,11 +29,13 @@ class TokenEngineBackend:
         self.frame = frame
         self.sampling = sampling or SamplingOptions()
         self.name = name
+        self.assistant_prefix = detect_assistant_prefix(tokenizer)
 
     async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
-        prompt = encode_qwen_prompt(messages, self.tokenizer, self.image_processor)
+        prompt = encode_qwen_prompt(messages, self.tokenizer, self.image_processor,
+                                    assistant_prefix=self.assistant_prefix)
         token_ids, logprobs, finish = await self.engine(prompt, self.sampling, seed)
-        text = self.tokenizer.decode(token_ids, skip_special_tokens=False)
+        text = self.assistant_prefix + self.tokenizer.decode(token_ids, skip_special_tokens=False)
         for stop in ("<|im_end|>", "<|endoftext|>"):
             text = text.removesuffix(stop)
         return Generation(text, list(prompt.input_ids), list(token_ids), list(logprobs), finish,

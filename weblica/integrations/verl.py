@@ -150,8 +150,8 @@ class WeblicaAgentLoop(AgentLoopBase):
                 obs, step_reward, terminated, truncated, info = await env.step(check.actions if check.ok else text)
                 messages.append(Message("assistant", [Part("text", text)], ids))
                 if terminated or truncated:
-                    reward = -1.0 if info["termination_reason"] == "format_error" else step_reward
                     termination = info["termination_reason"]
+                    reward = -1.0 if termination == "format_error" else step_reward  # the shared format gate
                     break
                 images.append(obs.screenshot)
                 messages.append(Message("user", [Part("text", observation_text(

@@ -20,6 +20,7 @@ class PolicyOutput:
     prompt_token_ids: list[int] | None = None
     token_ids: list[int] | None = None
     logprobs: list[float] | None = None
+    parse_errors: list[str] | None = None  # why a model's response broke the protocol; shown as feedback
 
 
 @runtime_checkable

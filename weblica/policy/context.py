@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Literal, Mapping, Sequence
 
-from weblica.env.actions import TOOLS, Action, ActionError, ParsedCalls, make_action
+from weblica.env.actions import TOOLS, Action, parse_tool_calls
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
 from weblica.env.task import Task
@@ -164,42 +163,6 @@ class FormatCheck:
     actions: list[Action] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
-    def parsed(self) -> ParsedCalls:
-        return ParsedCalls(self.actions, self.errors, bool(self.actions or self.errors))
-
-
-_TOOL_CALL_RE = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
-_FENCE_RE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
-
-
-def extract_raw_calls(text: str) -> tuple[list[Any], list[str]]:
-    """The JSON values of the tool calls after `</think>` (blocks or a bare list), before validation.
-
-    Mirrors `weblica.env.actions.parse_tool_calls` up to the point where it validates; the policy needs
-    the raw calls in between to map model coordinates to viewport pixels.
-    """
-    if "</think>" in text:
-        text = text.rsplit("</think>", 1)[1]
-    raw: list[Any] = []
-    errors: list[str] = []
-    blocks = _TOOL_CALL_RE.findall(text)
-    if not blocks:
-        candidate = _unfence(text)
-        start = min((i for i in (candidate.find("["), candidate.find("{")) if i >= 0), default=-1)
-        if start < 0:
-            return [], ['no tool call found; answer with <tool_call>{"name": ..., "arguments": {...}}</tool_call>']
-        blocks = [candidate[start:]]
-    for i, block in enumerate(blocks):
-        try:
-            value, _ = json.JSONDecoder().raw_decode(_unfence(block))
-        except json.JSONDecodeError as exc:
-            errors.append(f"tool call {i + 1} is not valid JSON ({exc.msg} at char {exc.pos})")
-            continue
-        raw.extend(value if isinstance(value, list) else [value])
-    if not raw and not errors:
-        errors.append("the tool call list is empty")
-    return raw, errors
-
 
 def check_response(text: str, frame: CoordinateFrame) -> FormatCheck:
     """Parse a response into viewport-pixel actions and check the protocol. Never raises."""
@@ -209,21 +172,9 @@ def check_response(text: str, frame: CoordinateFrame) -> FormatCheck:
     if "</think>" not in text:
         errors.append("the response has no </think>; reason inside <think>...</think> before the tool calls")
     thought = text.rsplit("</think>", 1)[0].replace("<think>", "").strip() if "</think>" in text else ""
-    raw, raw_errors = extract_raw_calls(text)
-    errors.extend(raw_errors)
-    actions: list[Action] = []
-    for i, call in enumerate(raw):
-        try:
-            actions.append(make_action(frame.convert_call(call)))
-        except ActionError as exc:
-            errors.append(f"tool call {i + 1}: {exc}")
-    return FormatCheck(not errors and bool(actions), thought, actions, errors)
-
-
-def _unfence(text: str) -> str:
-    text = text.strip()
-    match = _FENCE_RE.match(text)
-    return match.group(1) if match else text
+    parsed = parse_tool_calls(text, transform=frame.convert_call)
+    errors.extend(parsed.errors)
+    return FormatCheck(not errors and bool(parsed.actions), thought, parsed.actions, errors)
 
 
 # ---- renderings ------------------------------------------------------------------------------------
@@ -234,13 +185,19 @@ VISION_START, VISION_END, IMAGE_PAD = "<|vision_start|>", "<|vision_end|>", "<|i
 Segment = tuple[Literal["text"], str] | tuple[Literal["image"], int] | tuple[Literal["tokens"], list[int]]
 
 
-def qwen_segments(messages: Sequence[Message], add_generation_prompt: bool = True) -> Iterator[Segment]:
+def qwen_segments(messages: Sequence[Message], add_generation_prompt: bool = True,
+                  assistant_prefix: str = "") -> Iterator[Segment]:
     """The Qwen chat template as a stream of segments: template text, image slots (numbered in order of
-    appearance) and the verbatim token ids of sampled assistant turns."""
+    appearance) and the verbatim token ids of sampled assistant turns.
+
+    `assistant_prefix` is what the checkpoint's template puts after the assistant header (Qwen3-VL
+    Thinking: `<think>\\n`). It is part of the prompt, so it precedes sampled ids; an assistant turn given as
+    text already starts with it (the policy's text is prefix + sampled text).
+    """
     image_index = 0
     for message in messages:
         if message.role == "assistant" and message.token_ids is not None:
-            yield ("text", f"{IM_START}assistant\n")
+            yield ("text", f"{IM_START}assistant\n{assistant_prefix}")
             yield ("tokens", list(message.token_ids))  # sampled ids, ending in <|im_end|> when the model stopped
             yield ("text", "\n")
             continue
@@ -253,7 +210,7 @@ def qwen_segments(messages: Sequence[Message], add_generation_prompt: bool = Tru
                 yield ("text", part.text)
         yield ("text", f"{IM_END}\n")
     if add_generation_prompt:
-        yield ("text", f"{IM_START}assistant\n")
+        yield ("text", f"{IM_START}assistant\n{assistant_prefix}")
 
 
 def render_qwen(messages: Sequence[Message], image_tokens: Sequence[int], add_generation_prompt: bool = True,

@@ -15,7 +15,7 @@ Options (keyword arguments, or `;key=value` pairs after the spec on a command li
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from weblica.policy.backends.base import SamplingOptions
 from weblica.policy.coords import CoordinateFrame
@@ -94,3 +94,19 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
     if opts:
         raise PolicySpecError(f"unknown option(s) for {kind}: {', '.join(sorted(opts))}")
     return ModelPolicy(backend, keep_images=keep_images, seed=seed)
+
+
+def make_policy_factory(spec: str, seed: int = 0, **options: Any) -> Callable[[], Any]:
+    """A zero-argument factory of fresh per-episode policies. Model weights, tokenizers and HTTP clients
+    are loaded once and shared; only the per-episode state (earlier screenshots) is per policy."""
+    kind, _, _ = parse_spec(spec)
+    if kind == "oracle":
+        from weblica.policy.oracle import OraclePolicy
+
+        return OraclePolicy
+    if kind == "random":
+        from weblica.policy.random_policy import RandomPolicy
+
+        return lambda: RandomPolicy(seed=seed)
+    prototype = make_policy(spec, seed, **options)
+    return prototype.spawn

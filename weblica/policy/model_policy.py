@@ -20,7 +20,6 @@ class ModelOutput(PolicyOutput):
     coordinates are in the model's frame); `parse_errors` says what was wrong, for feedback and the
     format gate."""
 
-    parse_errors: list[str] = field(default_factory=list)
     format_ok: bool = True
     finish_reason: str = "stop"
 
@@ -39,31 +38,45 @@ class ModelPolicy:
     def __init__(self, backend: Backend, keep_images: int = 1, frame: CoordinateFrame | None = None,
                  seed: int = 0) -> None:
         self.backend = backend
-        self.name = backend.name
-        self.frame = frame or backend.frame
-        self.context = ContextBuilder(self.frame, keep_images)
+        self.keep_images = keep_images
         self.seed = seed
+        self._frame = frame
         self._screens: dict[int, bytes] = {}
+        ContextBuilder(self.frame, keep_images)  # validate keep_images now, not at the first turn
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    @property
+    def frame(self) -> CoordinateFrame:
+        """The override if one was given, else the backend's (a server's model may only be known after
+        its first request, so this is read each turn)."""
+        return self._frame or self.backend.frame
+
+    @property
+    def context(self) -> ContextBuilder:
+        return ContextBuilder(self.frame, self.keep_images)
 
     def spawn(self) -> "ModelPolicy":
-        return ModelPolicy(self.backend, self.context.keep_images, self.frame, self.seed)
+        return ModelPolicy(self.backend, self.keep_images, self._frame, self.seed)
 
     def reset(self, task: Task, seed: int) -> None:
         self.seed = seed
         self._screens.clear()
 
     async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
+        prepare = getattr(self.backend, "prepare", None)
+        if prepare is not None:
+            await prepare()
         turn = len(history)
-        if turn == 0:
-            self._screens.clear()
-        # drop screenshots from turns this history does not have (a new episode without reset)
-        self._screens = {t: s for t, s in self._screens.items() if t < turn}
+        # keep the screenshots still in the window; drop later turns too (a new episode without reset)
+        self._screens = {t: s for t, s in self._screens.items() if turn - self.keep_images < t < turn}
         self._screens[turn] = obs.screenshot
-        keep = self.context.keep_images
-        self._screens = {t: s for t, s in self._screens.items() if t > turn - keep}
-        messages = self.context.build(task, history, obs, self._screens)
+        frame = self.frame
+        messages = ContextBuilder(frame, self.keep_images).build(task, history, obs, self._screens)
         generation = await self.backend.generate(messages, turn_seed(self.seed, task.id, turn))
-        check = check_response(generation.text, self.frame)
+        check = check_response(generation.text, frame)
         return ModelOutput(text=generation.text, actions=check.actions if check.ok else [],
                            prompt_token_ids=generation.prompt_token_ids, token_ids=generation.token_ids,
                            logprobs=generation.logprobs, parse_errors=check.errors, format_ok=check.ok,

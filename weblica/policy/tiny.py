@@ -68,7 +68,9 @@ def train_tokenizer(seed: int = 0, vocab_size: int = 2048) -> Any:
     from transformers import PreTrainedTokenizerFast
 
     tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    # No regex word split: merges may span spaces and punctuation, so the system prompt and tool-call
+    # JSON become a few long tokens. Prompts shrink ~8x, which is what makes CPU SFT take seconds.
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     tokenizer.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
@@ -105,10 +107,13 @@ def tiny_config(tokenizer: Any) -> Any:
 # then `done`, so one end-to-end step exercises parsing, coordinate conversion, several calls per turn
 # and termination. (A constant answer is learnt in a few dozen CPU steps; a context-dependent one is not.)
 WARM_START_RESPONSE = (
-    '<think>Click the middle of the page, then finish.</think>\n'
+    '<think>Click, then finish.</think>\n'
     '<tool_call>{"name": "click", "arguments": {"x": 500, "y": 500}}</tool_call>\n'
     '<tool_call>{"name": "done", "arguments": {"answer": "ok"}}</tool_call>'
 )
+
+
+WARM_START_STEPS = 160  # enough for the answer to survive sampling at temperature 1 (final loss ~1e-3)
 
 
 def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: int = 0) -> Path:
@@ -128,7 +133,14 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: in
     model = Qwen3VLForConditionalGeneration(config)
     image_processor = Qwen2VLImageProcessor(**TINY_IMAGE_PROCESSOR)
     if warm_start_steps > 0:
-        _warm_start(model, tokenizer, image_processor, warm_start_steps, seed)
+        # matrices this small gain nothing from threads, and on a shared CPU threads spin: one thread is
+        # several times faster in wall and CPU time
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            _warm_start(model, tokenizer, image_processor, warm_start_steps, seed)
+        finally:
+            torch.set_num_threads(threads)
     model.eval()
     model.generation_config = GenerationConfig(eos_token_id=config.eos_token_id, pad_token_id=config.pad_token_id)
     model.save_pretrained(out, safe_serialization=True)
@@ -162,7 +174,7 @@ def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> lis
         task = Task(id=f"warm{i}", start_url=url, instruction=f"Find the {rng.choice(['price', 'date', 'name'])}.")
         obs = Observation(buffer.getvalue(), url, [Tab(0, url, "Site")], 0, [], 0)
         history = []
-        if i % 2:
+        if i % 2:  # a second turn, after one step
             obs.feedback = ["Success: 'click' at (640, 360) hit <button> \"Go\"."]
             history = [StepRecord(0, WARM_START_RESPONSE, [], obs.feedback, url, "0" * 64)]
         prompt = encode_qwen_prompt(builder.build(task, history, obs), tokenizer, image_processor)
@@ -171,11 +183,13 @@ def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> lis
     return examples
 
 
-def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, seed: int) -> None:
+def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, seed: int) -> list[float]:
+    """Plain SFT on the response tokens of real prompts; returns the loss of each step."""
     import torch
 
     examples = _warm_start_examples(tokenizer, image_processor, seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
+    losses = []
     model.train()
     for step in range(steps):
         example = examples[step % len(examples)]
@@ -188,4 +202,6 @@ def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, se
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        if step % 10 == 0 or step == steps - 1: print(step, float(loss))
+        losses.append(float(loss.detach()))
+    return losses
+

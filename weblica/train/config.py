@@ -70,7 +70,8 @@ class GRPOConfig(ModelOptions):
     max_new_tokens: int = _f(256, "tokens per response")
     max_steps: int = _f(0, "episode horizon (0: each task's own max_steps)")
     horizon_schedule: list[list[int]] = _f([], "curriculum [[from_iteration, max_steps], ...], e.g. [[0, 15], [90, 30]]")
-    format_penalty: float = _f(-1.0, "reward of an episode ended by repeated format errors")
+    judge: str | None = _f(None, "judge spec (openai:URL[#MODEL] | anthropic:MODEL) for tasks without checks; "
+                                 "without one such tasks are removed, not scored 0")
     parallel: int = _f(2, "parallel environments during rollouts")
     rollout_backend: str = _f("hf", "hf (the training model) | vllm (GPU; weights synced each iteration)")
     save_every: int = _f(1, "iterations between checkpoints")

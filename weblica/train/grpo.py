@@ -21,7 +21,7 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task, load_tasks
 from weblica.policy.backends.base import Generation, SamplingOptions
-from weblica.policy.backends.hf import HFBackend, _frame_for, encode_qwen_prompt
+from weblica.policy.backends.hf import HFBackend, _frame_for, detect_assistant_prefix, encode_qwen_prompt
 from weblica.policy.context import Message
 from weblica.policy.model_policy import ModelPolicy
 from weblica.train.algorithms import clipped_policy_loss, group_advantages, is_informative
@@ -49,6 +49,7 @@ class TrainingModelBackend(HFBackend):
         self.image_processor = trainable.image_processor
         self.model = trainable.model
         self.frame = _frame_for(trainable.model.config, trainable.image_processor)
+        self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
         stops = (self.tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>"))
         self.stop_ids = {i for i in stops if i is not None and i != self.tokenizer.unk_token_id}
         self._lock = threading.Lock()
@@ -88,12 +89,6 @@ def horizon_for(config: GRPOConfig, iteration: int) -> int:
     return horizon
 
 
-def episode_reward(traj: Trajectory, config: GRPOConfig) -> float:
-    if traj.termination_reason == "format_error":
-        return config.format_penalty
-    return float(traj.reward)
-
-
 @dataclass
 class Batch:
     samples: list[TurnSample]
@@ -111,6 +106,12 @@ class GRPOTrainer:
         self.tasks = load_tasks(config.tasks)
         if not self.tasks:
             raise ValueError(f"{config.tasks} holds no tasks")
+        self.tasks_by_id = {t.id: t for t in self.tasks}
+        self.judge = None
+        if config.judge:
+            from weblica.policy.judge import make_judge
+
+            self.judge = make_judge(config.judge)
         seed_everything(config.seed)
         self.resume_from = latest_checkpoint(self.out)
         base = base_checkpoint(config, self.out)
@@ -168,7 +169,9 @@ class GRPOTrainer:
             if horizon:
                 picked = [replace(t, max_steps=horizon) for t in picked]
             run_seed = derive_seed(cfg.seed, iteration, rounds, "rollout")
-            trajs, sinks = self._rollout(picked, run_seed, self.out / "rollouts" / f"iter-{iteration:04d}-r{rounds}")
+            run_dir = self.out / "rollouts" / f"iter-{iteration:04d}-r{rounds}"
+            trajs, sinks = self._rollout(picked, run_seed, run_dir)
+            asyncio.run(self._score(trajs, run_dir))
             all_trajs.extend(trajs)
             rounds += 1
             by_task: dict[str, list[Trajectory]] = defaultdict(list)
@@ -177,7 +180,7 @@ class GRPOTrainer:
                     by_task[traj.task_id].append(traj)
             for task in picked:
                 group = by_task.get(task.id, [])
-                rewards = [episode_reward(t, cfg) for t in group]
+                rewards = [t.reward for t in group]
                 if cfg.dynamic_sampling and not is_informative(rewards, cfg.estimator):
                     zero_var += 1
                     continue
@@ -191,12 +194,23 @@ class GRPOTrainer:
                 break
         return Batch(samples, all_trajs, groups, zero_var, rounds)
 
+    async def _score(self, trajs: list[Trajectory], run_dir: Path) -> None:
+        """Rewards by the shared rules (checks, judge, format gate); env failures and judge errors remove."""
+        from weblica.policy.reward import compute_reward, load_screenshots
+
+        for traj in trajs:
+            task = self.tasks_by_id[traj.task_id]
+            screenshots = load_screenshots(traj, run_dir / "screens") if self.judge is not None else ()
+            result = await compute_reward(traj, task, judge=self.judge, screenshots=screenshots)
+            result.apply(traj)
+
     def _turn_samples(self, traj: Trajectory, turns: list[list[Message]], advantage: float) -> list[TurnSample]:
         out = []
         for record, messages in zip(traj.steps, turns):
             if not record.token_ids:
                 continue
-            prompt = encode_qwen_prompt(messages, self.trainable.tokenizer, self.trainable.image_processor)
+            prompt = encode_qwen_prompt(messages, self.trainable.tokenizer, self.trainable.image_processor,
+                                        assistant_prefix=getattr(self.backend, "assistant_prefix", ""))
             if prompt.input_ids != record.prompt_token_ids:
                 raise RuntimeError("rebuilt prompt differs from the one sampled from; training would be off-policy")
             out.append(TurnSample(prompt, list(record.token_ids), list(record.logprobs or []), advantage,
@@ -289,7 +303,7 @@ class GRPOTrainer:
         removal = Counter(t.termination_reason for t in trajs if t.removed)
         lengths = [len(s.response_ids) for s in batch.samples]
         return {
-            "reward": round(statistics.fmean([episode_reward(t, self.config) for t in valid]), 6) if valid else 0.0,
+            "reward": round(statistics.fmean([t.reward for t in valid]), 6) if valid else 0.0,
             "success": round(sum(t.success for t in valid) / len(valid), 6) if valid else 0.0,
             "episodes": len(trajs), "groups": batch.groups, "zero_variance_groups": batch.zero_variance_groups,
             "refill_rounds": batch.rounds - 1, "samples": len(batch.samples), "removed": dict(sorted(removal.items())),

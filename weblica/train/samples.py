@@ -12,7 +12,7 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.observation import Observation, Tab
 from weblica.env.task import Task
-from weblica.policy.backends.hf import EncodedPrompt, encode_qwen_prompt
+from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt
 from weblica.policy.context import IM_END, ContextBuilder, Message
 
 
@@ -56,8 +56,13 @@ def turn_messages(task: Task, traj: Trajectory, screens_dir: Path, builder: Cont
     return out
 
 
-def response_ids(text: str, tokenizer: Any) -> list[int]:
-    """Token ids a teacher's text response would have had, closed by <|im_end|>."""
+def response_ids(text: str, tokenizer: Any, assistant_prefix: str = "") -> list[int]:
+    """Token ids a teacher's text response would have had, closed by <|im_end|>. A prefix the template
+    already puts in the prompt (`<think>\n`) is not part of the response."""
+    for prefix in (assistant_prefix, assistant_prefix.strip()):
+        if prefix and text.startswith(prefix):
+            text = text[len(prefix):].lstrip("\n")
+            break
     ids = tokenizer(text, add_special_tokens=False)["input_ids"]
     return ids + [tokenizer.convert_tokens_to_ids(IM_END)]
 
@@ -68,14 +73,15 @@ def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: Conte
     from weblica.rollout import load_trajectories
 
     samples = []
+    prefix = detect_assistant_prefix(tokenizer)
     for run_dir in run_dirs:
         for traj in load_trajectories(run_dir):
             if traj.removed or (only_successful and not traj.success) or traj.task_id not in tasks:
                 continue
             task = tasks[traj.task_id]
             for messages, record in zip(turn_messages(task, traj, Path(run_dir) / "screens", builder), traj.steps):
-                ids = list(record.token_ids) if record.token_ids else response_ids(record.response, tokenizer)
-                prompt = encode_qwen_prompt(messages, tokenizer, image_processor)
+                ids = list(record.token_ids) if record.token_ids else response_ids(record.response, tokenizer, prefix)
+                prompt = encode_qwen_prompt(messages, tokenizer, image_processor, assistant_prefix=prefix)
                 samples.append(TurnSample(prompt, ids, task_id=traj.task_id, episode_id=traj.episode_id))
     return samples
 

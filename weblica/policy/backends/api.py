@@ -61,6 +61,9 @@ class OpenAIBackend:
             return self._frame
         return frame_for_model_name(self.model or "")
 
+    async def prepare(self) -> None:
+        await self.resolve_model()
+
     async def resolve_model(self) -> str:
         if self.model is None:
             try:

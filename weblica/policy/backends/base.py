@@ -36,6 +36,9 @@ class SamplingOptions:
 
 
 class Backend(Protocol):
+    """Optionally also `async def prepare(self) -> None`, awaited before each turn (idempotent), for
+    backends that learn what they serve — and so their coordinate frame — from the server."""
+
     name: str
     frame: CoordinateFrame  # the coordinate convention this model answers in
 

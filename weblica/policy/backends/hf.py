@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from weblica.policy.backends.base import BackendError, Generation, SamplingOptions
-from weblica.policy.context import IMAGE_PAD, IM_END, VISION_END, VISION_START, Message, qwen_segments
+from weblica.policy.context import IM_END, IM_START, IMAGE_PAD, VISION_END, VISION_START, Message, qwen_segments
 from weblica.policy.coords import CoordinateFrame, frame_for_model_type
 
 STOP_TOKENS = (IM_END, "<|endoftext|>")
@@ -45,11 +45,27 @@ def image_token_count(grid_thw: Sequence[int], merge_size: int) -> int:
     return t * h * w // (merge_size ** 2)
 
 
+def detect_assistant_prefix(tokenizer: Any) -> str:
+    """What the checkpoint's chat template writes after `<|im_start|>assistant\\n` in a generation prompt:
+    `<think>\\n` for Qwen3-VL Thinking checkpoints, nothing for Instruct ones and templates without it."""
+    if not getattr(tokenizer, "chat_template", None):
+        return ""
+    try:
+        text = tokenizer.apply_chat_template([{"role": "user", "content": "x"}], tokenize=False,
+                                             add_generation_prompt=True)
+    except Exception:  # a template that wants other message shapes: assume no prefix
+        return ""
+    header = f"{IM_START}assistant\n"
+    return text.rsplit(header, 1)[1] if header in text else ""
+
+
 def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_processor: Any | None,
-                       expand_images: bool = True, add_generation_prompt: bool = True) -> EncodedPrompt:
+                       expand_images: bool = True, add_generation_prompt: bool = True,
+                       assistant_prefix: str = "") -> EncodedPrompt:
     """Token ids of the Qwen chat template over `messages`, with sampled assistant ids spliced verbatim.
 
-    `expand_images=False` leaves one `<|image_pad|>` per image (engines such as vLLM expand it).
+    `expand_images=False` leaves one `<|image_pad|>` per image (engines such as vLLM expand it);
+    `assistant_prefix` as in `qwen_segments` (a backend's `assistant_prefix`).
     """
     from PIL import Image
 
@@ -64,7 +80,7 @@ def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_proces
     ids_of = tokenizer.convert_tokens_to_ids
     vs, ve, pad, im_end = ids_of(VISION_START), ids_of(VISION_END), ids_of(IMAGE_PAD), ids_of(IM_END)
     ids: list[int] = []
-    for kind, value in qwen_segments(messages, add_generation_prompt):
+    for kind, value in qwen_segments(messages, add_generation_prompt, assistant_prefix):
         if kind == "text":
             ids.extend(tokenizer(value, add_special_tokens=False)["input_ids"])
         elif kind == "image":
@@ -99,12 +115,15 @@ class HFBackend:
         self.image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
         self.model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype).to(self.device).eval()
         self.frame = frame or _frame_for(config, self.image_processor)
+        # Thinking checkpoints open the reasoning in the prompt; the returned text puts it back in front
+        self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
         self.stop_ids = {i for i in (self.tokenizer.convert_tokens_to_ids(t) for t in STOP_TOKENS)
                          if i is not None and i != self.tokenizer.unk_token_id}
         self._lock = threading.Lock()
 
     def encode(self, messages: Sequence[Message]) -> EncodedPrompt:
-        return encode_qwen_prompt(messages, self.tokenizer, self.image_processor)
+        return encode_qwen_prompt(messages, self.tokenizer, self.image_processor,
+                                  assistant_prefix=getattr(self, "assistant_prefix", ""))
 
     async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
         prompt = self.encode(messages)
@@ -145,6 +164,7 @@ class HFBackend:
         text = self.tokenizer.decode(token_ids, skip_special_tokens=False)
         for stop in STOP_TOKENS:
             text = text.removesuffix(stop)
+        text = getattr(self, "assistant_prefix", "") + text
         return Generation(text, list(prompt.input_ids), token_ids, logprobs, finish,
                           {"prompt_tokens": len(prompt.input_ids), "completion_tokens": len(token_ids)})
 

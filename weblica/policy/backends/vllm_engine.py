@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from weblica.policy.backends.base import BackendError, Generation, SamplingOptions
-from weblica.policy.backends.hf import STOP_TOKENS, encode_qwen_prompt, load_image_processor
+from weblica.policy.backends.hf import STOP_TOKENS, detect_assistant_prefix, encode_qwen_prompt, load_image_processor
 from weblica.policy.context import Message
 from weblica.policy.coords import CoordinateFrame, frame_for_model_type
 
@@ -33,14 +33,23 @@ class VLLMBackend:
         self.frame = frame or frame_for_model_type(getattr(config, "model_type", None))
         self.tokenizer = AutoTokenizer.from_pretrained(path)
         self.image_processor = load_image_processor(path)
-        # processed log-probs: those of the distribution actually sampled from (after temperature)
+        self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
+        # processed log-probs: those of the distribution actually sampled from (after temperature), as
+        # the hf backend returns; vLLM before 0.10.2 has no such option and returns raw-logit log-probs
         engine_args.setdefault("logprobs_mode", "processed_logprobs")
-        self.llm = vllm.LLM(model=str(path), limit_mm_per_prompt={"image": 8}, **engine_args)
+        try:
+            self.llm = vllm.LLM(model=str(path), limit_mm_per_prompt={"image": 8}, **engine_args)
+        except TypeError as exc:
+            if "logprobs_mode" not in str(exc):
+                raise
+            engine_args.pop("logprobs_mode")
+            self.llm = vllm.LLM(model=str(path), limit_mm_per_prompt={"image": 8}, **engine_args)
         self._vllm = vllm
         self._lock = threading.Lock()  # vllm.LLM is not re-entrant; batching belongs to the openai: path
 
     async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
-        prompt = encode_qwen_prompt(messages, self.tokenizer, self.image_processor, expand_images=False)
+        prompt = encode_qwen_prompt(messages, self.tokenizer, self.image_processor, expand_images=False,
+                                    assistant_prefix=self.assistant_prefix)
         return await asyncio.to_thread(self._run, prompt, seed)
 
     def _run(self, prompt: Any, seed: int) -> Generation:
@@ -60,5 +69,6 @@ class VLLMBackend:
         text = out.text
         for stop in STOP_TOKENS:
             text = text.removesuffix(stop)
+        text = self.assistant_prefix + text
         return Generation(text, list(result.prompt_token_ids), token_ids, logprobs or None,
                           "length" if out.finish_reason == "length" else "stop")

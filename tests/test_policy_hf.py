@@ -1,0 +1,203 @@
+"""The `hf:` backend on a tiny Qwen3-VL checkpoint: real forward passes on CPU."""
+import asyncio
+import json
+import time
+
+import pytest
+from fixtures_models import make_obs, make_task, tiny_checkpoint
+
+from weblica.env.episode import StepRecord
+from weblica.policy.backends.base import BackendError
+from weblica.policy.factory import PolicySpecError, make_policy, parse_spec
+from weblica.policy.model_policy import ModelOutput
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_checkpoint_directory_is_complete_and_small():
+    ckpt = tiny_checkpoint()
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "preprocessor_config.json"):
+        assert (ckpt / name).exists(), name
+    config = json.loads((ckpt / "config.json").read_text())
+    assert config["model_type"] == "qwen3_vl"
+    assert (ckpt / "model.safetensors").stat().st_size < 5_000_000
+
+
+def test_returns_ids_and_logprobs_matching_a_recomputed_forward_pass():
+    # a high temperature so the sample wanders off the warm-start answer and log-probs are not all ~0
+    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=24;temperature=3", seed=7)
+    task, obs = make_task(), make_obs()
+    policy.reset(task, 7)
+    out = run(policy.act(obs, task, []))
+    assert isinstance(out, ModelOutput)
+    assert out.token_ids and len(out.token_ids) == len(out.logprobs) <= 24
+    assert all(lp <= 0 for lp in out.logprobs) and min(out.logprobs) < -0.5
+    backend = policy.backend
+    prompt = backend.encode(policy.context.build(task, [], obs))
+    assert prompt.input_ids == out.prompt_token_ids
+    recomputed = backend.sequence_logprobs(prompt, out.token_ids)
+    assert recomputed == pytest.approx(out.logprobs, abs=1e-4)
+    # text off the protocol: no actions, errors say why
+    if not out.format_ok:
+        assert out.actions == [] and out.parse_errors
+
+
+def test_sampling_is_seeded():
+    spec = f"hf:{tiny_checkpoint()};max_new_tokens=16;temperature=3"
+    task, obs = make_task(), make_obs()
+    a, b, c = (make_policy(spec, seed=s) for s in (1, 1, 2))
+    for p, s in ((a, 1), (b, 1), (c, 2)):
+        p.reset(task, s)
+    out_a, out_b, out_c = (run(p.act(obs, task, [])) for p in (a, b, c))
+    assert out_a.token_ids == out_b.token_ids
+    assert out_a.token_ids != out_c.token_ids
+
+
+def test_greedy_decoding_logprobs_are_under_temperature_one():
+    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=8;temperature=0", seed=0)
+    task, obs = make_task(), make_obs()
+    out = run(policy.act(obs, task, []))
+    prompt = policy.backend.encode(policy.context.build(task, [], obs))
+    assert policy.backend.sequence_logprobs(prompt, out.token_ids) == pytest.approx(out.logprobs, abs=1e-4)
+
+
+def test_warm_started_model_emits_tool_calls_that_parse_into_viewport_pixels():
+    # temperature 0.7 (OpenWebRL samples at 0.6-0.8); at 1.0 the tiny model slips ~5% of the time
+    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=0.7", seed=0)
+    assert policy.frame.convention == "relative1000"  # from config.json's model_type
+    task, obs = make_task("Open the cart."), make_obs(color=(12, 200, 90))
+    policy.reset(task, 0)
+    first = run(policy.act(obs, task, []))
+    assert first.format_ok, (first.text, first.parse_errors)
+    assert [a.name for a in first.actions] == ["click", "done"]
+    # the model said (500, 500) on the 0-1000 grid: the env gets the viewport centre
+    assert (first.actions[0].args["x"], first.actions[0].args["y"]) == (640.0, 360.0)
+    assert first.actions[1].args == {"answer": "ok"}
+
+    # second turn: the first turn's sampled ids are in the prompt verbatim, right after the assistant header
+    record = StepRecord(0, first.text, [a.to_dict() for a in first.actions], ["Success: clicked."],
+                        obs.url, obs.screenshot_sha256, token_ids=first.token_ids, logprobs=first.logprobs)
+    second = run(policy.act(make_obs(1, feedback=["Success: clicked."]), task, [record]))
+    prompt = second.prompt_token_ids
+    header = policy.backend.tokenizer("<|im_start|>assistant\n", add_special_tokens=False)["input_ids"]
+    start = next(i for i in range(len(prompt)) if prompt[i:i + len(header)] == header) + len(header)
+    assert prompt[start:start + len(first.token_ids)] == first.token_ids
+    assert second.token_ids and len(second.logprobs) == len(second.token_ids)
+
+
+def test_thinking_template_prefix_is_in_the_prompt_and_in_front_of_the_text():
+    from weblica.policy.backends.hf import detect_assistant_prefix
+    from weblica.policy.tiny import CHAT_TEMPLATE
+
+    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=8;temperature=0", seed=0)
+    backend = policy.backend
+    assert backend.assistant_prefix == ""  # the tiny template opens no reasoning
+    thinking = CHAT_TEMPLATE.replace("<|im_start|>assistant\n{% endif %}", "<|im_start|>assistant\n<think>\n{% endif %}")
+    backend.tokenizer.chat_template = thinking
+    assert detect_assistant_prefix(backend.tokenizer) == "<think>\n"
+    backend.assistant_prefix = "<think>\n"
+    task, obs = make_task(), make_obs()
+    out = run(policy.act(obs, task, []))
+    assert out.text.startswith("<think>\n")
+    tail = backend.tokenizer("<|im_start|>assistant\n<think>\n", add_special_tokens=False)["input_ids"]
+    assert out.prompt_token_ids[-len(tail):] == tail
+    record = StepRecord(0, out.text, [], [], obs.url, obs.screenshot_sha256, token_ids=out.token_ids)
+    nxt = backend.encode(policy.context.build(task, [record], make_obs(1))).input_ids
+    start = next(i for i in range(len(nxt)) if nxt[i:i + len(tail)] == tail) + len(tail)
+    assert nxt[start:start + len(out.token_ids)] == out.token_ids  # prefix, then the sampled ids
+
+
+def test_forward_pass_takes_milliseconds_on_cpu(capsys):
+    import torch
+
+    policy = make_policy(f"hf:{tiny_checkpoint()}", seed=0)
+    prompt = policy.backend.encode(policy.context.build(make_task(), [], make_obs()))
+    inputs = policy.backend._model_inputs(prompt)
+    with torch.inference_mode():
+        policy.backend.model(**inputs)  # warm-up
+        start = time.perf_counter()
+        for _ in range(5):
+            policy.backend.model(**inputs)
+        ms = (time.perf_counter() - start) / 5 * 1000
+    with capsys.disabled():
+        print(f"\ntiny Qwen3-VL forward: {len(prompt.input_ids)} tokens + 1 image in {ms:.1f} ms")
+    assert ms < 2000  # generous: the machine is shared; it is ~5 ms when idle
+
+
+def test_bad_specs_say_what_to_do(tmp_path):
+    with pytest.raises(BackendError, match="config.json"):
+        make_policy(f"hf:{tmp_path}")
+    with pytest.raises(PolicySpecError, match="unknown policy"):
+        make_policy("gpt:foo")
+    with pytest.raises(PolicySpecError, match="needs a target"):
+        make_policy("hf:")
+    with pytest.raises(PolicySpecError, match="key=value"):
+        parse_spec("hf:/x;temperature")
+    with pytest.raises(PolicySpecError, match="unknown option"):
+        make_policy(f"hf:{tiny_checkpoint()};temprature=0.5")
+    assert parse_spec("openai:http://h:1/v1#m;top_p=0.9") == ("openai", "http://h:1/v1#m", {"top_p": "0.9"})
+
+
+def test_policy_factory_shares_the_model_and_gives_fresh_policies():
+    from weblica.policy.factory import make_policy_factory
+
+    factory = make_policy_factory(f"hf:{tiny_checkpoint()};keep_images=2;max_new_tokens=4", seed=9)
+    a, b = factory(), factory()
+    assert a is not b and a.backend is b.backend
+    assert (a.keep_images, a.seed, a.frame.convention) == (2, 9, "relative1000")
+    task = make_task()
+    a.reset(task, 1)
+    run(a.act(make_obs(), task, []))
+    assert a._screens and not b._screens  # per-episode state stays per policy
+    assert make_policy_factory("random", seed=4)().seed == 4
+
+
+def test_vllm_without_vllm_installed_names_the_extra():
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is not None:
+        pytest.skip("vllm is installed here")
+    with pytest.raises(BackendError, match=r"weblica\[gpu\]"):
+        make_policy(f"vllm:{tiny_checkpoint()}")
+
+
+def test_scripted_specs_delegate_to_the_lead_policies():
+    assert make_policy("oracle").name == "oracle"
+    random_policy = make_policy("random", seed=5)
+    assert random_policy.name == "random" and random_policy.seed == 5
+
+
+def test_same_seed_same_checkpoint_files(tmp_path):
+    from click.testing import CliRunner
+
+    from weblica.cli import get_cli
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        result = CliRunner().invoke(get_cli(), ["tiny-model", str(out), "--warm-start-steps", "3", "--json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.output)["policy"] == f"hf:{out}"
+    for name in ("model.safetensors", "tokenizer.json", "config.json", "preprocessor_config.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_sample_token_truncation_and_logprob():
+    import torch
+
+    from weblica.policy.backends.base import SamplingOptions
+    from weblica.policy.backends.hf import sample_token
+
+    logits = torch.tensor([2.0, 1.5, 0.0, -1.0, -3.0])
+    generator = torch.Generator().manual_seed(0)
+    top2 = {sample_token(logits, SamplingOptions(temperature=1.0, top_k=2), generator)[0] for _ in range(200)}
+    assert top2 == {0, 1}
+    # token 0 holds 0.54 of the mass: top_p 0.5 keeps it alone
+    nucleus = {sample_token(logits, SamplingOptions(temperature=1.0, top_p=0.5), generator)[0] for _ in range(50)}
+    assert nucleus == {0}
+    # the reported log-prob is under logits / T, untruncated
+    token, logprob = sample_token(logits, SamplingOptions(temperature=0.5, top_k=1), generator)
+    assert token == 0 and logprob == pytest.approx(float(torch.log_softmax(logits / 0.5, -1)[0]))
+    everything = {sample_token(logits, SamplingOptions(temperature=1.0), generator)[0] for _ in range(400)}
+    assert {0, 1, 2, 3} <= everything  # untruncated sampling reaches the tail (p(3) = 0.03; the generator is seeded)
