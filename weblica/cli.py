@@ -22,6 +22,9 @@ COMMAND_MODULES = (
     "weblica.policy.commands",
     "weblica.train.commands",
     "weblica.eval.commands",
+    "weblica.tasks.commands",
+    "weblica.judge.commands",
+    "weblica.analysis.commands",
 )
 
 

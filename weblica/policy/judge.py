@@ -82,11 +82,18 @@ def _call_text(action: dict[str, Any]) -> str:
 
 
 def _rubric_text(rubric: Any) -> str:
+    """A rubric for the judge prompt: plain criteria as a list, WebGym fact groups group by group."""
     if not rubric:
         return "(none given; judge against the task itself)"
     if isinstance(rubric, str):
         return rubric
-    return "\n".join(f"- {item}" for item in rubric)
+    from weblica.tasks.rubric import parse_fact_groups
+
+    groups = parse_fact_groups(rubric)
+    if len(groups) == 1:
+        return "\n".join(f"- {fact}" for fact in groups[0].facts)
+    return "\n".join(f"Group {i}" + (f" ({g.objective})" if g.objective else "") + ":\n"
+                     + "\n".join(f"  - {f}" for f in g.facts) for i, g in enumerate(groups, 1))
 
 
 def judge_messages(task: Task, answer: str | None, steps: Sequence[StepRecord],

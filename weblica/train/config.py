@@ -72,6 +72,11 @@ class GRPOConfig(ModelOptions):
     horizon_schedule: list[list[int]] = _f([], "curriculum [[from_iteration, max_steps], ...], e.g. [[0, 15], [90, 30]]")
     judge: str | None = _f(None, "judge spec (openai:URL[#MODEL] | anthropic:MODEL) for tasks without checks; "
                                  "without one such tasks are removed, not scored 0")
+    difficulty_mix: str = _f("uniform", "task sampling: uniform | easy | medium | hard (one band only) | weighted")
+    difficulty_weights: dict[str, float] = _f({}, "weighted mix: band weights, e.g. {easy: 0.6, medium: 0.3, hard: 0.1}")
+    difficulty_bands: list[int] = _f([3, 6], "[easy_max, medium_max] for integer difficulties (WebGym: fact count)")
+    skip_unchanged_steps: bool = _f(False, "drop turns whose screenshot did not change (WebGym repeated-action "
+                                           "filter); the answering turn is always kept")
     parallel: int = _f(2, "parallel environments during rollouts")
     rollout_backend: str = _f("hf", "hf (the training model) | vllm (GPU; weights synced each iteration)")
     save_every: int = _f(1, "iterations between checkpoints")

@@ -26,6 +26,8 @@ from weblica.policy.context import Message
 from weblica.policy.model_policy import ModelPolicy
 from weblica.train.algorithms import clipped_policy_loss, group_advantages, is_informative
 from weblica.train.config import GRPOConfig
+from weblica.train.curriculum import DifficultySampler
+from weblica.train.filters import changed_step_indices
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, save_checkpoint, seed_everything)
@@ -107,6 +109,8 @@ class GRPOTrainer:
         if not self.tasks:
             raise ValueError(f"{config.tasks} holds no tasks")
         self.tasks_by_id = {t.id: t for t in self.tasks}
+        self.sampler = DifficultySampler(self.tasks, config.difficulty_mix, config.difficulty_weights,
+                                         config.difficulty_bands)
         self.judge = None
         if config.judge:
             from weblica.policy.judge import make_judge
@@ -165,7 +169,7 @@ class GRPOTrainer:
         while groups < cfg.groups_per_batch and rounds <= cfg.max_refill_rounds:
             need = cfg.groups_per_batch - groups
             rng = random.Random(derive_seed(cfg.seed, iteration, rounds, "tasks"))
-            picked = rng.sample(self.tasks, min(need, len(self.tasks)))
+            picked = self.sampler.sample(need, rng)
             if horizon:
                 picked = [replace(t, max_steps=horizon) for t in picked]
             run_seed = derive_seed(cfg.seed, iteration, rounds, "rollout")
@@ -206,8 +210,9 @@ class GRPOTrainer:
 
     def _turn_samples(self, traj: Trajectory, turns: list[list[Message]], advantage: float) -> list[TurnSample]:
         out = []
-        for record, messages in zip(traj.steps, turns):
-            if not record.token_ids:
+        keep = set(changed_step_indices(traj)) if self.config.skip_unchanged_steps else None
+        for i, (record, messages) in enumerate(zip(traj.steps, turns)):
+            if not record.token_ids or (keep is not None and i not in keep):
                 continue
             prompt = encode_qwen_prompt(messages, self.trainable.tokenizer, self.trainable.image_processor,
                                         assistant_prefix=getattr(self.backend, "assistant_prefix", ""))

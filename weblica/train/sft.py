@@ -80,7 +80,7 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
             order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(config.seed * 1000 + epoch))
             for b in range(state["batch"] if epoch == state["epoch"] else 0, steps_per_epoch):
                 batch = [samples[i] for i in order[b * config.batch_size:(b + 1) * config.batch_size].tolist()]
-                metrics = _sft_step(trainable, optimizer, batch, config)
+                metrics = sft_step(trainable, optimizer, batch, config)
                 state = {"step": state["step"] + 1, "epoch": epoch, "batch": b + 1}
                 logger.log(state["step"], {"epoch": epoch, **metrics})
                 if config.save_every and state["step"] % config.save_every == 0:
@@ -96,7 +96,8 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
             "last_loss": logger.last.get("loss")}
 
 
-def _sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig) -> dict[str, float]:
+def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig) -> dict[str, float]:
+    """One optimizer step of behaviour cloning on a batch (token-mean NLL of the responses)."""
     import torch
 
     optimizer.zero_grad(set_to_none=True)
