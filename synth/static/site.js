@@ -8,15 +8,32 @@
   const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 
+  // `busy` counts the page's own work in flight (state calls, form submissions) and `leaving` marks a
+  // navigation it started, so a driver can tell "settled" from "about to change" without guessing.
+  const status = { busy: 0, leaving: false };
+  window.addEventListener("pagehide", () => { status.leaving = true; });
   async function api(method, path, body) {
-    const res = await fetch(path, {
-      method, headers: { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    let data = {};
-    try { data = await res.json(); } catch (e) { data = {}; }
-    return { ok: res.ok, status: res.status, data };
+    status.busy += 1;
+    try {
+      const res = await fetch(path, {
+        method, headers: { "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      let data = {};
+      try { data = await res.json(); } catch (e) { data = {}; }
+      return { ok: res.ok, status: res.status, data };
+    } finally {
+      // a driver asks in a task of its own, after every microtask: a redirect chained on this result
+      // has set `leaving` by then, and a follow-up call has raised `busy` again
+      status.busy -= 1;
+    }
   }
+  // link clicks and plain form submissions navigate a moment later: say so now
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest && e.target.closest("a[href]");
+    if (a && !e.defaultPrevented && !a.getAttribute("href").startsWith("#")) status.leaving = true;
+  });
+  document.addEventListener("submit", (e) => { if (!e.defaultPrevented) status.leaving = true; });
   function money(v) {
     const f = SITE.locale || { currency: "$", position: "prefix", decimals: 2, thousands: ",", decimal: "." };
     const parts = Math.abs(v).toFixed(f.decimals).split(".");
@@ -26,20 +43,24 @@
   }
   let catalogPromise = null;
   function catalog() {
-    if (!catalogPromise) catalogPromise = fetch("/assets/catalog.json").then((r) => r.json());
+    if (!catalogPromise) {
+      status.busy += 1;
+      catalogPromise = fetch("/assets/catalog.json").then((r) => r.json())
+        .finally(() => { status.busy -= 1; });
+    }
     return catalogPromise;
   }
-  function go(url) { window.location.assign(url); }
-  const W = (window.WEBLICA = { api, money, catalog, esc, $, $$, go, handlers: {} });
+  function go(url) { status.leaving = true; window.location.assign(url); }
+  const W = (window.WEBLICA = { api, money, catalog, esc, $, $$, go, status, handlers: {} });
 
   // ---- distractors: dismissed for the rest of the episode (a fresh browser context per episode) ----
   function distractors() {
     for (const el of $$("[data-distractor]")) {
       const key = "weblica-dismissed-" + el.dataset.distractor;
-      if (localStorage.getItem(key)) continue;
+      if (sessionStorage.getItem(key)) continue;
       el.hidden = false;
       for (const btn of $$("[data-close]", el)) {
-        btn.addEventListener("click", () => { localStorage.setItem(key, "1"); el.hidden = true; });
+        btn.addEventListener("click", () => { sessionStorage.setItem(key, "1"); el.hidden = true; });
       }
     }
   }

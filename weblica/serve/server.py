@@ -4,9 +4,16 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from werkzeug.serving import BaseWSGIServer, make_server
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from weblica.serve.app import ServeConfig, create_app
+
+
+class _QuietHandler(WSGIRequestHandler):
+    """Per-request access lines would drown the CLI's output; errors are still logged."""
+
+    def log_request(self, *args: object, **kwargs: object) -> None:
+        return None
 
 
 class SiteServer:
@@ -17,7 +24,7 @@ class SiteServer:
         paths = [sites] if isinstance(sites, Path) else list(sites)
         self.config = ServeConfig(sites=[Path(p) for p in paths], state_url=state_url)
         self.app = create_app(self.config)
-        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True)
+        self._server: BaseWSGIServer = make_server(host, port, self.app, threaded=True, request_handler=_QuietHandler)
         self.host, self.port = host, self._server.server_port
         self._thread: threading.Thread | None = None
 

@@ -42,9 +42,13 @@ def answer_count(value: int) -> Check:
     return Check(type="answer_match", expected=number_pattern(value, 0), mode="regex")
 
 
-def answer_text(text: str) -> Check:
-    """The phrase, case-insensitive, not as part of a longer word."""
-    return Check(type="answer_match", expected=rf"(?<![\w]){re.escape(text)}(?![\w])", mode="regex")
+def answer_text(text: str, avoid: list[str] = ()) -> Check:
+    """The phrase, case-insensitive, not as part of a longer word. When a wrong value contains the right
+    one ("Not included" vs "Included"), only the exact phrase as the whole answer is accepted."""
+    pattern = rf"(?<![\w]){re.escape(text)}(?![\w])"
+    if any(re.search(pattern, other, re.IGNORECASE) for other in avoid if other != text):
+        return Check(type="answer_match", expected=text, mode="exact")
+    return Check(type="answer_match", expected=pattern, mode="regex")
 
 
 def answer_infeasible() -> Check:

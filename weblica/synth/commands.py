@@ -35,6 +35,12 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:
         raise UserError(f"{exc} (or pass --no-validate)") from None
+    except Exception as exc:
+        if generator != "llm":
+            raise
+        raise UserError(f"the LLM generator failed ({type(exc).__name__}: {exc}); set WEBLICA_SYNTH_MODEL to "
+                        "anthropic:MODEL (with ANTHROPIC_API_KEY) or openai:MODEL (with OPENAI_BASE_URL and "
+                        "OPENAI_API_KEY)") from None
     summary = {"sites": [r.to_dict() for r in results], "out": str(out),
                "tasks_kept": sum(r.tasks_kept for r in results), "ok": all(r.ok or no_validate for r in results)}
     human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}" for r in results)

@@ -103,10 +103,15 @@ def make_stores(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str
     site_word = categories()[spec.category]["site_words"][0]
     districts = rng.sample(DISTRICTS, count)
     stores = []
+    spots: list[tuple[int, int]] = []
+    while len(spots) < count:  # pins at least 6 km apart so each stays clickable on the map
+        spot = (rng.randint(4, 96), rng.randint(6, 56))
+        if all((spot[0] - x) ** 2 + (spot[1] - y) ** 2 >= 36 for x, y in spots):
+            spots.append(spot)
     for index, district in enumerate(districts):
         stores.append({
             "id": f"s{index + 1:02d}", "name": f"{site_word} {district}", "district": district,
-            "x": rng.randint(4, 96), "y": rng.randint(4, 56),
+            "x": spots[index][0], "y": spots[index][1],
             "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
             "opens": rng.choice(["07:00", "08:00", "09:00", "10:00"]),
             "closes": rng.choice(["18:00", "19:00", "20:00", "21:00", "22:00"]),
@@ -122,11 +127,14 @@ def make_offers(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str
     lo, hi = cat["price"]
     hi = min(hi, lo + 400)
     times, prices, offers = set(), set(), []
+    bump = 1 if decimals == 0 or hi > 5000 else 0.5
     while len(offers) < count:
         minutes = rng.randrange(6 * 60, 22 * 60, 5)
         price = _money(rng, lo, hi, decimals)
-        if minutes in times or price in prices:
-            continue
+        while minutes in times:  # unique times and prices keep "earliest"/"cheapest" unambiguous
+            minutes = 6 * 60 + (minutes - 6 * 60 + 5) % (16 * 60)
+        while price in prices:
+            price = round(price + bump, 2)
         times.add(minutes)
         prices.add(price)
         offers.append({"time": f"{minutes // 60:02d}:{minutes % 60:02d}", "price": price,

@@ -21,10 +21,11 @@ class SynthResult:
     tasks_generated: int
     tasks_kept: int
     failures: list[str] = field(default_factory=list)
+    min_tasks: int = MIN_TASKS
 
     @property
     def ok(self) -> bool:
-        return self.tasks_kept >= MIN_TASKS
+        return self.tasks_kept >= self.min_tasks
 
     def to_dict(self) -> dict[str, Any]:
         return {"site_id": self.site_id, "path": str(self.path), "tasks_generated": self.tasks_generated,
@@ -70,10 +71,11 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
     return asyncio.run(keep_valid(paths, concurrency))
 
 
-async def keep_valid(paths: list[Path], concurrency: int = 4) -> list[SynthResult]:
+async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = None) -> list[SynthResult]:
+    """Compile and check every task of the bundles; rewrite tasks.jsonl with the valid ones only."""
     from weblica.synth.validate import validate_bundles
 
-    _, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency)
+    _, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser)
     results = []
     for path in paths:
         pairs = per_bundle.get(path, [])
@@ -81,6 +83,8 @@ async def keep_valid(paths: list[Path], concurrency: int = 4) -> list[SynthResul
         for task, outcome in pairs:
             if outcome.valid:
                 task.oracle = outcome.oracle
+                # room for the oracle plus a few missteps: a long calendar walk must not hit the limit
+                task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5)
                 kept.append(task)
         save_tasks(kept, path / "tasks.jsonl")
         failures = [f"{o.task_id}: {f}" for _, o in pairs for f in o.failures]

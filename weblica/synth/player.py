@@ -19,37 +19,62 @@ class PlanError(RuntimeError):
 
 
 class RequestTracker:
-    """Counts a page's in-flight requests, so `settle` knows when fetches and navigations are over."""
+    """Follows a page's in-flight requests and whether a document is loading, from events alone, so
+    `settle` needs no round trip into the page (those are slow on a busy machine)."""
 
     def __init__(self, page: Any) -> None:
         self.inflight = 0
+        self.loading = False
+        self._page = page
         page.on("request", self._start)
         page.on("requestfinished", self._stop)
-        page.on("requestfailed", self._stop)
+        page.on("requestfailed", self._failed)
+        page.on("load", self._loaded)
 
-    def _start(self, _request: Any) -> None:
+    def _is_main_navigation(self, request: Any) -> bool:
+        try:
+            return request.is_navigation_request() and request.frame == self._page.main_frame
+        except Exception:
+            return False
+
+    def _start(self, request: Any) -> None:
         self.inflight += 1
+        if self._is_main_navigation(request):
+            self.loading = True
 
     def _stop(self, _request: Any) -> None:
         self.inflight = max(0, self.inflight - 1)
 
+    def _failed(self, request: Any) -> None:
+        self._stop(request)
+        if self._is_main_navigation(request):
+            self.loading = False
 
-async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0) -> None:
-    """Wait until the document is loaded and no request is in flight, twice in a row (a fetch's
-    completion handler may start a navigation right after)."""
-    quiet, waited = 0, 0.0
+    def _loaded(self, _page: Any) -> None:
+        self.loading = False
+
+
+_IDLE_JS = """() => { const s = (window.WEBLICA || {}).status || {busy: 0, leaving: false};
+  return document.readyState === 'complete' && s.busy === 0 && !s.leaving; }"""
+
+
+async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = 2) -> None:
+    """Wait until the page is idle for `quiet_polls` polls in a row: no document loading, no request in
+    flight (from events), and, asked inside the page, no state call or redirect of the site's own
+    runtime pending. The in-page question closes the gap between a click and its request's event."""
+    quiet, waited, step = 0, 0.0, 0.02
     while waited < timeout:
-        ready = False
-        if tracker.inflight == 0:
+        ready = tracker.inflight == 0 and not tracker.loading
+        if ready:
             try:
-                ready = await page.evaluate("document.readyState") == "complete"
-            except Exception:  # the context is being replaced by a navigation
+                ready = bool(await page.evaluate(_IDLE_JS))
+            except Exception:  # the document is being replaced by a navigation
                 ready = False
         quiet = quiet + 1 if ready else 0
-        if quiet >= 2:
+        if quiet >= quiet_polls:
             return
-        await asyncio.sleep(0.015)
-        waited += 0.015
+        await asyncio.sleep(step)
+        waited += step
 
 
 async def perform(page: Any, action: Action) -> str | None:
@@ -62,7 +87,7 @@ async def perform(page: Any, action: Action) -> str | None:
     elif action.name == "drag":
         await page.mouse.move(a["x1"], a["y1"])
         await page.mouse.down()
-        await page.mouse.move(a["x2"], a["y2"], steps=8)
+        await page.mouse.move(a["x2"], a["y2"], steps=12)
         await page.mouse.up()
     elif action.name == "write":
         if "x" in a:
@@ -76,14 +101,17 @@ async def perform(page: Any, action: Action) -> str | None:
         for key in a["keys"]:
             await page.keyboard.press(key)
     elif action.name == "scroll":
-        dx = dy = 0.0
-        size = VIEWPORT_HEIGHT if a["direction"] in ("up", "down") else VIEWPORT_WIDTH
-        delta = a["amount"] * size * (-1 if a["direction"] in ("up", "left") else 1)
-        dx, dy = (0.0, delta) if a["direction"] in ("up", "down") else (delta, 0.0)
+        # as the env does: window.scrollBy for the page, the wheel at (x, y) for an element
+        vertical = a["direction"] in ("up", "down")
+        sign = 1 if a["direction"] in ("down", "right") else -1
+        pixels = round(a["amount"] * (VIEWPORT_HEIGHT if vertical else VIEWPORT_WIDTH))
+        dx, dy = (0, sign * pixels) if vertical else (sign * pixels, 0)
         if "x" in a:
             await page.mouse.move(a["x"], a["y"])
-        await page.mouse.wheel(dx, dy)
-        await _scroll_rest(page)
+            await page.mouse.wheel(dx, dy)
+            await _scroll_rest(page)
+        else:
+            await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
     elif action.name == "go_back":
@@ -111,13 +139,13 @@ async def _scroll_rest(page: Any) -> None:
 
 _BOX_JS = """([sel, text]) => {
   const all = Array.from(document.querySelectorAll(sel));
-  const visible = (el) => { const s = getComputedStyle(el); const r = el.getBoundingClientRect();
-    return s.visibility !== 'hidden' && s.display !== 'none' && r.width > 0 && r.height > 0; };
+  // displayed = laid out; a lazily revealed row is laid out (visibility: hidden) before it is shown
+  const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const el = all.find((e) => (!text || e.textContent.trim().toLowerCase().includes(text.toLowerCase())) && visible(e));
   if (!el) return null;
   const r = el.getBoundingClientRect();
   const header = document.querySelector('body.sticky .site-header');
-  const top = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+  const top = header && !header.contains(el) ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
   let hit = null;
   const cx = Math.min(r.left + r.width / 2, r.left + 40 + Math.min(r.width, 200) / 2);
   const cy = r.top + r.height / 2;
@@ -131,10 +159,17 @@ _BOX_JS = """([sel, text]) => {
 }"""
 
 _DISTRACTOR_JS = """() => {
-  const d = Array.from(document.querySelectorAll('[data-distractor]')).find((e) => !e.hidden);
-  if (!d) return null;
-  const b = d.querySelector('[data-close]').getBoundingClientRect();
-  return {x: b.left + b.width / 2, y: b.top + b.height / 2};
+  // the close button of an open distractor that is really on top (a promo modal covers a cookie bar)
+  for (const d of document.querySelectorAll('[data-distractor]')) {
+    if (d.hidden) continue;
+    for (const btn of d.querySelectorAll('[data-close]')) {
+      const b = btn.getBoundingClientRect();
+      const x = b.left + b.width / 2, y = b.top + b.height / 2;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && (hit === btn || btn.contains(hit))) return {x, y};
+    }
+  }
+  return null;
 }"""
 
 
@@ -159,16 +194,22 @@ class Compiler:
             self.answer = result
         await settle(self.page, self.tracker)
 
+    async def eval(self, js: str, arg: Any = None) -> Any:
+        """page.evaluate that waits out a navigation in progress instead of failing."""
+        for attempt in range(3):
+            try:
+                return await self.page.evaluate(js, arg)
+            except Exception as exc:
+                if "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower() or attempt == 2:
+                    raise
+                await settle(self.page, self.tracker)
+
     async def box(self, sel: str, text: str | None = None) -> dict[str, Any] | None:
-        try:
-            return await self.page.evaluate(_BOX_JS, [sel, text])
-        except Exception:
-            await settle(self.page, self.tracker)
-            return await self.page.evaluate(_BOX_JS, [sel, text])
+        return await self.eval(_BOX_JS, [sel, text])
 
     async def dismiss_distractors(self) -> None:
-        for _ in range(3):
-            spot = await self.page.evaluate(_DISTRACTOR_JS)
+        for _ in range(4):
+            spot = await self.eval(_DISTRACTOR_JS)
             if not spot:
                 return
             await self.emit("click", x=spot["x"], y=spot["y"])
@@ -178,6 +219,11 @@ class Compiler:
         await self.dismiss_distractors()
         for _ in range(16):
             b = await self.box(sel, text)
+            for _ in range(10):  # content rendered after a fetch may be a moment late
+                if b is not None:
+                    break
+                await asyncio.sleep(0.05)
+                b = await self.box(sel, text)
             if b is None:
                 raise PlanError(f"no visible element matches {sel!r}" + (f" with text {text!r}" if text else ""))
             low, high = b["header"] + 8, VIEWPORT_HEIGHT - 8
@@ -234,17 +280,31 @@ class Compiler:
             await self.op_click(f"{sel} [role=option][data-value=\"{value}\"]")
 
     async def op_range(self, sel: str, value: float) -> None:
-        """Native range: click the thumb to focus it, then arrow keys for the remaining steps."""
-        b = await self.reach(sel)
-        lo, hi, step, current = await self.page.eval_on_selector(
-            sel, "e => [Number(e.min), Number(e.max), Number(e.step) || 1, Number(e.value)]")
-        thumb = 16
-        x = b["left"] + thumb / 2 + (current - lo) / (hi - lo) * (b["width"] - thumb)
-        await self.emit("click", x=x, y=b["y"])
-        now = float(await self.page.eval_on_selector(sel, "e => Number(e.value)"))
+        """A slider: click its thumb to focus it (the click lands on the current value), then arrow keys
+        for the remaining steps. Works for native range inputs and the custom [data-slider] widget."""
+        read = """e => { const i = e.matches('input') ? e : e.querySelector('input');
+            const d = e.dataset; return [Number(i.min || d.min), Number(i.max || d.max),
+            Number(i.step || d.step) || 1, Number(i.value), e.matches('input')]; }"""
+        lo, hi, step, current, native = await self.page.eval_on_selector(sel, read)
+        if native:
+            b = await self.reach(sel)
+            thumb = 16
+            x = b["left"] + thumb / 2 + (current - lo) / (hi - lo) * (b["width"] - thumb)
+            await self.emit("click", x=x, y=b["y"])
+        else:
+            await self.op_click(f"{sel} .cs-thumb")
+        now = (await self.page.eval_on_selector(sel, read))[3]
         n = round(abs(value - now) / step)
         if n:
             await self.emit("press_keys", keys=["ArrowRight" if value > now else "ArrowLeft"] * n)
+
+    async def op_calendar(self, sel: str, value: str) -> None:
+        """Custom date picker: open it, page months until the day is shown, click the day."""
+        await self.op_click(f"{sel} [data-dp-open]")
+        current = await self.page.eval_on_selector(sel, "e => e.dataset.month")
+        forward = value[:7] >= current
+        await self.op_click_until(f"{sel} [data-dp-{'next' if forward else 'prev'}]", f"{sel} [data-date='{value}']")
+        await self.op_click(f"{sel} [data-date='{value}']")
 
     async def op_date(self, sel: str, value: str) -> None:
         """Native date input (en-US segments mm/dd/yyyy): click the month segment, type the digits."""
@@ -270,6 +330,14 @@ class Compiler:
 
     async def op_reach(self, sel: str, text: str | None = None) -> None:
         await self.reach(sel, text)
+
+    async def op_scroll_until(self, sel: str, limit: int = 30) -> None:
+        """Scroll down until an element exists and is visible (infinite lists, lazy rows)."""
+        for _ in range(limit):
+            if await self.box(sel) is not None:
+                return
+            await self.emit("scroll", direction="down", amount=0.8)
+        raise PlanError(f"{sel!r} did not appear while scrolling")
 
     async def op_done(self, answer: str) -> None:
         await self.emit("done", answer=answer)

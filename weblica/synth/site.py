@@ -10,9 +10,10 @@ import datetime as dt
 import json
 import random
 import shutil
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import jinja2
 
@@ -63,7 +64,7 @@ class SiteBuilder:
         self.data: dict[str, Any] = {"site_name": self.name}
         self.initial_state: dict[str, Any] = {}
         self.pages: dict[str, tuple[str, dict[str, Any]]] = {}
-        self.files: dict[str, bytes] = {}
+        self.files: dict[str, bytes | Callable[[], bytes]] = {}
         self.tasks: list[TaskDraft] = []
         self.nav: list[tuple[str, str]] = [("Home", "/")]
         self.public_json: dict[str, Any] = {}  # served as /assets/catalog.json for client-side pages
@@ -76,7 +77,8 @@ class SiteBuilder:
             self.data["items"] = items
             self.data["makers"] = make_makers(self.spec, self.rng)
             for item in items:
-                self.files[item["image"].lstrip("/")] = images.item_image(item["name"], item["kind"], item["color"])
+                # drawn when the bundle is written, so building a site (tests, previews) stays cheap
+                self.files[item["image"].lstrip("/")] = partial(images.item_image, item["name"], item["kind"], item["color"])
             self.public_json["items"] = [{k: v for k, v in item.items() if k != "facts"} for item in items]
         return self.data["items"]
 
@@ -108,7 +110,7 @@ class SiteBuilder:
 
 def _jinja_env() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(synth_dir() / "templates")),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             autoescape=lambda name: bool(name) and name.endswith(".html.j2"),  # never CSS
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     return env
 
@@ -127,7 +129,7 @@ def render_site(site: SiteBuilder) -> dict[str, bytes]:
               "distractors": site.spec.distractors, "cat": site.cat,
               "site_config": json.dumps({"locale": site.fmt, "id": site.spec.site_id, "name": site.name,
                                          "widgets": style.widgets, "listing": style.listing}, sort_keys=True)}
-    files: dict[str, bytes] = dict(site.files)
+    files: dict[str, bytes] = {path: body() if callable(body) else body for path, body in site.files.items()}
     for path, (template, context) in sorted(site.pages.items()):
         html = env.get_template(template).render(**common, path=path, **context)
         files[page_file(path)] = html.encode("utf-8")

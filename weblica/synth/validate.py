@@ -137,15 +137,25 @@ class Validator:
         self.backend = SynthBackend(server)
         self.limit = asyncio.Semaphore(concurrency)
         self.determinism = _DETERMINISM.read_text(encoding="utf-8")
+        self._shared: Any = None
+
+    async def _context(self) -> Any:
+        """One shared context: episodes are pages in it, each naming its episode in page-level headers.
+        Sites keep per-tab state in sessionStorage only, so a fresh page is a fresh episode (and the
+        context's HTTP cache makes repeated asset loads cheap)."""
+        if self._shared is None:
+            self._shared = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
+            await self._shared.add_init_script(self.determinism.replace("__WEBLICA_SEED__", "0"))
+        return self._shared
 
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
-        """Open a fresh context for the episode, load the start page, run `body(page, tracker, errors)`."""
+        """Open a fresh page for the episode, load the start page, run `body(page, tracker, errors)`."""
         async with self.limit:
             net = await self.backend.begin(task, episode_id, 0)
-            context = await self.browser.new_context(**context_kwargs(proxy=net.proxy, extra_headers=net.extra_headers))
+            context = await self._context()
+            page = await context.new_page()
             try:
-                await context.add_init_script(self.determinism.replace("__WEBLICA_SEED__", "0"))
-                page = await context.new_page()
+                await page.set_extra_http_headers(net.extra_headers)
                 errors: list[str] = []
                 page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
                 page.on("pageerror", lambda e: errors.append(str(e)))
@@ -154,7 +164,12 @@ class Validator:
                 await settle(page, tracker)
                 return await body(page, tracker, errors)
             finally:
-                await context.close()
+                await page.close()
+
+    async def close(self) -> None:
+        if self._shared is not None:
+            await self._shared.close()
+            self._shared = None
 
     async def oracle_run(self, task: Task, compile_plan: bool) -> TaskOutcome:
         outcome = TaskOutcome(task.id, task.source.site or "")
@@ -166,7 +181,7 @@ class Validator:
                 return
             answer: str | None = None
             try:
-                if compile_plan:
+                if compile_plan or task.oracle is None:  # a bundle written without validation has plans only
                     compiler = Compiler(page, tracker)
                     outcome.oracle = await compiler.run(task.metadata.get("plan", []))
                     answer = compiler.answer
@@ -250,8 +265,9 @@ def bundle_dirs(path: Path) -> list[Path]:
 
 
 async def validate_bundles(paths: list[Path], compile_plans: bool = False, concurrency: int = 4,
-                           browser: Any = None) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
-    """Validate every bundle; returns the report and, per bundle, its tasks with their outcomes."""
+                           browser: Any = None, limit: int | None = None) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
+    """Validate every bundle (or its first `limit` tasks); returns the report and, per bundle, its tasks
+    with their outcomes."""
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
@@ -260,23 +276,30 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
     per_bundle: dict[Path, list[tuple[Task, TaskOutcome]]] = {}
     if not paths:
         return report, per_bundle
-    with SiteServer(paths) as server:
-        async with async_playwright() as pw:
-            own = browser is None
-            browser = browser or await launch_browser(pw)
-            try:
-                validator = Validator(browser, server, concurrency)
+    async def run(browser: Any) -> None:
+        with SiteServer(paths) as server:
+            validator = Validator(browser, server, concurrency)
 
-                async def one(path: Path) -> None:
-                    tasks = load_tasks(path / "tasks.jsonl")
-                    if not tasks:
-                        report.site_failures.append(f"{path.name}: no tasks")
-                    outcomes = await validator.validate_tasks(tasks, compile_plans)
-                    per_bundle[path] = list(zip(tasks, outcomes))
+            async def one(path: Path) -> None:
+                tasks = load_tasks(path / "tasks.jsonl")[:limit]
+                if not tasks:
+                    report.site_failures.append(f"{path.name}: no tasks")
+                outcomes = await validator.validate_tasks(tasks, compile_plans)
+                per_bundle[path] = list(zip(tasks, outcomes))
+            try:
                 await asyncio.gather(*(one(p) for p in paths))
             finally:
-                if own:
-                    await browser.close()
+                await validator.close()
+
+    if browser is not None:  # the caller's browser (an agent loop validating again and again)
+        await run(browser)
+    else:
+        async with async_playwright() as pw:
+            own = await launch_browser(pw)
+            try:
+                await run(own)
+            finally:
+                await own.close()
     for path in paths:
         for task, outcome in per_bundle.get(path, []):
             report.tasks += 1

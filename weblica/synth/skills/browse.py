@@ -1,1 +1,240 @@
-from weblica.synth.skills.common import skill  # noqa: F401
+"""Browsing skills: faceted filter + sort, pagination / load more / infinite scroll, menus and hierarchy."""
+from __future__ import annotations
+
+from weblica.synth.checks import answer_count, answer_number, answer_text, url_is
+from weblica.synth.data import slugify
+from weblica.synth.site import SiteBuilder, TaskDraft
+from weblica.synth.skills.common import catalog_shell, others, skill
+
+SORTS = {"price-asc": "Price: low to high", "price-desc": "Price: high to low", "rating-desc": "Rating: best first",
+         "name-asc": "Name: A to Z"}
+
+
+def _facet_steps(site: SiteBuilder, kinds: list[str] = (), maker: str | None = None, max_price: int | None = None,
+                 sort: str | None = None) -> list[dict]:
+    all_kinds = sorted({i["kind"] for i in site.data["items"]})
+    steps: list[dict] = [{"op": "click", "sel": "a[href='/items']"}]
+    for kind in kinds:
+        steps.append({"op": "click", "sel": f"#kind-{all_kinds.index(kind) + 1}"})
+    if maker:
+        steps.append({"op": "select", "sel": "#f-maker", "value": maker})
+    if max_price is not None:
+        steps.append({"op": "fill", "sel": "#f-max", "text": str(max_price)})
+    if sort:
+        steps.append({"op": "select", "sel": "#f-sort", "value": sort})
+    return steps
+
+
+def _facet_url(site: SiteBuilder, kinds: list[str] = (), maker: str | None = None, max_price: int | None = None,
+               sort: str | None = None) -> str:
+    from urllib.parse import urlencode
+    params = [("kind", k) for k in sorted(kinds)] + ([("maker", maker)] if maker else []) + \
+        ([("max", str(max_price))] if max_price is not None else []) + ([("sort", sort)] if sort else [])
+    return "/items" + ("?" + urlencode(params) if params else "")
+
+
+@skill("filter-sort")
+def filter_sort(site: SiteBuilder) -> None:
+    items = catalog_shell(site, 30, search=False, list_page=False)
+    site.nav.append((f"All {site.items_noun}", "/items"))
+    kinds = sorted({i["kind"] for i in items})
+    makers = sorted({i["maker"] for i in items})
+    # the sort control's options are values with labels: custom selects show labels, data-value is the id
+    site.page("/items", "facets.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}", kinds=kinds,
+              makers=makers, sorts=list(SORTS), page_kind="facets")
+    rng, dec = site.rng, site.fmt["decimals"]
+    for kind in rng.sample(kinds, 3):
+        sort = rng.choice(list(SORTS))
+        site.task(TaskDraft(
+            instruction=f"Show only {kind} {site.items_noun}, sorted by {SORTS[sort].lower()}.", start_path="/",
+            plan=_facet_steps(site, [kind], sort=sort), checks=[url_is(site.url(_facet_url(site, [kind], sort=sort)))],
+            difficulty="medium", rubric=["The listing shows only the type, in the requested order"],
+            wrong_urls=[_facet_url(site, [kind]), _facet_url(site, sort=sort),
+                        _facet_url(site, [others(kinds, kind, 1)[0]], sort=sort)]))
+    for maker in rng.sample(makers, 2):
+        site.task(TaskDraft(
+            instruction=f"Filter the {site.items_noun} to those made by {maker}, best rated first.", start_path="/",
+            plan=_facet_steps(site, maker=maker, sort="rating-desc"),
+            checks=[url_is(site.url(_facet_url(site, maker=maker, sort="rating-desc")))], difficulty="medium",
+            rubric=["Only the maker's items, by rating"], wrong_urls=[_facet_url(site, maker=maker)]))
+    answered = 0
+    for kind in rng.sample(kinds, len(kinds)):
+        group = [i for i in items if i["kind"] == kind]
+        if len(group) < 2:
+            continue
+        low = min(group, key=lambda i: i["price"])
+        high = max(group, key=lambda i: i["price"])
+        site.task(TaskDraft(
+            instruction=f"Which is the cheapest {kind}? Use the filters and answer with its name.", start_path="/",
+            plan=_facet_steps(site, [kind], sort="price-asc") + [{"op": "done", "answer": low["name"]}],
+            checks=[answer_text(low["name"])], difficulty="medium", rubric=["The cheapest item of the type"],
+            wrong_answers=others([i["name"] for i in group], low["name"]) + [min(items, key=lambda i: i["price"])["name"]]
+            if min(items, key=lambda i: i["price"]) is not low else others([i["name"] for i in items], low["name"])))
+        site.task(TaskDraft(
+            instruction=f"What does the most expensive {kind} cost?", start_path="/",
+            plan=_facet_steps(site, [kind], sort="price-desc") + [{"op": "done", "answer": site.money(high["price"])}],
+            checks=[answer_number(high["price"], dec)], difficulty="medium", rubric=["The top price of the type"],
+            wrong_answers=[site.money(i["price"]) for i in others(group, high)]))
+        prices = sorted(i["price"] for i in group)
+        cap = int(prices[len(prices) // 2]) + 1
+        n = sum(i["price"] <= cap for i in group)
+        site.task(TaskDraft(
+            instruction=f"How many {kind} {site.items_noun} cost at most {site.money(cap)}?", start_path="/",
+            plan=_facet_steps(site, [kind], max_price=cap) + [{"op": "done", "answer": str(n)}],
+            checks=[answer_count(n)], difficulty="hard", rubric=["Count after filtering by type and price"],
+            wrong_answers=[str(n + 1), str(len(group) + 1)]))
+        answered += 1
+        if answered == 2:
+            break
+    maker = rng.choice(makers)
+    group = [i for i in items if i["maker"] == maker]
+    if len(group) >= 2 and len({i["rating"] for i in group}) == len(group):
+        best = max(group, key=lambda i: i["rating"])
+        site.task(TaskDraft(
+            instruction=f"Which {site.item_noun} from {maker} has the best rating?", start_path="/",
+            plan=_facet_steps(site, maker=maker, sort="rating-desc") + [{"op": "done", "answer": best["name"]}],
+            checks=[answer_text(best["name"])], difficulty="hard", rubric=["The best-rated item of the maker"],
+            wrong_answers=others([i["name"] for i in group], best["name"])))
+
+
+@skill("pagination")
+def pagination(site: SiteBuilder) -> None:
+    items = catalog_shell(site, 44, search=False, list_page=False, home_items=4)
+    size = 8
+    pages = (len(items) + size - 1) // size
+    variant = {"native": "pager"}.get(site.spec.style.widgets, site.rng.choice(["pager", "load-more", "infinite"]))
+    site.data["paging"] = variant
+    site.nav.append((f"All {site.items_noun}", "/items"))
+    if variant == "pager":
+        for p in range(1, pages + 1):
+            site.page("/items" if p == 1 else f"/items/page/{p}", "listing.html.j2", title=f"{site.items_noun} page {p}",
+                      heading=f"All {site.items_noun}", items=items[(p - 1) * size:p * size], pages=pages, page=p,
+                      total=len(items), page_href=lambda n: "/items" if n == 1 else f"/items/page/{n}", page_kind="listing")
+    else:
+        site.page("/items", "paged.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
+                  items=items[:size], total=len(items), page_size=size, variant=variant, page_kind="paged")
+    rng, dec = site.rng, site.fmt["decimals"]
+
+    def reach(item: dict) -> list[dict]:
+        index = items.index(item)
+        steps: list[dict] = [{"op": "click", "sel": "a[href='/items']"}]
+        if variant == "pager":
+            if index >= size:
+                steps.append({"op": "click", "sel": f"[data-pager='{index // size + 1}']"})
+        elif variant == "load-more":
+            steps.append({"op": "click_until", "sel": "#load-more", "until": f"[data-link=item-{item['id']}]"})
+        else:
+            steps.append({"op": "scroll_until", "sel": f"[data-link=item-{item['id']}]"})
+        return steps
+
+    late = items[size:]
+    for item in rng.sample(late, 5):
+        site.task(TaskDraft(
+            instruction=f"What is the price of the {item['name']}? It is further down the list of {site.items_noun}.",
+            start_path="/", plan=reach(item) + [{"op": "reach", "sel": f"[data-link=item-{item['id']}]"},
+                                                {"op": "done", "answer": site.money(item["price"])}],
+            checks=[answer_number(item["price"], dec)], difficulty="medium" if items.index(item) < 3 * size else "hard",
+            rubric=["The price is read from the listing"], wrong_answers=[site.money(i["price"]) for i in others(items, item)]))
+    for item in rng.sample(late, 3):
+        site.task(TaskDraft(
+            instruction=f"Open the page of the {item['name']} from the list of all {site.items_noun}.", start_path="/",
+            plan=reach(item) + [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}],
+            checks=[url_is(site.url(f"/item/{item['slug']}"))], difficulty="medium",
+            rubric=["The item's page is open"], wrong_urls=[f"/item/{i['slug']}" for i in others(items, item)]))
+    last = items[-1]
+    site.task(TaskDraft(
+        instruction=f"What is the name of the very last {site.item_noun} in the list of all {site.items_noun}?",
+        start_path="/", plan=reach(last) + [{"op": "reach", "sel": f"[data-link=item-{last['id']}]"},
+                                            {"op": "done", "answer": last["name"]}],
+        checks=[answer_text(last["name"])], difficulty="hard", rubric=["The last item after paging to the end"],
+        wrong_answers=[items[0]["name"], items[-2]["name"], items[size - 1]["name"]]))
+    if variant == "pager":
+        for p in rng.sample(range(2, pages + 1), 2):
+            site.task(TaskDraft(
+                instruction=f"Go to page {p} of the list of all {site.items_noun}.", start_path="/",
+                plan=[{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": f"[data-pager='{p}']"}],
+                checks=[url_is(site.url(f"/items/page/{p}"))], difficulty="easy", rubric=["The requested page is shown"],
+                wrong_urls=["/items", f"/items/page/{p - 1 if p > 2 else p + 1}"]))
+    else:
+        kind = rng.choice(sorted({i["kind"] for i in items}))
+        n = sum(i["kind"] == kind for i in items)
+        site.task(TaskDraft(
+            instruction=f"How many {site.items_noun} of type {kind} are there in the full list?", start_path="/",
+            plan=reach(last) + [{"op": "done", "answer": str(n)}], checks=[answer_count(n)], difficulty="hard",
+            rubric=["All pages were loaded before counting"], wrong_answers=[str(n - 1), str(n + 1)]))
+        site.task(TaskDraft(
+            instruction=f"How many {site.items_noun} are there in total?", start_path="/",
+            plan=[{"op": "click", "sel": "a[href='/items']"}, {"op": "done", "answer": str(len(items))}],
+            checks=[answer_count(len(items))], difficulty="easy", rubric=["The total count"],
+            wrong_answers=[str(size), str(len(items) - 1)]))
+
+
+@skill("menus")
+def menus(site: SiteBuilder) -> None:
+    items = catalog_shell(site, 30, search=False, list_page=False)
+    site.features.add("menus")
+    site.menu_kind = "mega" if site.spec.style.widgets == "custom" else "tree"  # type: ignore[attr-defined]
+    departments = site.cat["departments"]
+    menu, sections = [], []
+    for dept_name, section_names in departments.items():
+        dept = {"name": dept_name, "slug": slugify(dept_name)}
+        secs = [{"name": s, "slug": slugify(s), "dept": dept} for s in section_names]
+        menu.append((dept, secs))
+        sections.extend(secs)
+    site.menu = menu  # type: ignore[attr-defined]
+    rng = site.rng
+    assigned: dict[str, list[dict]] = {f"{s['dept']['slug']}/{s['slug']}": [] for s in sections}
+    for item in items:
+        s = rng.choice(sections)
+        item["section"] = f"{s['dept']['slug']}/{s['slug']}"
+        assigned[item["section"]].append(item)
+    for dept, secs in menu:
+        site.page(f"/d/{dept['slug']}", "home.html.j2", title=dept["name"], heading=dept["name"],
+                  intro=f"Sections in {dept['name']}.", items=[],
+                  links=[(s["name"], f"/d/{dept['slug']}/{s['slug']}") for s in secs], page_kind="dept")
+        for s in secs:
+            key = f"{dept['slug']}/{s['slug']}"
+            site.page(f"/d/{key}", "listing.html.j2", title=s["name"], heading=f"{dept['name']} › {s['name']}",
+                      intro=f"{len(assigned[key])} {site.items_noun} in this section.", items=assigned[key], pages=0,
+                      page_kind="section")
+
+    def open_section(s: dict) -> list[dict]:
+        key = f"{s['dept']['slug']}/{s['slug']}"
+        first = ({"op": "hover", "sel": f"[data-dept={s['dept']['slug']}] .dept-link"} if site.menu_kind == "mega"
+                 else {"op": "click", "sel": f"[data-tree-toggle={s['dept']['slug']}]"})
+        return [first, {"op": "click", "sel": f"[data-section='{key}']"}]
+
+    dec = site.fmt["decimals"]
+    for s in rng.sample(sections, 4):
+        key = f"{s['dept']['slug']}/{s['slug']}"
+        site.task(TaskDraft(
+            instruction=f"Open the {s['name']} section under {s['dept']['name']}.", start_path="/",
+            plan=open_section(s), checks=[url_is(site.url(f"/d/{key}"))], difficulty="easy",
+            rubric=["The section page is open"],
+            wrong_urls=[f"/d/{o['dept']['slug']}/{o['slug']}" for o in others(sections, s)] + [f"/d/{s['dept']['slug']}"]))
+    for s in rng.sample(sections, 4):
+        key = f"{s['dept']['slug']}/{s['slug']}"
+        n = len(assigned[key])
+        site.task(TaskDraft(
+            instruction=f"How many {site.items_noun} are listed in {s['dept']['name']} › {s['name']}?", start_path="/",
+            plan=open_section(s) + [{"op": "done", "answer": str(n)}], checks=[answer_count(n)], difficulty="medium",
+            rubric=["Counted in the right section"], wrong_answers=[str(n + 1), str(n + 2)]))
+    done = 0
+    for s in rng.sample(sections, len(sections)):
+        group = assigned[f"{s['dept']['slug']}/{s['slug']}"]
+        if len(group) < 2:
+            continue
+        low = min(group, key=lambda i: i["price"])
+        site.task(TaskDraft(
+            instruction=f"What is the price of the cheapest {site.item_noun} in {s['dept']['name']} › {s['name']}?",
+            start_path="/", plan=open_section(s) + [{"op": "done", "answer": site.money(low["price"])}],
+            checks=[answer_number(low["price"], dec)], difficulty="hard", rubric=["The minimum price in the section"],
+            wrong_answers=[site.money(i["price"]) for i in group if i is not low][:3]))
+        done += 1
+        if done == 3:
+            break
+    site.task(TaskDraft(
+        instruction=f"How many sections does the {menu[0][0]['name']} department have?", start_path="/",
+        plan=[open_section(menu[0][1][0])[0], {"op": "done", "answer": str(len(menu[0][1]))}],
+        checks=[answer_count(len(menu[0][1]))], difficulty="easy", rubric=["Counted from the menu"],
+        wrong_answers=[str(len(menu[0][1]) + 1)]))

@@ -160,6 +160,7 @@ def hidden_content(site: SiteBuilder) -> None:
     site.data["hidden_mode"] = mode
     items = catalog_shell(site, 20, hidden=mode, search=False)
     labels = list(site.cat["facts"])
+    home = {i["id"] for i in items[:8]}
     for item in site.rng.sample(items, 12):
         label = site.rng.choice(labels)
         index = labels.index(label) + 1
@@ -168,12 +169,16 @@ def hidden_content(site: SiteBuilder) -> None:
                   "accordion": [{"op": "click", "sel": f"[data-acc=t{index}] summary"}],
                   "modal": [{"op": "click", "sel": "[data-open-modal]"}],
                   "tooltip": [{"op": "hover", "sel": f"[data-tip=t{index}]"}]}[mode]
-        wrong = [v for v in site.cat["facts"][label] if str(v) != str(value)]
+        wrong = [str(v) for v in site.cat["facts"][label] if str(v) != str(value)]
+        # featured items are one click from home; a modal or a tooltip is harder to find than a tab
+        on_home = item["id"] in home
+        reach = [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}] if on_home else open_item(item)
+        level = (0 if on_home else 1) + (1 if mode in ("modal", "tooltip") else 0)
         site.task(TaskDraft(
             instruction=f"What is the {label.lower()} of the {item['name']}?", start_path="/",
-            plan=open_item(item) + reveal + [{"op": "done", "answer": str(value)}],
-            checks=[answer_text(str(value))], difficulty="medium" if mode in ("tabs", "accordion") else "hard",
-            rubric=[f"The {label.lower()} is read from the item's details"], wrong_answers=[str(w) for w in wrong[:3]]))
+            plan=reach + reveal + [{"op": "done", "answer": str(value)}],
+            checks=[answer_text(str(value), wrong)], difficulty=["easy", "medium", "hard"][level],
+            rubric=[f"The {label.lower()} is read from the item's details"], wrong_answers=wrong[:3]))
 
 
 @skill("infeasible")

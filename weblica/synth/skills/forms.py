@@ -1,1 +1,254 @@
-from weblica.synth.skills.common import skill  # noqa: F401
+"""Input skills: multi-field forms, date pickers, numeric widgets, autocomplete, account flows."""
+from __future__ import annotations
+
+import datetime as dt
+
+from weblica.synth.checks import state_count, state_is
+from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
+from weblica.synth.site import SiteBuilder, TaskDraft
+from weblica.synth.skills.common import catalog_shell, skill
+
+RUBRIC_FORM = ["The form was submitted once", "Every requested field holds the requested value"]
+
+
+def _form_page(site: SiteBuilder, path: str, heading: str, fields: list[dict], api: str, redirect: str,
+               form_id: str = "main-form", method: str | None = None, intro: str = "", submit: str = "Submit") -> None:
+    site.nav.append((heading.split(" ")[0] if len(heading) > 18 else heading, path))
+    site.page(path, "form.html.j2", title=heading, heading=heading, fields=fields, api=api, redirect=redirect,
+              form_id=form_id, method=method, intro=intro, submit_label=submit, page_kind="form")
+    site.page(redirect, "message.html.j2", title="Thank you", heading="Thank you!",
+              text="We have received your details.", back="/", page_kind="done")
+
+
+def _fill(field: dict, value: object) -> dict:
+    """The plan step that puts `value` into a field of the given kind."""
+    sel = f"#f-{field['name']}"
+    kind = field["type"]
+    if kind == "select":
+        return {"op": "select", "sel": sel, "value": value}
+    if kind == "radio":
+        return {"op": "click", "sel": f"#{field['name']}-{field['options'].index(value) + 1}"}
+    if kind == "checkbox":
+        return {"op": "click", "sel": sel}
+    return {"op": "fill", "sel": sel, "text": str(value)}
+
+
+@skill("forms")
+def forms(site: SiteBuilder) -> None:
+    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    topics = [f"{k} question" for k in site.cat["kinds"][:4]] + ["Order support"]
+    fields = [
+        {"name": "name", "label": "Full name", "type": "text", "required": True},
+        {"name": "email", "label": "Email", "type": "email", "required": True},
+        {"name": "phone", "label": "Phone", "type": "tel"},
+        {"name": "topic", "label": "Topic", "type": "select", "options": topics},
+        {"name": "contact", "label": "Preferred contact", "type": "radio", "options": ["Email", "Phone"]},
+        {"name": "newsletter", "label": "Send me the newsletter", "type": "checkbox"},
+        {"name": "message", "label": "Message", "type": "textarea", "required": True},
+    ]
+    by_name = {f["name"]: f for f in fields}
+    _form_page(site, "/contact", "Contact us", fields, "/api/submissions", "/thanks", form_id="contact-form",
+               intro=f"Questions about our {site.items_noun}? Write to us.", submit="Send message")
+    site.initial_state = {"submissions": []}
+    rng = site.rng
+    people = make_people(rng, 12)
+    for index, person in enumerate(people):
+        item = rng.choice(site.data["items"])
+        values: dict[str, object] = {"name": person["name"], "email": person["email"],
+                                     "message": f"Please send me details about the {item['name']}."}
+        level = ["easy", "medium", "hard"][index % 3]
+        if level in ("medium", "hard"):
+            values["topic"] = rng.choice(topics)
+            values["contact"] = rng.choice(["Email", "Phone"])
+        if level == "hard":
+            values["phone"] = person["phone"]
+            values["newsletter"] = True
+        parts = [f"name \"{values['name']}\"", f"email \"{values['email']}\""]
+        if "phone" in values:
+            parts.append(f"phone \"{values['phone']}\"")
+        if "topic" in values:
+            parts.append(f"topic \"{values['topic']}\"")
+        if "contact" in values:
+            parts.append(f"preferred contact {values['contact']}")
+        if values.get("newsletter"):
+            parts.append("and sign up for the newsletter")
+        instruction = (f"Send the contact form with {', '.join(parts)}. The message must be: "
+                       f"\"{values['message']}\"")
+        plan = [{"op": "click", "sel": "a[href='/contact']"}]
+        plan += [_fill(by_name[name], values[name]) for name in
+                 ("name", "email", "phone", "topic", "contact", "newsletter", "message") if name in values]
+        plan.append({"op": "click", "sel": "#submit"})
+        checks = [state_count("submissions", 1)] + [state_is(f"submissions.0.{k}", v) for k, v in values.items()]
+        site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, checks=checks, difficulty=level,
+                            rubric=RUBRIC_FORM))
+
+
+def _date_text(iso: str) -> str:
+    return dt.date.fromisoformat(iso).strftime("%B %-d, %Y")
+
+
+@skill("date-picker")
+def date_picker(site: SiteBuilder) -> None:
+    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    month = BASE_DATE.strftime("%Y-%m")
+    fields = [{"name": "name", "label": "Your name", "type": "text", "required": True},
+              {"name": "start", "label": "From", "type": "date", "required": True, "month": month},
+              {"name": "end", "label": "Until", "type": "date", "required": True, "month": month}]
+    _form_page(site, "/request", f"Request a {site.item_noun}", fields, "/api/requests", "/requested",
+               form_id="request-form", intro="Pick the dates you need.", submit="Send request")
+    site.initial_state = {"requests": []}
+    rng = site.rng
+    people = make_people(rng, 12)
+    native = site.spec.style.widgets == "native"
+    for index, person in enumerate(people):
+        span = [(0, 25), (10, 60), (40, 110)][index % 3]
+        start = BASE_DATE + dt.timedelta(days=rng.randint(*span))
+        end = start + dt.timedelta(days=rng.randint(1, 12))
+        s_iso, e_iso = start.isoformat(), end.isoformat()
+        fill = "date" if native else "calendar"
+        plan = [{"op": "click", "sel": "a[href='/request']"}, {"op": "fill", "sel": "#f-name", "text": person["name"]},
+                {"op": fill, "sel": "#f-start", "value": s_iso}, {"op": fill, "sel": "#f-end", "value": e_iso},
+                {"op": "click", "sel": "#submit"}]
+        site.task(TaskDraft(
+            instruction=f"Request a {site.item_noun} for {person['name']} from {_date_text(s_iso)} until {_date_text(e_iso)}.",
+            start_path="/", plan=plan, difficulty=["easy", "medium", "hard"][index % 3], rubric=RUBRIC_FORM,
+            checks=[state_count("requests", 1), state_is("requests.0.name", person["name"]),
+                    state_is("requests.0.start", s_iso), state_is("requests.0.end", e_iso)]))
+    site.features.add("date-check")
+
+
+@skill("numeric-widgets")
+def numeric_widgets(site: SiteBuilder) -> None:
+    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    lo, hi = site.cat["price"]
+    step = max(1, int((hi - lo) / 40 // 5 * 5) or 1)
+    budget_max = lo + step * 40
+    fields = [{"name": "budget", "label": "Maximum budget", "type": "range", "min": lo, "max": budget_max, "step": step,
+               "value": lo + step * 20, "money": True},
+              {"name": "nights", "label": "Duration (days)", "type": "number", "min": 1, "max": 30, "value": 1},
+              {"name": "quantity", "label": "Quantity", "type": "stepper", "min": 1, "max": 10, "value": 1}]
+    _form_page(site, "/preferences", "Your preferences", fields, "/api/doc/preferences", "/saved", method="PUT",
+               form_id="prefs-form", intro=f"Tell us what you are looking for in a {site.item_noun}.", submit="Save")
+    site.initial_state = {"preferences": None}
+    rng = site.rng
+    for index in range(12):
+        level = ["easy", "medium", "hard"][index % 3]
+        wanted: dict[str, int] = {}
+        picks = {"easy": 1, "medium": 2, "hard": 3}[level]
+        for name in rng.sample(["budget", "nights", "quantity"], picks):
+            if name == "budget":
+                wanted[name] = lo + step * rng.choice([k for k in range(0, 41) if k != 20])
+            elif name == "nights":
+                wanted[name] = rng.randint(2, 30)
+            else:
+                wanted[name] = rng.randint(2, 10)
+        plan: list[dict] = [{"op": "click", "sel": "a[href='/preferences']"}]
+        words = []
+        for name, value in wanted.items():
+            if name == "budget":
+                plan.append({"op": "range", "sel": "#f-budget", "value": value})
+                words.append(f"the maximum budget to {site.money(value)}")
+            elif name == "nights":
+                plan.append({"op": "fill", "sel": "#f-nights", "text": str(value)})
+                words.append(f"the duration to {value} days")
+            else:
+                plan += [{"op": "click", "sel": "#f-quantity [data-step-up]"}] * (value - 1)
+                words.append(f"the quantity to {value}")
+        plan.append({"op": "click", "sel": "#submit"})
+        checks = [state_is(f"preferences.{k}", v, "numeric") for k, v in wanted.items()]
+        site.task(TaskDraft(instruction="Set " + ", ".join(words) + ", then save your preferences.", start_path="/",
+                            plan=plan, checks=checks, difficulty=level, rubric=["The saved values match"]))
+
+
+@skill("autocomplete")
+def autocomplete(site: SiteBuilder) -> None:
+    items = catalog_shell(site, 24, search=False, list_page=False, home_items=4)
+    places = sorted(set(CITIES + DISTRICTS))
+    names = sorted(i["name"] for i in items)
+    site.public_json["ac_options"] = {"place": places, "item": names}
+    fields = [{"name": "item", "label": f"Which {site.item_noun}?", "type": "autocomplete", "required": True},
+              {"name": "place", "label": "Pick-up location", "type": "autocomplete", "required": True}]
+    _form_page(site, "/reserve", "Reserve for pick-up", fields, "/api/reservations", "/reserved", form_id="reserve-form",
+               intro="Choose from the suggestions as you type.", submit="Reserve")
+    site.initial_state = {"reservations": []}
+    rng = site.rng
+    for index in range(12):
+        item, place = rng.choice(names), rng.choice(places)
+        level = ["easy", "medium", "hard"][index % 3]
+        # harder tasks type a shorter fragment, so the right suggestion must be picked among many
+        cut = {"easy": len(item), "medium": 4, "hard": 2}[level]
+        frag_item = item[:cut] if level != "hard" else item.split()[1][:3]
+        frag_place = place[:max(3, cut)]
+        plan = [{"op": "click", "sel": "a[href='/reserve']"},
+                {"op": "fill", "sel": "#f-item", "text": frag_item},
+                {"op": "click", "sel": f"[data-ac=item] [data-value=\"{item}\"]"},
+                {"op": "fill", "sel": "#f-place", "text": frag_place},
+                {"op": "click", "sel": f"[data-ac=place] [data-value=\"{place}\"]"},
+                {"op": "click", "sel": "#submit"}]
+        site.task(TaskDraft(
+            instruction=f"Reserve the {item} for pick-up at {place}.", start_path="/", plan=plan, difficulty=level,
+            checks=[state_count("reservations", 1), state_is("reservations.0.item", item),
+                    state_is("reservations.0.place", place)], rubric=RUBRIC_FORM))
+
+
+@skill("account")
+def account(site: SiteBuilder) -> None:
+    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    rng = site.rng
+    people = make_people(rng, 14)
+    users = [{"id": f"u{i + 1}", "username": p["first"].lower() + str(rng.randint(10, 99)), "email": p["email"],
+              "password": f"{p['last'].lower()}-{rng.randint(1000, 9999)}"} for i, p in enumerate(people[:4])]
+    site.initial_state = {"users": users, "session": {"user": None}, "settings": None}
+    site.features.add("account")
+    site.nav += [("Log in", "/login"), ("Sign up", "/signup")]
+    site.page("/login", "form.html.j2", title="Log in", heading="Log in", api="/api/login", redirect="/account",
+              form_id="login-form", submit_label="Log in", page_kind="form",
+              fields=[{"name": "username", "label": "Username", "type": "text", "required": True},
+                      {"name": "password", "label": "Password", "type": "password", "required": True}])
+    site.page("/signup", "form.html.j2", title="Sign up", heading="Create an account", api="/api/signup",
+              redirect="/account", form_id="signup-form", submit_label="Create account", page_kind="form",
+              fields=[{"name": "username", "label": "Username", "type": "text", "required": True},
+                      {"name": "email", "label": "Email", "type": "email", "required": True},
+                      {"name": "password", "label": "Password", "type": "password", "required": True, "minlength": 8}])
+    languages = ["English", "Deutsch", "Français", "Español", "日本語"]
+    site.page("/account", "settings.html.j2", title="Account", heading="Account settings", page_kind="settings",
+              languages=languages)
+    for index in range(12):
+        kind = ["login", "signup", "name", "prefs"][index % 4]
+        user = users[index % len(users)]
+        login = [{"op": "click", "sel": "a[href='/login']"}, {"op": "fill", "sel": "#f-username", "text": user["username"]},
+                 {"op": "fill", "sel": "#f-password", "text": user["password"]}, {"op": "click", "sel": "#submit"}]
+        if kind == "login":
+            site.task(TaskDraft(
+                instruction=f"Log in as {user['username']} (password: {user['password']}).", start_path="/", plan=login,
+                checks=[state_is("session.user", user["username"])], difficulty="easy", rubric=["The user is logged in"]))
+        elif kind == "signup":
+            person = people[4 + index]
+            name = person["first"].lower() + person["last"][:3].lower() + str(rng.randint(100, 999))
+            password = f"{person['last'].lower()}#{rng.randint(1000, 9999)}"
+            plan = [{"op": "click", "sel": "a[href='/signup']"}, {"op": "fill", "sel": "#f-username", "text": name},
+                    {"op": "fill", "sel": "#f-email", "text": person["email"]},
+                    {"op": "fill", "sel": "#f-password", "text": password}, {"op": "click", "sel": "#submit"}]
+            site.task(TaskDraft(
+                instruction=f"Create an account with username {name}, email {person['email']} and password {password}.",
+                start_path="/", plan=plan, difficulty="medium", rubric=["A new account exists and is logged in"],
+                checks=[state_count("users", len(users) + 1), state_is("users.-1.username", name),
+                        state_is("users.-1.email", person["email"]), state_is("session.user", name)]))
+        elif kind == "name":
+            display = f"{people[index]['first']} {rng.choice(['the Great', 'K.', 'Jr.', 'from ' + rng.choice(CITIES)])}"
+            plan = login + [{"op": "fill", "sel": "#f-display_name", "text": display}, {"op": "click", "sel": "#submit"}]
+            site.task(TaskDraft(
+                instruction=f"Log in as {user['username']} (password: {user['password']}) and change the display name "
+                            f"to \"{display}\".", start_path="/", plan=plan, difficulty="hard",
+                rubric=["Settings saved for the right user"],
+                checks=[state_is("settings.user", user["username"]), state_is("settings.display_name", display)]))
+        else:
+            language = rng.choice(languages[1:])
+            plan = login + [{"op": "click", "sel": "#f-newsletter"}, {"op": "select", "sel": "#f-language", "value": language},
+                            {"op": "click", "sel": "#submit"}]
+            site.task(TaskDraft(
+                instruction=f"Log in as {user['username']} (password: {user['password']}), subscribe to the newsletter "
+                            f"and switch the language to {language}.", start_path="/", plan=plan, difficulty="hard",
+                rubric=["Settings saved for the right user"],
+                checks=[state_is("settings.user", user["username"]), state_is("settings.newsletter", True),
+                        state_is("settings.language", language)]))

@@ -1,1 +1,271 @@
-from weblica.synth.skills.common import skill  # noqa: F401
+"""Skills that change server-side state: cart and checkout, record CRUD, constrained booking, store
+locator, drag and reorder. Their checks read the episode's state, not the page."""
+from __future__ import annotations
+
+from functools import partial
+
+from weblica.synth import images
+from weblica.synth.checks import answer_number, answer_text, state_count, state_is
+from weblica.synth.data import CITIES, distance, make_offers, make_people, make_stores
+from weblica.synth.site import SiteBuilder, TaskDraft
+from weblica.synth.skills.common import catalog_shell, open_item, others, skill
+
+
+def _add_to_cart(item: dict, qty: int) -> list[dict]:
+    steps = open_item(item)
+    if qty != 1:
+        steps.append({"op": "fill", "sel": "#qty", "text": str(qty)})
+    return steps + [{"op": "click", "sel": "#add-to-cart"}, {"op": "reach", "sel": "[data-added]"}]
+
+
+@skill("checkout")
+def checkout(site: SiteBuilder) -> None:
+    site.features.add("cart")
+    items = catalog_shell(site, 20, search=False)
+    site.initial_state = {"cart": {}, "orders": []}
+    site.page("/cart", "cart.html.j2", title="Cart", page_kind="cart")
+    shipping = ["Standard", "Express", "Pick-up"]
+    fields = [{"name": "name", "label": "Full name", "type": "text", "required": True},
+              {"name": "street", "label": "Street", "type": "text", "required": True},
+              {"name": "city", "label": "City", "type": "text", "required": True},
+              {"name": "shipping", "label": "Shipping", "type": "radio", "options": shipping, "required": True},
+              {"name": "payment", "label": "Payment", "type": "select", "options": ["Card", "Invoice", "PayPal"],
+               "required": True}]
+    site.page("/checkout", "form.html.j2", title="Checkout", heading="Checkout", fields=fields, api="/api/orders",
+              redirect="/order-confirmed", form_id="checkout-form", submit_label="Place order", page_kind="checkout")
+    site.page("/order-confirmed", "message.html.j2", title="Order placed", heading="Thank you for your order!",
+              text="Your order is confirmed.", page_kind="order-done")
+    rng = site.rng
+    people = make_people(rng, 6)
+    for item in rng.sample(items, 4):
+        qty = rng.randint(1, 4)
+        site.task(TaskDraft(
+            instruction=f"Add {qty} × {item['name']} to the cart.", start_path="/", plan=_add_to_cart(item, qty),
+            checks=[state_is(f"cart.{item['id']}", qty, "numeric"), state_count("cart", 1)], difficulty="easy",
+            rubric=["The cart holds exactly the requested line"]))
+    for _ in range(3):
+        a, b = rng.sample(items, 2)
+        site.task(TaskDraft(
+            instruction=f"Put one {a['name']} and two {b['name']} in the cart.", start_path="/",
+            plan=_add_to_cart(a, 1) + _add_to_cart(b, 2), difficulty="medium", rubric=["Both lines are in the cart"],
+            checks=[state_is(f"cart.{a['id']}", 1, "numeric"), state_is(f"cart.{b['id']}", 2, "numeric"),
+                    state_count("cart", 2)]))
+    for person in people[:5]:
+        item = rng.choice(items)
+        ship, pay = rng.choice(shipping), rng.choice(["Card", "Invoice", "PayPal"])
+        plan = _add_to_cart(item, 1) + [
+            {"op": "click", "sel": "#cart-link"}, {"op": "click", "sel": "#to-checkout"},
+            {"op": "fill", "sel": "#f-name", "text": person["name"]}, {"op": "fill", "sel": "#f-street", "text": person["street"]},
+            {"op": "fill", "sel": "#f-city", "text": person["city"]},
+            {"op": "click", "sel": f"#shipping-{shipping.index(ship) + 1}"},
+            {"op": "select", "sel": "#f-payment", "value": pay}, {"op": "click", "sel": "#submit"}]
+        site.task(TaskDraft(
+            instruction=f"Buy the {item['name']} for {person['name']}, {person['street']}, {person['city']}, "
+                        f"with {ship.lower()} shipping, paying by {pay}.", start_path="/", plan=plan, difficulty="hard",
+            rubric=["One order with the item, the address, shipping and payment"],
+            checks=[state_count("orders", 1), state_is(f"orders.0.items.{item['id']}", 1, "numeric"),
+                    state_is("orders.0.name", person["name"]), state_is("orders.0.city", person["city"]),
+                    state_is("orders.0.shipping", ship), state_is("orders.0.payment", pay)]))
+
+
+@skill("crud")
+def crud(site: SiteBuilder) -> None:
+    items = catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    rng = site.rng
+    people = make_people(rng, 6)
+    verbs = ["Restock", "Review", "Photograph", "Reprice", "Order", "Inspect"]
+    records = [{"id": f"r{i + 1}", "title": f"{verbs[i % len(verbs)]} {item['name']}", "done": False,
+                "note": f"for {people[i % len(people)]['first']}"} for i, item in enumerate(items[:8])]
+    site.initial_state = {"records": records}
+    site.data["records"] = records
+    site.nav.append(("To-do", "/todo"))
+    site.page("/todo", "records.html.j2", title="To-do", heading="Team to-do list", page_kind="records")
+    ids = [r["id"] for r in records]
+    go = [{"op": "click", "sel": "a[href='/todo']"}]
+    for record in rng.sample(records, 3):
+        site.task(TaskDraft(
+            instruction=f"Delete the to-do \"{record['title']}\".", start_path="/", difficulty="easy",
+            plan=go + [{"op": "click", "sel": f"[data-delete={record['id']}]"}],
+            checks=[state_is("records_ids", [i for i in ids if i != record["id"]], "set")], rubric=["Only that entry is gone"]))
+    for record in rng.sample(records, 3):
+        site.task(TaskDraft(
+            instruction=f"Mark the to-do \"{record['title']}\" as done.", start_path="/", difficulty="easy",
+            plan=go + [{"op": "click", "sel": f"[data-toggle={record['id']}]"}],
+            checks=[state_is(f"records_by_id.{record['id']}.done", True), state_count("records", len(records))],
+            rubric=["The entry is marked done"]))
+    for record in rng.sample(records, 3):
+        new = f"{rng.choice(verbs)} {rng.choice(items)['name']} by {rng.choice(['Friday', 'Monday', 'noon', 'tonight'])}"
+        site.task(TaskDraft(
+            instruction=f"Rename the to-do \"{record['title']}\" to \"{new}\".", start_path="/", difficulty="medium",
+            plan=go + [{"op": "click", "sel": f"[data-edit={record['id']}]"},
+                       {"op": "fill", "sel": f"[data-record={record['id']}] [data-edit-input]", "text": new},
+                       {"op": "click", "sel": f"[data-save={record['id']}]"}],
+            checks=[state_is(f"records_by_id.{record['id']}.title", new), state_count("records", len(records))],
+            rubric=["The entry has the new title"]))
+    for _ in range(3):
+        title = f"Call {rng.choice(people)['name']} about the {rng.choice(items)['name']}"
+        done_one = rng.choice(records)
+        site.task(TaskDraft(
+            instruction=f"Add a to-do \"{title}\" and mark \"{done_one['title']}\" as done.", start_path="/",
+            difficulty="hard",
+            plan=go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
+                       {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}],
+            checks=[state_count("records", len(records) + 1), state_is("records.-1.title", title),
+                    state_is(f"records_by_id.{done_one['id']}.done", True)], rubric=["Both changes are saved"]))
+
+
+@skill("booking")
+def booking(site: SiteBuilder) -> None:
+    catalog_shell(site, 8, search=False, list_page=False, home_items=4)
+    rng = site.rng
+    offers = make_offers(site.spec, rng, 24)
+    site.data["offers"] = offers
+    site.initial_state = {"bookings": []}
+    days = sorted({o["day"] for o in offers})
+    site.nav.append(("Book", "/book"))
+    site.page("/book", "offers.html.j2", title="Book", heading=f"Book a {site.item_noun}",
+              intro="Prices per person. Sold-out slots cannot be booked.",
+              days=[(d, [o for o in offers if o["day"] == d]) for d in days], page_kind="offers")
+    site.page("/booked", "message.html.j2", title="Booked", heading="Booking confirmed", text="See you there!",
+              page_kind="done")
+    dec = site.fmt["decimals"]
+    go = [{"op": "click", "sel": "a[href='/book']"}]
+
+    def book(offer: dict, instruction: str, difficulty: str) -> None:
+        site.task(TaskDraft(
+            instruction=instruction, start_path="/", difficulty=difficulty,
+            plan=go + [{"op": "click", "sel": f"[data-book={offer['id']}]"}],
+            checks=[state_count("bookings", 1), state_is("bookings.0.offer", offer["id"])],
+            rubric=["Exactly one booking, of the slot meeting every constraint"]))
+
+    made = 0
+    for day in rng.sample(days, len(days)):
+        group = [o for o in offers if o["day"] == day and o["seats"] > 0]
+        if len(group) < 2:
+            continue
+        label = site.date(day)
+        cheapest = min(group, key=lambda o: o["price"])
+        book(cheapest, f"Book the cheapest available slot on {label}.", "medium")
+        earliest = min(group, key=lambda o: o["time"])
+        book(earliest, f"Book the earliest available slot on {label}.", "easy")
+        noon = [o for o in group if o["time"] >= "12:00"]
+        if noon:
+            book(min(noon, key=lambda o: o["price"]), f"Book the cheapest available slot on {label} starting at 12:00 or later.", "hard")
+        made += 1
+        if made == 3:
+            break
+    available = [o for o in offers if o["seats"] > 0]
+    before = [o for o in available if o["time"] < "10:00"]
+    if before:
+        book(min(before, key=lambda o: o["price"]), "Book the cheapest available slot of the week that starts before 10:00.", "hard")
+    for offer in rng.sample(available, 3):
+        site.task(TaskDraft(
+            instruction=f"How much does the {offer['time']} slot on {site.date(offer['day'])} cost?", start_path="/",
+            plan=go + [{"op": "reach", "sel": f"[data-offer={offer['id']}]"}, {"op": "done", "answer": site.money(offer["price"])}],
+            checks=[answer_number(offer["price"], dec)], difficulty="easy", rubric=["The price from the schedule"],
+            wrong_answers=[site.money(o["price"]) for o in others(offers, offer)]))
+
+
+@skill("store-locator")
+def store_locator(site: SiteBuilder) -> None:
+    catalog_shell(site, 8, search=False, list_page=False, home_items=4)
+    rng = site.rng
+    stores = make_stores(site.spec, rng, 9)
+    home = (50, 30)
+    while any((s["x"] - home[0]) ** 2 + (s["y"] - home[1]) ** 2 < 16 for s in stores):
+        home = (rng.randint(20, 80), rng.randint(15, 45))
+    for s in stores:
+        s["distance"] = distance(s, home)
+    site.data["stores"], site.data["home"] = stores, list(home)
+    site.files["img/map.png"] = partial(images.map_image, stores, home, site.spec.style.palette)
+    site.initial_state = {"mystore": None}
+    site.nav.append(("Stores", "/stores"))
+    site.page("/stores", "stores.html.j2", title="Stores", heading="Find a store", stores=stores, home=home,
+              page_kind="stores")
+    go = [{"op": "click", "sel": "a[href='/stores']"}]
+    names = [s["name"] for s in stores]
+    ranked = sorted(stores, key=lambda s: s["distance"])
+    if ranked[0]["distance"] != ranked[1]["distance"]:
+        near = ranked[0]
+        site.task(TaskDraft(
+            instruction="Set the store closest to your location as your store.", start_path="/", difficulty="hard",
+            plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "click", "sel": f"[data-choose={near['id']}]"}],
+            checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"]))
+        site.task(TaskDraft(
+            instruction="Which store is closest to your location? Answer with its name.", start_path="/", difficulty="hard",
+            plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "done", "answer": near["name"]}],
+            checks=[answer_text(near["name"])], rubric=["The nearest store"], wrong_answers=others(names, near["name"])))
+    for s in rng.sample(stores, 4):
+        site.task(TaskDraft(
+            instruction=f"Make the store in {s['district']} your store.", start_path="/", difficulty="medium",
+            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "click", "sel": f"[data-choose={s['id']}]"}],
+            checks=[state_is("mystore.id", s["id"])], rubric=["The requested store is chosen"]))
+    for s in rng.sample(stores, 3):
+        site.task(TaskDraft(
+            instruction=f"What is the phone number of the {s['name']} store?", start_path="/", difficulty="medium",
+            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["phone"]}],
+            checks=[answer_text(s["phone"])], rubric=["The phone number from the store card"],
+            wrong_answers=[o["phone"] for o in others(stores, s)]))
+    for s in rng.sample(stores, 3):
+        site.task(TaskDraft(
+            instruction=f"Until what time is the store in {s['district']} open?", start_path="/", difficulty="medium",
+            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["closes"]}],
+            checks=[answer_text(s["closes"])], rubric=["The closing time from the store card"],
+            wrong_answers=[c for c in ["18:00", "19:00", "20:00", "21:00", "22:00"] if c != s["closes"]][:3]))
+
+
+def _moves_to(order: list[str], target: list[str]) -> list[dict]:
+    """Drag steps turning `order` into `target`: for each position, drag the right entry before the one there."""
+    order, steps = list(order), []
+    for pos, wanted in enumerate(target):
+        if order[pos] == wanted:
+            continue
+        steps.append({"op": "drag", "sel": f"[data-id={wanted}] [data-handle]", "to": f"[data-id={order[pos]}]",
+                      "where": "before"})
+        order.remove(wanted)
+        order.insert(pos, wanted)
+    return steps
+
+
+@skill("drag-reorder")
+def drag_reorder(site: SiteBuilder) -> None:
+    items = catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    rng = site.rng
+    entries = [{"id": f"e{i + 1}", "name": item["name"], "price": item["price"]} for i, item in enumerate(rng.sample(items, 6))]
+    order = [e["id"] for e in entries]
+    site.data["entries"] = entries
+    site.initial_state = {"order": {"ids": order}}
+    site.nav.append(("Wishlist", "/wishlist"))
+    site.page("/wishlist", "reorder.html.j2", title="Wishlist", heading="Your wishlist", entries=entries,
+              intro="Drag the handles to put your favourites first, then save.", page_kind="reorder")
+    go = [{"op": "click", "sel": "a[href='/wishlist']"}]
+    by_id = {e["id"]: e for e in entries}
+
+    def task(target: list[str], instruction: str, difficulty: str, positions: list[int]) -> None:
+        # the plan scrolls the list into view once, so both ends of a drag are on screen together
+        plan = go + [{"op": "reach", "sel": "#save-order"}, {"op": "reach", "sel": "[data-sortable]"}] \
+            + _moves_to(order, target) + [{"op": "click", "sel": "#save-order"}, {"op": "reach", "sel": "[data-saved]"}]
+        site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, difficulty=difficulty,
+                            checks=[state_is(f"order.ids.{p}", target[p]) for p in positions],
+                            rubric=["The saved order is as requested"]))
+
+    for e in rng.sample(entries[1:], 3):
+        target = [e["id"]] + [i for i in order if i != e["id"]]
+        task(target, f"Move the {e['name']} to the top of your wishlist and save the order.", "easy", [0])
+    for e in rng.sample(entries[:-1], 3):
+        target = [i for i in order if i != e["id"]] + [e["id"]]
+        task(target, f"Move the {e['name']} to the bottom of your wishlist and save.", "medium", [len(order) - 1])
+    for _ in range(3):
+        a, b = rng.sample(entries, 2)
+        target = [i for i in order if i != a["id"]]
+        target.insert(target.index(b["id"]), a["id"])
+        if target == order:
+            continue
+        task(target, f"Place the {a['name']} directly above the {b['name']} in your wishlist and save.", "medium",
+             [target.index(a["id"]), target.index(b["id"])])
+    by_price = sorted(order, key=lambda i: by_id[i]["price"])
+    task(by_price, "Sort your wishlist by price, cheapest first, and save.", "hard", list(range(len(order))))
+    by_price_desc = list(reversed(by_price))
+    task(by_price_desc, "Sort your wishlist by price, most expensive first, and save.", "hard", list(range(len(order))))
+    by_name = sorted(order, key=lambda i: by_id[i]["name"])
+    task(by_name, "Sort your wishlist alphabetically by name and save.", "hard", list(range(len(order))))

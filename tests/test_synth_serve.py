@@ -1,0 +1,114 @@
+"""The synth site server: host routing, per-episode state, the admin endpoint, proxy-style requests,
+and two parallel browser episodes on one site keeping separate state."""
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+
+from weblica.env.backend import EPISODE_HEADER
+from weblica.env.task import Task, TaskSource
+from weblica.serve.app import ADMIN_HEADER, ServeConfig, create_app
+from weblica.serve.backend import SynthBackend
+from weblica.serve.server import SiteServer
+from weblica.synth.generate import write_unvalidated
+from weblica.synth.spec import sample_spec
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serve")
+    return write_unvalidated(sample_spec(4, "checkout", "groceries", "corporate-clean"), out)
+
+
+def _client(bundle):
+    app = create_app(ServeConfig(sites=[bundle], admin_token="secret"))
+    host = bundle.name + ".synth.test"
+    return app.test_client(), host
+
+
+def test_pages_are_routed_by_host_and_unknown_hosts_never_leave(bundle):
+    client, host = _client(bundle)
+    home = client.get("/", headers={"Host": host})
+    assert home.status_code == 200 and b"<!doctype html>" in home.data.lower()
+    assert client.get("/assets/site.css", headers={"Host": host}).mimetype == "text/css"
+    assert client.get("/img/" + "x.png", headers={"Host": host}).status_code == 404
+    other = client.get("/", headers={"Host": "example.com"})
+    assert other.status_code == 502 and b"Nothing was fetched" in other.data
+    # the bundle's gold answers are not served
+    assert client.get("/tasks.jsonl", headers={"Host": host}).status_code == 404
+    assert client.get("/../tasks.jsonl", headers={"Host": host}).status_code == 404
+
+
+def test_state_is_per_episode_and_admin_needs_the_token(bundle):
+    client, host = _client(bundle)
+    a, b = {"Host": host, EPISODE_HEADER: "ep-a"}, {"Host": host, EPISODE_HEADER: "ep-b"}
+    assert client.put("/api/doc/cart", json={"i001": 2}, headers=a).status_code == 200
+    client.post("/api/orders", json={"name": "Ana"}, headers=a)
+    assert client.get("/api/state", headers=a).json["cart"] == {"i001": 2}
+    assert client.get("/api/state", headers=b).json["cart"] == {}
+    assert client.get("/__weblica/state", headers=a).status_code == 403
+    admin = {**a, ADMIN_HEADER: "secret"}
+    state = client.get("/__weblica/state", headers=admin).json
+    assert state["orders_ids"] == ["r1"] and state["orders_by_id"]["r1"]["name"] == "Ana"
+    client.post("/__weblica/reset", headers=admin)
+    assert client.get("/api/state", headers=a).json["cart"] == {}
+
+
+def test_absolute_form_proxy_requests_and_the_backend(bundle):
+    with SiteServer([bundle]) as server:
+        host = server.hosts[0]
+        with httpx.Client(proxy=server.url, trust_env=False) as client:  # a real proxy-style request
+            page = client.get(f"http://{host}/cart")
+            assert page.status_code == 200 and b"Your cart" in page.content
+            assert client.get("http://unknown.example/").status_code == 502
+        task = Task(id="t", start_url=f"http://{host}/", instruction="x",
+                    source=TaskSource(kind="synth", site=bundle.name))
+        backend = SynthBackend(server)
+
+        async def flow():
+            net = await backend.begin(task, "ep-1", 0)
+            assert net.proxy == server.url and net.extra_headers == {EPISODE_HEADER: "ep-1"}
+            async with httpx.AsyncClient(proxy=server.url, trust_env=False) as c:
+                await c.put(f"http://{host}/api/doc/cart", json={"i002": 1}, headers=net.extra_headers)
+            assert (await backend.state(task, "ep-1"))["cart"] == {"i002": 1}
+            await backend.begin(task, "ep-1", 0)  # a new episode with the same id starts clean
+            assert (await backend.state(task, "ep-1"))["cart"] == {}
+        asyncio.run(flow())
+
+
+def test_two_parallel_browser_episodes_keep_separate_state(bundle):
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import context_kwargs, launch_browser
+
+    data = __import__("json").loads((bundle / "data.json").read_text())
+    first, second = data["items"][0], data["items"][1]
+
+    async def episode(browser, server, backend, task, episode_id, item, qty):
+        net = await backend.begin(task, episode_id, 0)
+        context = await browser.new_context(**context_kwargs(proxy=net.proxy, extra_headers=net.extra_headers))
+        page = await context.new_page()
+        await page.goto(f"http://{server.hosts[0]}/item/{item['slug']}")
+        await page.evaluate("document.querySelectorAll('[data-distractor]').forEach(e => e.hidden = true)")
+        await page.fill("#qty", str(qty))
+        await page.click("#add-to-cart")
+        await page.wait_for_selector("[data-added]:not([hidden])")
+        await context.close()
+        return await backend.state(task, episode_id)
+
+    async def run():
+        with SiteServer([bundle]) as server:
+            backend = SynthBackend(server)
+            task = Task(id="t", start_url="", instruction="x", source=TaskSource(kind="synth", site=bundle.name))
+            async with async_playwright() as pw:
+                browser = await launch_browser(pw)
+                try:
+                    return await asyncio.gather(episode(browser, server, backend, task, "left", first, 2),
+                                                episode(browser, server, backend, task, "right", second, 3))
+                finally:
+                    await browser.close()
+    left, right = asyncio.run(run())
+    assert left["cart"] == {first["id"]: 2}
+    assert right["cart"] == {second["id"]: 3}
