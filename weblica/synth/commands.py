@@ -8,6 +8,7 @@ import click
 
 from weblica.cli import UserError, emit
 from weblica.synth.spec import CatalogError
+from weblica.synth.splits import SplitError
 
 
 @click.command("synth")
@@ -19,9 +20,11 @@ from weblica.synth.spec import CatalogError
 @click.option("--generator", type=click.Choice(["procedural", "llm"]), default="procedural", show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("sites"), show_default=True)
 @click.option("--no-validate", is_flag=True, help="Write bundles without browser validation (tasks keep no oracle).")
+@click.option("--split", type=click.Choice(["train", "val"]), default=None,
+              help="Draw seeds, categories and aesthetics from one side of the held-out split (eval/synth-val.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
-                  out: Path, no_validate: bool, as_json: bool) -> None:
+                  out: Path, no_validate: bool, split: str | None, as_json: bool) -> None:
     """Generate site bundles with tasks whose success a program can check."""
     from weblica.browser.launcher import ChromiumNotFound
     from weblica.synth.generate import synthesize
@@ -30,8 +33,8 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
         raise UserError("--n must be at least 1")
     try:
         results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
-                             generator=generator, validate=not no_validate)
-    except CatalogError as exc:
+                             generator=generator, validate=not no_validate, split=split)
+    except (CatalogError, SplitError) as exc:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:
         raise UserError(f"{exc} (or pass --no-validate)") from None

@@ -110,13 +110,16 @@ class SiteSpec:
 
 
 def sample_spec(seed: int, skill: str | None = None, category: str | None = None, style: str | None = None,
-                generator: str = "procedural") -> SiteSpec:
-    """Resolve the axes left as None from the seed; the same arguments always give the same spec."""
+                generator: str = "procedural", split: str | None = None) -> SiteSpec:
+    """Resolve the axes left as None from the seed; the same arguments always give the same spec.
+    With `split` (train | val), categories and aesthetics come only from that split (synth/splits.py)."""
+    from weblica.synth.splits import allowed
+
     rng = random.Random(f"spec:{seed}:{skill}:{category}:{style}")
     skill = _pick("skill", skill, sorted(skills()), rng)
-    category = _pick("category", category, sorted(categories()), rng)
+    category = _pick("category", category, allowed(split, "category", sorted(categories())), rng)
     space = style_space()
-    aesthetic = _pick("style", style, sorted(space["aesthetics"]), rng)
+    aesthetic = _pick("style", style, allowed(split, "aesthetic", sorted(space["aesthetics"])), rng)
     preset = space["aesthetics"][aesthetic]
     pins = preset.get("pins", {})
     axes = {axis: pins.get(axis, rng.choice(values)) for axis, values in space["axes"].items()}
