@@ -5,7 +5,8 @@ training and inference see identical token ids (sampled history is spliced as id
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -14,6 +15,7 @@ from weblica.env.observation import Observation, Tab
 from weblica.env.task import Task
 from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt
 from weblica.policy.context import IM_END, ContextBuilder, Message
+from weblica.policy.coords import X_KEYS, Y_KEYS, CoordinateFrame
 
 
 @dataclass
@@ -67,6 +69,29 @@ def response_ids(text: str, tokenizer: Any, assistant_prefix: str = "") -> list[
     return ids + [tokenizer.convert_tokens_to_ids(IM_END)]
 
 
+def in_frame(traj: Trajectory, frame: CoordinateFrame) -> Trajectory:
+    """The trajectory with every text response (a scripted or API teacher's, no token ids) re-rendered
+    from the actions it really ran, in the student's coordinate frame. A teacher writes viewport pixels
+    (the oracle) or its own frame; cloning that text would teach a Qwen3-VL student, which answers on the
+    0-1000 grid, to click elsewhere. Sampled turns (token ids) are the student's own and stay verbatim."""
+    steps = []
+    for record in traj.steps:
+        if record.token_ids or not record.actions:
+            steps.append(record)
+            continue
+        text = record.response
+        thought = text.split("</think>", 1)[0].replace("<think>", "").strip() if "</think>" in text else ""
+        calls = []
+        for action in record.actions:
+            args = dict(action.get("arguments") or {})
+            for xk, yk in zip(X_KEYS, Y_KEYS):
+                if xk in args and yk in args:
+                    args[xk], args[yk] = frame.from_viewport(float(args[xk]), float(args[yk]))
+            calls.append(f"<tool_call>{json.dumps({'name': action['name'], 'arguments': args})}</tool_call>")
+        steps.append(replace(record, response=f"<think>{thought}</think>\n" + "\n".join(calls)))
+    return replace(traj, steps=steps)
+
+
 def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: ContextBuilder, tokenizer: Any,
                 image_processor: Any, only_successful: bool = True) -> list[TurnSample]:
     """Behaviour-cloning samples from run directories: every turn of every (successful) episode."""
@@ -79,6 +104,7 @@ def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: Conte
             if traj.removed or (only_successful and not traj.success) or traj.task_id not in tasks:
                 continue
             task = tasks[traj.task_id]
+            traj = in_frame(traj, builder.frame)
             for messages, record in zip(turn_messages(task, traj, Path(run_dir) / "screens", builder), traj.steps):
                 ids = list(record.token_ids) if record.token_ids else response_ids(record.response, tokenizer, prefix)
                 prompt = encode_qwen_prompt(messages, tokenizer, image_processor, assistant_prefix=prefix)

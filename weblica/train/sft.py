@@ -16,8 +16,30 @@ from weblica.train.model_io import (base_checkpoint, config_record, export_model
 from weblica.train.samples import TurnSample, sequence_logprobs, sft_samples
 
 
-def collect_teacher_runs(config: SFTConfig, out: Path) -> list[Path]:
-    """Play the configured tasks with the teacher policy (once; reused on resume)."""
+def on_grid(task: Any, frame: Any) -> Any:
+    """The task with its oracle snapped to what a student in `frame` can write: pixels -> the student's
+    integer coordinates -> pixels. The oracle then plays exactly the clicks the cloned student will make,
+    so the feedback it clones ("clicked ... at (472.32, 30.24)") is the feedback the student will read."""
+    from dataclasses import replace
+
+    from weblica.env.actions import Action
+    from weblica.policy.coords import X_KEYS, Y_KEYS
+
+    if not task.oracle:
+        return task
+    actions = []
+    for action in task.oracle:
+        args = dict(action.args)
+        for xk, yk in zip(X_KEYS, Y_KEYS):
+            if xk in args and yk in args:
+                args[xk], args[yk] = frame.to_viewport(*frame.from_viewport(args[xk], args[yk]))
+        actions.append(Action(action.name, args))
+    return replace(task, oracle=actions)
+
+
+def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> list[Path]:
+    """Play the configured tasks with the teacher policy (once; reused on resume). With `frame` (the
+    student's), the oracle teacher plays its actions snapped to the student's coordinate grid."""
     if (out / "episodes.jsonl").exists():
         return [out]
     from weblica.commands.run import policy_factory
@@ -25,6 +47,8 @@ def collect_teacher_runs(config: SFTConfig, out: Path) -> list[Path]:
     from weblica.rollout import run_tasks
 
     tasks = load_tasks(config.tasks or "")
+    if frame is not None and config.teacher == "oracle":
+        tasks = [on_grid(t, frame) for t in tasks]
 
     async def go() -> None:
         async with open_backends(tasks) as backends:
@@ -48,10 +72,12 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
     out = Path(config.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     seed_everything(config.seed)
+    resume = latest_checkpoint(out)
+    trainable = load_trainable(resume or base_checkpoint(config, out), config)
     run_dirs = [Path(p) for p in config.trajectories]
     tasks_by_id: dict[str, Any] = {}
     if config.tasks:
-        run_dirs += collect_teacher_runs(config, out / "teacher")
+        run_dirs += collect_teacher_runs(config, out / "teacher", _frame(trainable))
         tasks_by_id.update({t.id: t for t in load_tasks(config.tasks)})
     for run_dir in config.trajectories:
         tasks_file = Path(run_dir) / "tasks.jsonl"
@@ -59,8 +85,6 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
             tasks_by_id.update({t.id: t for t in load_tasks(tasks_file)})
     if not run_dirs:
         raise ValueError("SFT needs trajectories (run directories) or tasks for a teacher to play")
-    resume = latest_checkpoint(out)
-    trainable = load_trainable(resume or base_checkpoint(config, out), config)
     builder = ContextBuilder(_frame(trainable), config.keep_images)
     samples = sft_samples(tasks_by_id, run_dirs, builder, trainable.tokenizer, trainable.image_processor,
                           config.only_successful)
