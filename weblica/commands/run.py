@@ -10,21 +10,21 @@ import click
 from weblica.cli import UserError, emit, load_task_file
 
 
-def policy_factory(spec: str, seed: int) -> Any:
-    """A zero-argument factory of fresh policies for `spec` (oracle, random, hf:DIR, openai:URL, ...)."""
+def policy_factory(spec: str, seed: int, tasks: list[Any] | None = None) -> Any:
+    """A zero-argument factory of fresh policies for `spec` (oracle, random, hf:DIR, openai:URL, ...).
+    Given the tasks it will play, the oracle checks up front that each has oracle actions."""
+    from weblica.policy.backends.base import BackendError
+    from weblica.policy.factory import PolicySpecError, make_policy_factory
+
     if spec == "oracle":
-        from weblica.policy.oracle import OraclePolicy
-
-        return OraclePolicy
-    if spec == "random" or spec.startswith("random:"):
-        from weblica.policy.random_policy import RandomPolicy
-
-        return lambda: RandomPolicy(seed)
+        missing = [t.id for t in tasks or [] if t.oracle is None]
+        if missing:
+            raise UserError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
+                            "use --policy random or a model")
     try:
-        from weblica.policy.factory import make_policy_factory
-    except ModuleNotFoundError:
-        raise UserError(f"unknown policy '{spec}': use oracle or random") from None
-    return make_policy_factory(spec, seed)
+        return make_policy_factory(spec, seed)
+    except (PolicySpecError, BackendError) as exc:
+        raise UserError(str(exc)) from None
 
 
 def register(cli: click.Group) -> None:
@@ -49,12 +49,7 @@ def register(cli: click.Group) -> None:
         from weblica.rollout import run_tasks
 
         tasks = load_task_file(tasks_path)
-        factory = policy_factory(policy, seed)
-        if policy == "oracle":
-            missing = [t.id for t in tasks if t.oracle is None]
-            if missing:
-                raise UserError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
-                                "use --policy random or a model")
+        factory = policy_factory(policy, seed, tasks)
 
         async def go() -> Any:
             async with open_backends(tasks) as backends:

@@ -145,6 +145,16 @@ def load_tasks(path: str | Path) -> list[Task]:
     return tasks
 
 
+def first_duplicate_id(tasks: Iterable[Task]) -> str | None:
+    """The first task id that appears twice, or None (task files must name each task once)."""
+    seen: set[str] = set()
+    for task in tasks:
+        if task.id in seen:
+            return task.id
+        seen.add(task.id)
+    return None
+
+
 def save_tasks(tasks: Iterable[Task], path: str | Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from weblica.env.task import Task, TaskSource
+from weblica.env.task import Task, TaskSource, first_duplicate_id
 
 LIVE_MAX_STEPS = 30
 # WebTailBench's TSV names no start page; its tasks begin at a search engine, as in the Fara harness.
@@ -162,9 +162,7 @@ def load_benchmark(name: str, path: str | Path) -> list[Task]:
     tasks = LOADERS[name](path)
     if not tasks:
         raise BenchmarkFormatError(f"{path} holds no {name} tasks")
-    seen: set[str] = set()
-    for task in tasks:
-        if task.id in seen:
-            raise BenchmarkFormatError(f"{path}: task id '{task.id}' appears twice")
-        seen.add(task.id)
+    duplicate = first_duplicate_id(tasks)
+    if duplicate is not None:
+        raise BenchmarkFormatError(f"{path}: task id '{duplicate}' appears twice")
     return tasks

@@ -73,12 +73,7 @@ def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int 
     from weblica.eval.runner import evaluate
 
     tasks = load_task_file(tasks_path)
-    factory = policy_factory(policy, seed)
-    if policy == "oracle":
-        missing = [t.id for t in tasks if t.oracle is None]
-        if missing:
-            raise UserError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
-                            "use --policy random or a model")
+    factory = policy_factory(policy, seed, tasks)
 
     async def go() -> dict[str, Any]:
         async with open_backends(tasks) as backends:

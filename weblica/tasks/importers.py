@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from weblica.env.task import Task, TaskError, TaskSource
+from weblica.env.task import Task, TaskError, TaskSource, first_duplicate_id
 from weblica.tasks.rubric import difficulty, parse_fact_groups
 
 FORMATS = ("webgym", "insta")
@@ -118,9 +118,7 @@ def import_tasks(path: str | Path, fmt: str = "auto") -> list[Task]:
     if convert is None:
         raise TaskError(f"unknown task format '{fmt}': use {', '.join(FORMATS)} or auto")
     tasks = [convert(r, i) for i, r in enumerate(records)]
-    seen: set[str] = set()
-    for task in tasks:
-        if task.id in seen:
-            raise TaskError(f"{path}: task id '{task.id}' appears twice")
-        seen.add(task.id)
+    duplicate = first_duplicate_id(tasks)
+    if duplicate is not None:
+        raise TaskError(f"{path}: task id '{duplicate}' appears twice")
     return tasks
