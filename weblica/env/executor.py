@@ -38,6 +38,14 @@ def normalize_key(key: str) -> str:
     return "+".join(out)
 
 
+def scroll_delta(direction: str, amount: float) -> tuple[int, int]:
+    """Wheel / scrollBy pixels for a scroll of `amount` viewports in `direction`."""
+    vertical = direction in ("up", "down")
+    sign = 1 if direction in ("down", "right") else -1
+    pixels = round(amount * (VIEWPORT_HEIGHT if vertical else VIEWPORT_WIDTH))
+    return (0, sign * pixels) if vertical else (sign * pixels, 0)
+
+
 def describe_element(el: dict[str, Any] | None) -> str:
     if not el:
         return "nothing"
@@ -192,9 +200,7 @@ class ActionExecutor:
     async def _do_scroll(self, direction: str, amount: float = 0.5, x: float | None = None,
                          y: float | None = None) -> ActionResult:
         vertical = direction in ("up", "down")
-        sign = 1 if direction in ("down", "right") else -1
-        pixels = round(amount * (VIEWPORT_HEIGHT if vertical else VIEWPORT_WIDTH))
-        dx, dy = (0, sign * pixels) if vertical else (sign * pixels, 0)
+        dx, dy = scroll_delta(direction, amount)
         page = self.tabs.page
         where = "the page"
         if x is not None and y is not None:

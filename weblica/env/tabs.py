@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -45,7 +44,6 @@ class TabSet:
         self._opened: list[Any] = []
         self.navigations = 0  # main-frame navigations so far; settle waits for a load only after one
         self._titles: dict[Any, str] = {}
-        self._cdp: dict[Any, Any] = {}
         context.on("page", self._on_page)
         context.on("request", self._request_started)
         context.on("requestfinished", self._request_ended)
@@ -91,7 +89,6 @@ class TabSet:
         return page
 
     def forget(self, page: Any) -> None:
-        self._cdp.pop(page, None)
         if page in self.pages:
             index = self.pages.index(page)
             self.pages.remove(page)
@@ -174,30 +171,11 @@ class TabSet:
                 raise BrowserCrashed(self.crashed)
 
     async def screenshot(self) -> bytes:
-        """The active tab's viewport as PNG. Straight from CDP with Chromium's fast PNG encoder: about a
-        third quicker than Playwright's screenshot (which also waits on fonts and re-styles the caret,
-        both already fixed by the determinism layer); the bytes are as deterministic, if larger."""
-        page = self.page
-        for attempt in range(2):
-            try:
-                session = self._cdp.get(page)
-                if session is None:
-                    session = self._cdp[page] = await self.context.new_cdp_session(page)
-                shot = await session.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
-                return base64.b64decode(shot["data"])
-            except Exception as exc:
-                if page.is_closed() or self.crashed:
-                    self._raise_if_crashed(exc)
-                    raise
-                # a cross-process navigation (another site, an error page) detaches the session: reattach
-                self._cdp.pop(page, None)
-                if attempt:
-                    try:
-                        return await page.screenshot(type="png", caret="hide")
-                    except Exception as final:
-                        self._raise_if_crashed(final)
-                        raise
-        raise AssertionError("unreachable")
+        try:
+            return await self.page.screenshot(type="png", caret="hide")
+        except Exception as exc:
+            self._raise_if_crashed(exc)
+            raise
 
     def note_title(self, title: str) -> None:
         """The active page's title, as a probe just read it (saves a round trip per observation)."""

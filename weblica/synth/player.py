@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
+from weblica.env.executor import normalize_key, scroll_delta
 
 
 class PlanError(RuntimeError):
@@ -99,13 +100,10 @@ async def perform(page: Any, action: Action) -> str | None:
             await page.keyboard.press("Enter")
     elif action.name == "press_keys":
         for key in a["keys"]:
-            await page.keyboard.press(key)
+            await page.keyboard.press(normalize_key(key))
     elif action.name == "scroll":
         # as the env does: window.scrollBy for the page, the wheel at (x, y) for an element
-        vertical = a["direction"] in ("up", "down")
-        sign = 1 if a["direction"] in ("down", "right") else -1
-        pixels = round(a["amount"] * (VIEWPORT_HEIGHT if vertical else VIEWPORT_WIDTH))
-        dx, dy = (0, sign * pixels) if vertical else (sign * pixels, 0)
+        dx, dy = scroll_delta(a["direction"], a["amount"])
         if "x" in a:
             await page.mouse.move(a["x"], a["y"])
             await page.mouse.wheel(dx, dy)
