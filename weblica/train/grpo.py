@@ -21,7 +21,8 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task, load_tasks
 from weblica.policy.backends.base import Generation, SamplingOptions
-from weblica.policy.backends.hf import HFBackend, _frame_for, detect_assistant_prefix, encode_qwen_prompt
+from weblica.policy.backends.hf import (HFBackend, _frame_for, banned_token_ids, detect_assistant_prefix,
+                                        encode_qwen_prompt)
 from weblica.policy.context import Message
 from weblica.policy.model_policy import ModelPolicy
 from weblica.train.algorithms import clipped_policy_loss, group_advantages, is_informative
@@ -52,6 +53,7 @@ class TrainingModelBackend(HFBackend):
         self.model = trainable.model
         self.frame = _frame_for(trainable.model.config, trainable.image_processor)
         self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
+        self.banned_ids = banned_token_ids(self.tokenizer)
         stops = (self.tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>"))
         self.stop_ids = {i for i in stops if i is not None and i != self.tokenizer.unk_token_id}
         self._lock = threading.Lock()
@@ -224,6 +226,11 @@ class GRPOTrainer:
 
     # ---- update ----------------------------------------------------------------------------------
 
+    @property
+    def backend_banned(self) -> list[int]:
+        """Token ids the rollout engine never samples; the recomputed log-probs mask them the same way."""
+        return list(getattr(self.backend, "banned_ids", []))
+
     def update(self, samples: list[TurnSample], iteration: int) -> dict[str, float]:
         import torch
 
@@ -244,12 +251,14 @@ class GRPOTrainer:
                 stats_loss = stats_clip = 0.0
                 for sample in mini:
                     logprobs, entropy = sequence_logprobs(model, sample, self.trainable.device, cfg.temperature,
-                                                          with_entropy=bool(cfg.entropy_coef))
+                                                          with_entropy=bool(cfg.entropy_coef),
+                                                          banned=self.backend_banned)
                     old = torch.tensor(sample.old_logprobs, device=logprobs.device)
                     ref = None
                     if self.reference is not None:
                         with torch.no_grad():
-                            ref, _ = sequence_logprobs(self.reference, sample, self.trainable.device, cfg.temperature)
+                            ref, _ = sequence_logprobs(self.reference, sample, self.trainable.device, cfg.temperature,
+                                                       banned=self.backend_banned)
                         ref = ref[None]
                     loss, stats = clipped_policy_loss(
                         logprobs[None], old[None], torch.tensor([[sample.advantage]]), torch.ones_like(logprobs)[None],

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.observation import Observation, Tab
 from weblica.env.task import Task
-from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt
+from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt, mask_banned
 from weblica.policy.context import IM_END, ContextBuilder, Message
 from weblica.policy.coords import X_KEYS, Y_KEYS, CoordinateFrame
 
@@ -113,7 +113,7 @@ def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: Conte
 
 
 def sequence_logprobs(model: Any, sample: TurnSample, device: str, temperature: float = 1.0,
-                      with_entropy: bool = False) -> tuple[Any, Any]:
+                      with_entropy: bool = False, banned: Sequence[int] = ()) -> tuple[Any, Any]:
     """Log-probs of the response tokens under `model` (with gradients), and optionally their entropy."""
     import torch
 
@@ -124,8 +124,10 @@ def sequence_logprobs(model: Any, sample: TurnSample, device: str, temperature: 
         inputs["image_grid_thw"] = sample.prompt.image_grid_thw.to(device)
     logits = model(**inputs).logits[0].float()
     start = len(sample.prompt.input_ids) - 1
-    scores = torch.log_softmax(logits[start:start + len(sample.response_ids)] / temperature, dim=-1)
+    scores = torch.log_softmax(mask_banned(logits[start:start + len(sample.response_ids)], banned) / temperature,
+                               dim=-1)
     target = torch.tensor(sample.response_ids, device=device)[:, None]
     logprobs = scores.gather(1, target)[:, 0]
-    entropy = -(scores.exp() * scores).sum(-1) if with_entropy else None
+    # banned ids sit at -inf: their 0 * -inf terms are 0, not nan
+    entropy = -(scores.exp() * scores.masked_fill(torch.isinf(scores), 0.0)).sum(-1) if with_entropy else None
     return logprobs, entropy

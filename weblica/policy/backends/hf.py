@@ -117,6 +117,7 @@ class HFBackend:
         self.frame = frame or _frame_for(config, self.image_processor)
         # Thinking checkpoints open the reasoning in the prompt; the returned text puts it back in front
         self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
+        self.banned_ids = banned_token_ids(self.tokenizer)
         self.stop_ids = {i for i in (self.tokenizer.convert_tokens_to_ids(t) for t in STOP_TOKENS)
                          if i is not None and i != self.tokenizer.unk_token_id}
         self._lock = threading.Lock()
@@ -152,7 +153,7 @@ class HFBackend:
             out = self.model(**inputs, use_cache=True, cache_position=torch.arange(length, device=self.device))
             for step in range(opts.max_new_tokens):
                 logits = out.logits[0, -1].float()
-                token, logprob = sample_token(logits, opts, generator)
+                token, logprob = sample_token(mask_banned(logits, self.banned_ids), opts, generator)
                 token_ids.append(token)
                 logprobs.append(logprob)
                 if token in self.stop_ids:
@@ -178,8 +179,28 @@ class HFBackend:
             logits = self.model(**inputs).logits[0].float()
         start = len(prompt.input_ids) - 1
         temperature = self.sampling.temperature if self.sampling.temperature > 0 else 1.0
-        scores = torch.log_softmax(logits[start:start + len(token_ids)] / temperature, dim=-1)
+        scores = torch.log_softmax(mask_banned(logits[start:start + len(token_ids)], self.banned_ids) / temperature,
+                                   dim=-1)
         return scores.gather(1, torch.tensor(list(token_ids), device=scores.device)[:, None])[:, 0].tolist()
+
+
+# A response never contains vision placeholders: a sampled <|image_pad|> spliced into the history would
+# claim an image the prompt does not have (and break the next forward pass), so they are never sampled.
+VISION_TOKENS = (VISION_START, VISION_END, IMAGE_PAD, "<|video_pad|>")
+
+
+def banned_token_ids(tokenizer: Any) -> list[int]:
+    ids = (tokenizer.convert_tokens_to_ids(t) for t in VISION_TOKENS)
+    return sorted({i for i in ids if i is not None and i != tokenizer.unk_token_id})
+
+
+def mask_banned(logits: Any, banned: Sequence[int]) -> Any:
+    """Logits with the banned ids at -inf (along the last axis); the trainer applies the same mask."""
+    if not banned:
+        return logits
+    logits = logits.clone()
+    logits[..., list(banned)] = float("-inf")
+    return logits
 
 
 def sample_token(logits: Any, opts: SamplingOptions, generator: Any) -> tuple[int, float]:
