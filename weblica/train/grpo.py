@@ -21,8 +21,7 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task, load_tasks
 from weblica.policy.backends.base import Generation, SamplingOptions
-from weblica.policy.backends.hf import (HFBackend, _frame_for, banned_token_ids, detect_assistant_prefix,
-                                        encode_qwen_prompt)
+from weblica.policy.backends.hf import HFBackend, _frame_for, encode_qwen_prompt
 from weblica.policy.context import Message
 from weblica.policy.model_policy import ModelPolicy
 from weblica.train.algorithms import clipped_policy_loss, group_advantages, is_informative
@@ -42,21 +41,9 @@ def derive_seed(*parts: Any) -> int:
 class TrainingModelBackend(HFBackend):
     """The HF backend over the weights being trained (no reload between iterations)."""
 
-    def __init__(self, trainable: Trainable, sampling: SamplingOptions) -> None:  # noqa: super not called
-        import threading
-
-        self.name = f"hf:{trainable.path}"
-        self.sampling = sampling
-        self.device = trainable.device
-        self.tokenizer = trainable.tokenizer
-        self.image_processor = trainable.image_processor
-        self.model = trainable.model
-        self.frame = _frame_for(trainable.model.config, trainable.image_processor)
-        self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
-        self.banned_ids = banned_token_ids(self.tokenizer)
-        stops = (self.tokenizer.convert_tokens_to_ids(t) for t in ("<|im_end|>", "<|endoftext|>"))
-        self.stop_ids = {i for i in stops if i is not None and i != self.tokenizer.unk_token_id}
-        self._lock = threading.Lock()
+    def __init__(self, trainable: Trainable, sampling: SamplingOptions) -> None:  # noqa: loads nothing
+        self._attach(f"hf:{trainable.path}", trainable.model, trainable.tokenizer, trainable.image_processor,
+                     trainable.device, sampling, _frame_for(trainable.model.config, trainable.image_processor))
 
 
 class _Recorder:

@@ -106,20 +106,29 @@ class HFBackend:
         if not (path / "config.json").exists():
             raise BackendError(f"hf:{path}: no config.json there; pass a local checkpoint directory "
                                f"(e.g. one written by weblica.policy.tiny.build_tiny_qwen3_vl)")
-        self.name = f"hf:{path}"
+        device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if device == "cuda" else torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(path)
+        image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
+        model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype).to(device).eval()
+        self._attach(f"hf:{path}", model, tokenizer, image_processor, device, sampling,
+                     frame or _frame_for(AutoConfig.from_pretrained(path), image_processor))
+
+    def _attach(self, name: str, model: Any, tokenizer: Any, image_processor: Any, device: str,
+                sampling: SamplingOptions | None, frame: CoordinateFrame) -> None:
+        """Set up sampling over an already loaded model (the trainer shares its weights this way)."""
+        self.name = name
         self.sampling = sampling or SamplingOptions()
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        torch_dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if self.device == "cuda" else torch.float32)
-        config = AutoConfig.from_pretrained(path)
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
-        self.model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype).to(self.device).eval()
-        self.frame = frame or _frame_for(config, self.image_processor)
+        self.device = device
+        self.tokenizer = tokenizer
+        self.image_processor = image_processor
+        self.model = model
+        self.frame = frame
         # Thinking checkpoints open the reasoning in the prompt; the returned text puts it back in front
-        self.assistant_prefix = detect_assistant_prefix(self.tokenizer)
-        self.banned_ids = banned_token_ids(self.tokenizer)
-        self.stop_ids = {i for i in (self.tokenizer.convert_tokens_to_ids(t) for t in STOP_TOKENS)
-                         if i is not None and i != self.tokenizer.unk_token_id}
+        self.assistant_prefix = detect_assistant_prefix(tokenizer)
+        self.banned_ids = banned_token_ids(tokenizer)
+        self.stop_ids = {i for i in (tokenizer.convert_tokens_to_ids(t) for t in STOP_TOKENS)
+                         if i is not None and i != tokenizer.unk_token_id}
         self._lock = threading.Lock()
 
     def encode(self, messages: Sequence[Message]) -> EncodedPrompt:
