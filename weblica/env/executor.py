@@ -89,8 +89,9 @@ class ActionExecutor:
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             return ActionResult(f"Failed: '{action.name}' raised an error: {first_line}", ok=False)
 
-    async def _state(self, x: float | None = None, y: float | None = None) -> dict[str, Any]:
-        state = await self.tabs.probe(x, y)
+    async def _state(self, x: float | None = None, y: float | None = None,
+                     probed: dict[str, Any] | None = None) -> dict[str, Any]:
+        state = probed if probed is not None else await self.tabs.probe(x, y)
         state["url"] = self.tabs.page.url
         state["tab_count"] = len(self.tabs.pages)
         state["navigations"] = self.tabs.navigations
@@ -98,7 +99,7 @@ class ActionExecutor:
 
     async def _effects(self, before: dict[str, Any], settle_ms: int | None = None) -> tuple[list[str], dict[str, Any]]:
         """Settle, then describe navigation and new tabs; the newest opened tab becomes active."""
-        await self.tabs.settle(settle_ms, since_navigations=before["navigations"])
+        settled = await self.tabs.settle(settle_ms, since_navigations=before["navigations"])
         notes = []
         opened = [p for p in self.tabs.take_opened() if not p.is_closed()]
         self.tabs.prune_closed()
@@ -111,7 +112,8 @@ class ActionExecutor:
                 self.tabs._raise_if_crashed(exc)
             await self.tabs.settle(0)
             notes.append(f"A new tab opened (index {self.tabs.active}) with {newest.url}; it is now active.")
-        after = await self._state()
+            settled = None  # that state was read in the tab the action started in
+        after = await self._state(probed=settled)
         self.tabs.note_title(after.get("title", ""))
         if not opened and after["url"] != before["url"]:
             notes.append(f"The page navigated to {after['url']}.")

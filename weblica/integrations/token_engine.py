@@ -15,6 +15,7 @@ from weblica.policy.backends.base import Generation, SamplingOptions
 from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt
 from weblica.policy.context import Message
 from weblica.policy.coords import CoordinateFrame
+from weblica.tls import tls_context
 
 # engine(prompt, sampling, seed) -> (token_ids, logprobs, finish_reason)
 TokenEngine = Callable[[EncodedPrompt, SamplingOptions, int], Awaitable[tuple[list[int], list[float], str]]]
@@ -61,7 +62,7 @@ def sglang_engine(url: str, timeout_s: float = 300.0) -> TokenEngine:
                                 "max_new_tokens": sampling.max_new_tokens, "sampling_seed": seed},
             "return_logprob": True,
         }
-        async with httpx.AsyncClient(timeout=timeout_s) as client:
+        async with httpx.AsyncClient(timeout=timeout_s, verify=tls_context()) as client:
             response = await client.post(url.rstrip("/") + "/generate", json=payload)
             response.raise_for_status()
             body = response.json()

@@ -10,6 +10,7 @@ from weblica.env.backend import EPISODE_HEADER, NetworkConfig
 from weblica.env.task import Task
 from weblica.serve.app import ADMIN_HEADER
 from weblica.synth.spec import SYNTH_HOST_SUFFIX
+from weblica.tls import tls_context
 
 
 class SynthBackend:
@@ -27,14 +28,16 @@ class SynthBackend:
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
         # a client per call: the backend may be used from several event loops (tests, CLI, trainers)
-        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False) as client:
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False,
+                                     verify=tls_context()) as client:
             response = await client.post("/__weblica/reset", headers=self._headers(task, episode_id))
         response.raise_for_status()
         return NetworkConfig(proxy=self.url, extra_headers={EPISODE_HEADER: episode_id},
                              offline_hint="(synth: only the generated sites are served)")
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
-        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False) as client:
+        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False,
+                                     verify=tls_context()) as client:
             response = await client.get("/__weblica/state", headers=self._headers(task, episode_id))
         response.raise_for_status()
         return response.json()
