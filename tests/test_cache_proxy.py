@@ -184,7 +184,15 @@ def test_replay_serve_runs_a_proxy_any_client_can_use(recorded):
     urls: list[str] = []
     loop = asyncio.new_event_loop()
     task = loop.create_task(replay.serve(rec, ready=urls.append))
-    thread = threading.Thread(target=loop.run_until_complete, args=(task,), daemon=True)
+    stopped: list[str] = []
+
+    def run() -> None:
+        try:
+            loop.run_until_complete(task)
+        except asyncio.CancelledError:  # how this test stops the server, as Ctrl-C does for the CLI
+            stopped.append("cancelled")
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     try:
         deadline = time.time() + 20
@@ -196,7 +204,7 @@ def test_replay_serve_runs_a_proxy_any_client_can_use(recorded):
     finally:
         loop.call_soon_threadsafe(task.cancel)
         thread.join(10)
-    assert not thread.is_alive()
+    assert not thread.is_alive() and stopped == ["cancelled"]
 
 
 def test_parse_resolve_forms():
