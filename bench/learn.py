@@ -19,6 +19,8 @@ Stages, all on one CPU thread, greedy decoding (temperature 0) at evaluation:
 - base: the tiny model warm-started to answer in the protocol (a constant click, then done);
 - SFT: behaviour cloning of the oracle on the train tasks (`weblica.train.sft`);
 - GRPO: multi-turn GRPO from the SFT weights on the train tasks (`weblica.train.grpo`).
+  Its learning rate is 2e-4: at 1e-3 the policy drifted out of the response format within ten
+  iterations (format errors 0 -> 7 of 16 episodes, mean reward 0.10 -> -0.44).
 Prints success (train and held-out), mean steps, wall times. Same seed, same figures.
 """
 from __future__ import annotations
@@ -133,17 +135,17 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path("out/learn"))
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--train-sites", type=int, default=8)
-    parser.add_argument("--heldout-sites", type=int, default=3)
+    parser.add_argument("--train-sites", type=int, default=16)
+    parser.add_argument("--heldout-sites", type=int, default=6)
     parser.add_argument("--max-steps", type=int, default=5)
-    parser.add_argument("--sft-epochs", type=int, default=20)
+    parser.add_argument("--sft-epochs", type=int, default=10)
     parser.add_argument("--sft-lr", type=float, default=3e-3)
-    parser.add_argument("--grpo-iterations", type=int, default=4)
-    parser.add_argument("--groups", type=int, default=4, help="GRPO task groups per update")
+    parser.add_argument("--grpo-iterations", type=int, default=10)
+    parser.add_argument("--groups", type=int, default=8, help="GRPO task groups per update")
     parser.add_argument("--group-size", type=int, default=4)
     parser.add_argument("--temperature", type=float, default=0.6, help="GRPO rollout temperature")
     parser.add_argument("--refill-rounds", type=int, default=1, help="GRPO dynamic-sampling refills")
-    parser.add_argument("--grpo-lr", type=float, default=1e-3)
+    parser.add_argument("--grpo-lr", type=float, default=2e-4)
     parser.add_argument("--stop-after-sft", action="store_true")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
