@@ -13,23 +13,23 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from weblica.synth.generate import synthesize, write_unvalidated
+from weblica.synth.generate import synthesize_specs, write_unvalidated
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills
 
 
 def generate(n: int, seed: int, out: Path, style: str | None, concurrency: int) -> tuple[list[Any], float]:
-    """N validated sites, skills taken in turn; returns the results and the wall time."""
+    """N validated sites, skills taken in turn, generated and then validated in one browser; returns the
+    results and the wall time of both."""
     start = time.perf_counter()
-    results = []
     ids = sorted(skills())
-    for i in range(n):
-        results += synthesize(skill=ids[(seed + i) % len(ids)], style=style, n=1, seed=seed * 1000 + i, out=out,
-                              concurrency=concurrency)
+    specs = [sample_spec(seed * 1000 + i, ids[(seed + i) % len(ids)], style=style) for i in range(n)]
+    results = synthesize_specs(specs, out, concurrency=concurrency)
     return results, time.perf_counter() - start
 
 
@@ -82,7 +82,9 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        load = os.getloadavg()[0]
         mixed, seconds = generate(args.n, args.seed, Path(tmp) / "mixed", None, args.concurrency)
+        load = max(load, os.getloadavg()[0])
         same = one_style_sites(args.n, args.seed + 1, Path(tmp) / "same", args.style)
         validated = sum(r.ok for r in mixed)
         across = mean_phash_distance(asyncio.run(first_screenshots([r.path for r in mixed])))
@@ -90,6 +92,7 @@ def main() -> None:
     summary = {
         "sites": args.n, "validated_sites": validated, "seconds": round(seconds, 1),
         "validated_sites_per_minute": round(validated / seconds * 60, 2),
+        "load_average_1m": round(load, 1),  # a shared machine: the wall time depends on what else runs
         "tasks_kept": sum(r.tasks_kept for r in mixed), "tasks_generated": sum(r.tasks_generated for r in mixed),
         "phash_distance_across_styles": round(across, 2), "phash_distance_within_style": round(within, 2),
         "diversity_ratio": round(across / within, 2) if within else None,

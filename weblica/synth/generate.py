@@ -65,8 +65,13 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
         return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out)
     if generator != "procedural":
         raise ValueError(f"unknown generator '{generator}': use procedural or llm")
-    out.mkdir(parents=True, exist_ok=True)
     specs = [sample_spec(s, skill, category, style, split=split) for s in split_site_seeds(site_seeds(seed, n), split)]
+    return synthesize_specs(specs, out, validate, concurrency)
+
+
+def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, concurrency: int = 4) -> list[SynthResult]:
+    """Write a bundle per spec and, with `validate`, check them all in one browser and one site server."""
+    out.mkdir(parents=True, exist_ok=True)
     paths = [write_unvalidated(spec, out) for spec in specs]
     if not validate:
         from weblica.env.task import load_tasks

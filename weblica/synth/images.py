@@ -2,6 +2,7 @@
 no timestamps or random state leak into the encoder."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import random
@@ -30,7 +31,7 @@ def item_image(name: str, kind: str, color: str, size: tuple[int, int] = SIZE) -
     draw = ImageDraw.Draw(image)
     top, bottom = _mix(base, (255, 255, 255), 0.85), _mix(base, (40, 40, 60), 0.35)
     # vertical gradient backdrop, composed in C rather than line by line
-    mask = Image.linear_gradient("L").resize(size).point(lambda v: int(v * 0.6))
+    mask = _gradient_mask(size)
     image.paste(Image.composite(Image.new("RGB", size, bottom), Image.new("RGB", size, top), mask))
     ground = int(h * rng.uniform(0.68, 0.8))
     draw.rectangle([0, ground, w, h], fill=_mix(base, (30, 30, 30), 0.45))
@@ -54,6 +55,12 @@ def item_image(name: str, kind: str, color: str, size: tuple[int, int] = SIZE) -
         x, y, r = rng.randint(0, w), rng.randint(0, ground), rng.randint(3, 9)
         draw.ellipse([x - r, y - r, x + r, y + r], fill=_mix(top, (255, 255, 255), 0.6))
     return _png(image)
+
+
+@functools.lru_cache(maxsize=8)
+def _gradient_mask(size: tuple[int, int]) -> Image.Image:
+    """The backdrop's blend mask; the same for every image of a size (callers only read it)."""
+    return Image.linear_gradient("L").resize(size).point(lambda v: int(v * 0.6))
 
 
 def map_image(stores: list[dict], home: tuple[int, int], palette: dict[str, str], size: tuple[int, int] = (700, 420)) -> bytes:

@@ -55,27 +55,35 @@ class RequestTracker:
         self.loading = False
 
 
-_IDLE_JS = """() => { const s = (window.WEBLICA || {}).status || {busy: 0, leaving: false};
-  return document.readyState === 'complete' && s.busy === 0 && !s.leaving; }"""
+_IDLE_JS = """async ([quiet, step]) => {
+  // the site runtime's own view: its state calls and redirects; asked `quiet` times, `step` ms apart
+  const idle = () => { const s = (window.WEBLICA || {}).status || {busy: 0, leaving: false};
+    return document.readyState === 'complete' && s.busy === 0 && !s.leaving; };
+  for (let i = 0; i < quiet; i++) {
+    if (!idle()) return false;
+    if (i + 1 < quiet) await new Promise((r) => setTimeout(r, step));
+  }
+  return true;
+}"""
 
 
 async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = 2) -> None:
-    """Wait until the page is idle for `quiet_polls` polls in a row: no document loading, no request in
-    flight (from events), and, asked inside the page, no state call or redirect of the site's own
-    runtime pending. The in-page question closes the gap between a click and its request's event."""
-    quiet, waited, step = 0, 0.0, 0.02
-    while waited < timeout:
-        ready = tracker.inflight == 0 and not tracker.loading
-        if ready:
+    """Wait until the page is idle: no document loading and no request in flight (from events), and,
+    asked inside the page, no state call or redirect of the site's own runtime pending, `quiet_polls`
+    times 20 ms apart. The in-page question closes the gap between a click and its request's event;
+    asking it in one round trip (the page waits between its polls) keeps the browser's load down.
+    The validation context runs a real clock, so the page's timers fire."""
+    loop = asyncio.get_running_loop()
+    deadline, step = loop.time() + timeout, 0.02
+    while loop.time() < deadline:
+        if tracker.inflight == 0 and not tracker.loading:
             try:
-                ready = bool(await page.evaluate(_IDLE_JS))
+                ready = bool(await page.evaluate(_IDLE_JS, [quiet_polls, step * 1000]))
             except Exception:  # the document is being replaced by a navigation
                 ready = False
-        quiet = quiet + 1 if ready else 0
-        if quiet >= quiet_polls:
-            return
+            if ready and tracker.inflight == 0 and not tracker.loading:
+                return
         await asyncio.sleep(step)
-        waited += step
 
 
 async def perform(page: Any, action: Action) -> str | None:
@@ -170,6 +178,12 @@ _DISTRACTOR_JS = """() => {
   return null;
 }"""
 
+# one round trip for the common case of `reach`: an open distractor to dismiss first, else the box
+_DISTRACTOR_OR_BOX_JS = f"""([sel, text]) => {{
+  const distractor = ({_DISTRACTOR_JS})();
+  return distractor ? {{distractor}} : {{box: ({_BOX_JS})([sel, text])}};
+}}"""
+
 
 @dataclass
 class Compiler:
@@ -205,18 +219,20 @@ class Compiler:
     async def box(self, sel: str, text: str | None = None) -> dict[str, Any] | None:
         return await self.eval(_BOX_JS, [sel, text])
 
-    async def dismiss_distractors(self) -> None:
+    async def dismissed_box(self, sel: str, text: str | None = None) -> dict[str, Any] | None:
+        """Dismiss the open distractors that are really on top (up to four), then measure the element's
+        box; one round trip per look."""
         for _ in range(4):
-            spot = await self.eval(_DISTRACTOR_JS)
-            if not spot:
-                return
-            await self.emit("click", x=spot["x"], y=spot["y"])
+            found = await self.eval(_DISTRACTOR_OR_BOX_JS, [sel, text])
+            if "distractor" not in found:
+                return found["box"]
+            await self.emit("click", x=found["distractor"]["x"], y=found["distractor"]["y"])
+        return await self.box(sel, text)
 
     async def reach(self, sel: str, text: str | None = None) -> dict[str, Any]:
         """Scroll until the element is visible, in the viewport, below a sticky header and unobstructed."""
-        await self.dismiss_distractors()
         for _ in range(16):
-            b = await self.box(sel, text)
+            b = await self.dismissed_box(sel, text)
             for _ in range(10):  # content rendered after a fetch may be a moment late
                 if b is not None:
                     break
@@ -236,7 +252,6 @@ class Compiler:
             direction = "down" if delta > 0 else "up"
             amount = max(0.05, round(abs(delta) / VIEWPORT_HEIGHT, 2))
             await self.emit("scroll", direction=direction, amount=amount)
-            await self.dismiss_distractors()
         raise PlanError(f"could not bring {sel!r} into view")
 
     async def run(self, plan: list[dict[str, Any]]) -> list[Action]:

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from weblica.browser.launcher import context_kwargs
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
@@ -128,6 +129,37 @@ def random_actions(seed: str, steps: int = RANDOM_STEPS) -> list[Action]:
     return actions
 
 
+class _Tab:
+    """A validation page, reused from episode to episode: a new page costs the browser a renderer and
+    ~0.3 s of CPU, a navigation in an open one about half of that. Listeners are set once; `errors`
+    is swapped per episode and `origins` records where the page has been."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.tracker = RequestTracker(page)
+        self.errors: list[str] = []
+        self.origins: set[str] = set()
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("framenavigated", lambda f: self.origins.add(_origin(f.url)) if f == page.main_frame else None)
+        page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+async def _close(page: Any) -> None:
+    try:
+        await page.close()
+    except Exception:  # a crashed or already closed page: the episode's own error says what happened
+        pass
+
+
+_FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return location.href; }"
+
+
 class Validator:
     """Runs validation episodes against a SiteServer with one browser, several episodes at a time."""
 
@@ -138,44 +170,68 @@ class Validator:
         self.limit = asyncio.Semaphore(concurrency)
         self.determinism = _DETERMINISM.read_text(encoding="utf-8")
         self._shared: Any = None
+        self._idle: list[_Tab] = []
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
-        Sites keep per-tab state in sessionStorage only, so a fresh page is a fresh episode (and the
-        context's HTTP cache makes repeated asset loads cheap)."""
+        Sites keep per-tab state in sessionStorage only, so a page whose sessionStorage is cleared is
+        a fresh episode (and the context's HTTP cache makes repeated asset loads cheap)."""
         if self._shared is None:
             self._shared = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
             await self._shared.add_init_script(self.determinism.replace("__WEBLICA_SEED__", "0"))
         return self._shared
 
+    async def _release(self, tab: _Tab, origin: str) -> None:
+        """Keep the page for a later episode when it never left the site (so clearing sessionStorage
+        in its document clears all the tab holds); otherwise close it. A navigation to the start URL
+        is then a plain new document: no scroll or form state is restored."""
+        try:
+            if tab.origins <= {origin} and _origin(await tab.page.evaluate(_FRESH_JS)) == origin:
+                self._idle.append(tab)
+                return
+        except Exception:  # the page is mid-navigation or gone: do not reuse it
+            pass
+        await _close(tab.page)
+
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
-        """Open a fresh page for the episode, load the start page, run `body(page, tracker, errors)`."""
+        """Load the start page in a fresh (or freshly cleared) page and run `body(page, tracker, errors)`."""
         async with self.limit:
             net = await self.backend.begin(task, episode_id, 0)
-            context = await self._context()
-            page = await context.new_page()
+            tab = self._idle.pop() if self._idle else _Tab(await (await self._context()).new_page())
+            origin = _origin(task.start_url)
+            ok = False
             try:
-                await page.set_extra_http_headers(net.extra_headers)
-                errors: list[str] = []
-                page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-                page.on("pageerror", lambda e: errors.append(str(e)))
-                tracker = RequestTracker(page)
-                await page.goto(task.start_url, wait_until="load")
-                await settle(page, tracker)
-                return await body(page, tracker, errors)
+                await tab.page.set_extra_http_headers(net.extra_headers)
+                tab.errors, tab.origins = [], set()
+                await tab.page.goto(task.start_url, wait_until="load")
+                await settle(tab.page, tab.tracker)
+                result = await body(tab.page, tab.tracker, tab.errors)
+                ok = True
+                return result
             finally:
-                await page.close()
+                if ok:
+                    await self._release(tab, origin)
+                else:
+                    await _close(tab.page)
 
     async def close(self) -> None:
+        self._idle.clear()
         if self._shared is not None:
             await self._shared.close()
             self._shared = None
 
-    async def oracle_run(self, task: Task, compile_plan: bool) -> TaskOutcome:
+    async def oracle_run(self, task: Task, compile_plan: bool, noop_group: list[Task] | None = None,
+                         slipped: dict[str, list[str]] | None = None) -> TaskOutcome:
+        """Compile (or replay) the task's oracle in a fresh episode and check its end state. With
+        `noop_group` (the tasks sharing this start page) the episode is also their no-op run: its
+        state right after the start page settled, before any action, is exactly where a no-op run
+        ends, so the group's checks are asked about it into `slipped` (one page load fewer)."""
         outcome = TaskOutcome(task.id, task.source.site or "")
         episode_id = f"validate-{task.id}"
 
         async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> None:
+            if noop_group and slipped is not None:
+                self._noop_checks(noop_group, page.url, await self.backend.state(task, episode_id), slipped)
             if errors:
                 outcome.failures.append(f"console errors on load: {errors[:2]}")
                 return
@@ -201,60 +257,66 @@ class Validator:
                 outcome.failures.append("oracle failed: " + "; ".join(r.detail for r in results if not r.passed))
             if errors:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
-            slipped = negatives_rejected(task, answer, page.url, state)
-            if slipped:
+            wrong = negatives_rejected(task, answer, page.url, state)
+            if wrong:
                 outcome.negatives_rejected = False
-                outcome.failures.extend(slipped)
+                outcome.failures.extend(wrong)
 
         try:
             await self._episode(task, episode_id, body)
         except Exception as exc:  # a browser or server error is this task's failure, not the run's
             outcome.failures.append(f"episode error: {type(exc).__name__}: {exc}")
+            if noop_group and slipped is not None:
+                for other in noop_group:
+                    slipped[other.id].append(f"noop run error: {type(exc).__name__}: {exc}")
         return outcome
 
-    async def baseline_runs(self, tasks: list[Task]) -> dict[str, list[str]]:
-        """No-op and random runs per start page; returns task id -> what wrongly succeeded."""
+    @staticmethod
+    def _noop_checks(group: list[Task], url: str, state: dict[str, Any] | None, slipped: dict[str, list[str]]) -> None:
+        for task in group:
+            for candidate in (None, ""):
+                if evaluate_checks(task, candidate, url, state)[0] > 0:
+                    slipped[task.id].append(f"noop run accepted (answer {candidate!r}, url {url})")
+
+    async def random_run(self, group: list[Task], slipped: dict[str, list[str]]) -> None:
+        """A seeded random run from the group's start page; what its end state satisfies goes to `slipped`."""
+        first = group[0]
+        episode_id = f"validate-random-{first.id}"
+
+        async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> None:
+            answer = None
+            for action in random_actions(f"{first.source.site}|{first.start_url}"):
+                try:
+                    result = await perform(page, action)
+                    answer = result if action.name == "done" else answer
+                    await settle(page, tracker)
+                except Exception:  # a random click may close or navigate away; keep going
+                    continue
+            state = await self.backend.state(first, episode_id)
+            for task in group:
+                if evaluate_checks(task, answer, page.url, state)[0] > 0:
+                    slipped[task.id].append(f"random run accepted (answer {answer!r}, url {page.url})")
+        try:
+            await self._episode(first, episode_id, body)
+        except Exception as exc:
+            for task in group:
+                slipped[task.id].append(f"random run error: {type(exc).__name__}: {exc}")
+
+    async def validate_tasks(self, tasks: list[Task], compile_plans: bool) -> list[TaskOutcome]:
+        """Every task's oracle run, and per start page a no-op run (inside its first task's oracle
+        episode) and a seeded random run; what a baseline run wrongly satisfies invalidates the task."""
         slipped: dict[str, list[str]] = {t.id: [] for t in tasks}
         by_start: dict[str, list[Task]] = {}
         for task in tasks:
             by_start.setdefault(task.start_url, []).append(task)
-
-        async def run(group: list[Task], kind: str) -> None:
-            first = group[0]
-            episode_id = f"validate-{kind}-{first.id}"
-
-            async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> None:
-                answer = None
-                if kind == "random":
-                    for action in random_actions(f"{first.source.site}|{first.start_url}"):
-                        try:
-                            result = await perform(page, action)
-                            answer = result if action.name == "done" else answer
-                            await settle(page, tracker)
-                        except Exception:  # a random click may close or navigate away; keep going
-                            continue
-                state = await self.backend.state(first, episode_id)
-                for task in group:
-                    candidates = [None, ""] if kind == "noop" else [answer]
-                    for candidate in candidates:
-                        if evaluate_checks(task, candidate, page.url, state)[0] > 0:
-                            slipped[task.id].append(f"{kind} run accepted (answer {candidate!r}, url {page.url})")
-            try:
-                await self._episode(first, episode_id, body)
-            except Exception as exc:
-                for task in group:
-                    slipped[task.id].append(f"{kind} run error: {type(exc).__name__}: {exc}")
-
-        await asyncio.gather(*(run(group, kind) for group in by_start.values() for kind in ("noop", "random")))
-        return slipped
-
-    async def validate_tasks(self, tasks: list[Task], compile_plans: bool) -> list[TaskOutcome]:
-        outcomes, baseline = await asyncio.gather(
-            asyncio.gather(*(self.oracle_run(t, compile_plans) for t in tasks)), self.baseline_runs(tasks))
+        noop_groups = {group[0].id: group for group in by_start.values()}
+        outcomes, _ = await asyncio.gather(
+            asyncio.gather(*(self.oracle_run(t, compile_plans, noop_groups.get(t.id), slipped) for t in tasks)),
+            asyncio.gather(*(self.random_run(group, slipped) for group in by_start.values())))
         for outcome in outcomes:
-            if baseline[outcome.task_id]:
+            if slipped[outcome.task_id]:
                 outcome.negatives_rejected = False
-                outcome.failures.extend(baseline[outcome.task_id])
+                outcome.failures.extend(slipped[outcome.task_id])
         return list(outcomes)
 
 
