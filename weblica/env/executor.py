@@ -6,6 +6,7 @@ failure messages; only a dead browser escapes (as BrowserCrashed).
 """
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,10 +219,10 @@ class ActionExecutor:
         notes, after = await self._effects(before)
         moved_before = before.get(key)
         if key == "elementScroll":
-            moved_after = (await self._state(x, y)).get(key)
             # the wheel scrolls the page when no element under the pointer can scroll
-            if moved_before is None:
-                moved_before, moved_after = before["scroll"], after["scroll"]
+            key = key if moved_before is not None else "scroll"
+            moved_before = before[key]
+            moved_after = await self._wheel_scroll_result(x, y, key, moved_before)
         else:
             moved_after = after.get(key)
         msg = f"Success: scrolled {direction} by {amount:.0%} of the viewport on {where}."
@@ -231,6 +232,21 @@ class ActionExecutor:
             delta = [int(round(a - b)) for a, b in zip(moved_after, moved_before)]
             notes.append(f"The view moved by {abs(delta[1] if vertical else delta[0])} px.")
         return ActionResult(" ".join([msg] + notes))
+
+    # The compositor applies a wheel scroll asynchronously (Playwright's wheel does not wait for it), so
+    # the new offset may reach the page a few frames after the step settled: read it until it differs
+    # from the old one, giving up after a bounded real-time wait (a boundary never moves).
+    _WHEEL_READS = 8
+    _WHEEL_READ_GAP_S = 0.02
+
+    async def _wheel_scroll_result(self, x: float, y: float, key: str, moved_before: Any) -> Any:
+        moved_after = moved_before
+        for _ in range(self._WHEEL_READS):
+            moved_after = (await self._state(x, y)).get(key)
+            if moved_after != moved_before:
+                break
+            await asyncio.sleep(self._WHEEL_READ_GAP_S)
+        return moved_after
 
     async def _do_goto_url(self, url: str) -> ActionResult:
         before = await self._state()
