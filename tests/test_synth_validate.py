@@ -81,3 +81,56 @@ def test_compiled_oracles_succeed_in_the_env(validated):
             await backend.stop()
     trajectories = asyncio.run(run())
     assert [t.reward for t in trajectories] == [1.0] * len(tasks), [(t.task_id, t.termination_reason) for t in trajectories]
+
+
+@pytest.fixture(scope="module")
+def regressions(tmp_path_factory):
+    """Sites that once lost most of their tasks: a custom slider whose value readout sits outside the
+    slider box (the script threw, and the chained handlers after it, the steppers, never ran), and an
+    infinite list whose sentinel stayed in view after a page was appended (the observer never fired
+    again) or was checked before the page had rendered the scroll."""
+    out = tmp_path_factory.mktemp("synth-regressions")
+    slider = write_unvalidated(sample_spec(13, "numeric-widgets"), out)
+    infinite = write_unvalidated(sample_spec(14, "pagination"), out)
+    assert json.loads((slider / "site.json").read_text())["spec"]["style"]["widgets"] == "custom"
+    assert json.loads((infinite / "data.json").read_text())["paging"] == "infinite"
+    generated = {p.name: len(load_tasks(p / "tasks.jsonl")) for p in (slider, infinite)}
+    results = asyncio.run(keep_valid([slider, infinite], concurrency=4))
+    return infinite, generated, results
+
+
+def test_custom_slider_and_infinite_list_sites_keep_every_task(regressions):
+    _, generated, results = regressions
+    for result in results:
+        assert result.tasks_kept == generated[result.site_id] >= 10, (result.site_id, result.failures)
+
+
+def test_infinite_list_keeps_loading_while_its_sentinel_stays_in_view(regressions):
+    """Scroll again right after each page of rows is appended, before the observer's next frame: the
+    sentinel is back in view without having been seen leaving it, and the list must still grow."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import context_kwargs, launch_browser
+    from weblica.serve.server import SiteServer
+
+    infinite, _, _ = regressions
+    base = json.loads((infinite / "site.json").read_text())["spec"]["base_url"]
+    total = len(json.loads((infinite / "data.json").read_text())["items"])
+
+    async def shown_after_scrolling() -> int:
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            try:
+                with SiteServer([infinite]) as server:
+                    page = await (await browser.new_context(**context_kwargs(proxy=server.url))).new_page()
+                    await page.goto(base + "/items", wait_until="load")
+                    await page.evaluate("""() => new MutationObserver(() => window.scrollBy(0, 576))
+                        .observe(document.querySelector('[data-paged]'), {childList: true})""")
+                    for _ in range(12):
+                        await page.evaluate("""() => { window.scrollBy(0, 576);
+                            return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); }""")
+                    return int(await page.text_content("[data-shown-count]"))
+            finally:
+                await browser.close()
+
+    assert asyncio.run(shown_after_scrolling()) == total

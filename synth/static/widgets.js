@@ -4,7 +4,8 @@
   "use strict";
   const W = window.WEBLICA;
   const { $, $$, api, money, esc, catalog, go } = W;
-  const on = (key, fn) => { const prev = W.handlers[key]; W.handlers[key] = prev ? () => { prev(); fn(); } : fn; };
+  // chained handlers: one that throws must not stop the ones after it (the error still surfaces)
+  const on = (key, fn) => { const prev = W.handlers[key]; W.handlers[key] = prev ? () => { try { prev(); } finally { fn(); } } : fn; };
 
   // ---- filter + sort: the URL is the state (canonical parameter order) ----
   on("page:facets", async () => {
@@ -55,17 +56,30 @@
     const data = await catalog();
     const size = Number(list.dataset.pageSize);
     let shown = $$("li", list).length;
+    const sentinel = $("[data-sentinel]");
+    let io = null;
     const more = () => {
       const next = data.items.slice(shown, shown + size);
       list.insertAdjacentHTML("beforeend", next.map(W.itemRow).join(""));
       shown += next.length;
       $("[data-shown-count]").textContent = String(shown);
-      if (shown >= data.items.length) { const b = $("#load-more"); if (b) b.hidden = true; const s = $("[data-sentinel]"); if (s) s.remove(); }
+      if (shown >= data.items.length) {
+        const b = $("#load-more"); if (b) b.hidden = true;
+        if (io) io.disconnect();
+        if (sentinel) sentinel.remove();
+      } else if (io) {
+        // an observer reports changes only: if the new rows did not push the sentinel out of view it
+        // stays "intersecting" and would never fire again, so observe afresh (that reports the current
+        // state) and keep loading while the sentinel is still visible
+        io.unobserve(sentinel); io.observe(sentinel);
+      }
     };
     const button = $("#load-more");
     if (button) button.addEventListener("click", more);
-    const sentinel = $("[data-sentinel]");
-    if (sentinel) new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) more(); }).observe(sentinel);
+    if (sentinel) {
+      io = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) more(); });
+      io.observe(sentinel);
+    }
   });
 
   // ---- click-to-expand tree menus ----
@@ -110,11 +124,13 @@
 
   // ---- custom slider (click the track or use arrow keys on the thumb) and steppers ----
   function slider(box) {
-    const input = $("input[type=hidden]", box), track = $(".cs-track", box), thumb = $(".cs-thumb", box), out = $("[data-slider-value]", box);
+    // the value readout sits in the field's label, beside the slider box rather than inside it
+    const field = box.closest("[data-field]") || box.parentElement;
+    const input = $("input[type=hidden]", box), track = $(".cs-track", box), thumb = $(".cs-thumb", box), out = $("[data-slider-value]", field);
     const min = Number(box.dataset.min), max = Number(box.dataset.max), step = Number(box.dataset.step);
     const set = (v) => {
       v = Math.min(max, Math.max(min, Math.round((v - min) / step) * step + min));
-      input.value = String(v); out.textContent = box.dataset.money ? money(v) : String(v);
+      input.value = String(v); if (out) out.textContent = box.dataset.money ? money(v) : String(v);
       thumb.style.left = `${((v - min) / (max - min)) * 100}%`;
       thumb.setAttribute("aria-valuenow", String(v));
     };

@@ -118,6 +118,7 @@ async def perform(page: Any, action: Action) -> str | None:
             await _scroll_rest(page)
         else:
             await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
+        await _next_frame(page)
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
     elif action.name == "go_back":
@@ -127,6 +128,24 @@ async def perform(page: Any, action: Action) -> str | None:
     elif action.name == "done":
         return a.get("answer", "")
     return None
+
+
+# Two animation frames, or half a second at most (a page that renders no frames must not hang the run).
+_FRAME_JS = """() => new Promise((done) => {
+  setTimeout(done, 500);
+  requestAnimationFrame(() => requestAnimationFrame(() => done()));
+})"""
+
+
+async def _next_frame(page: Any) -> None:
+    """Let the page render after a scroll: scroll events and IntersectionObservers (infinite lists, lazy
+    rows) run in the rendering steps, which nothing else here waits for, while the env renders a frame
+    (its screenshot) after every step. Without this the next look can come before the page reacted,
+    and on a loaded machine a run of scrolls can pass the end of an infinite list before it grows."""
+    try:
+        await page.evaluate(_FRAME_JS)
+    except Exception:  # the document is being replaced by a navigation
+        pass
 
 
 async def _scroll_rest(page: Any) -> None:
