@@ -105,28 +105,25 @@ class TabSet:
         for page in [p for p in self.pages if p.is_closed()]:
             self.forget(page)
 
-    async def probe(self, x: float | None = None, y: float | None = None) -> dict[str, Any]:
-        args = {"x": x, "y": y} if x is not None else {}
+    async def _run_probe(self, args: dict[str, Any]) -> dict[str, Any] | None:
+        """probe.js in the active page; None while the page is navigating (no document to probe)."""
         try:
             return await self.page.evaluate(probe_script(), args)
         except Exception as exc:
             self._raise_if_crashed(exc)
-            # a page in the middle of navigating has no document to probe; that is not an error
-            return {"focused": None, "at": None, "scroll": [0, 0], "mutations": 0, "title": ""}
+            return None
+
+    async def probe(self, x: float | None = None, y: float | None = None) -> dict[str, Any]:
+        state = await self._run_probe({"x": x, "y": y} if x is not None else {})
+        # a page in the middle of navigating has no document to probe; that is not an error
+        return state if state is not None else {"focused": None, "at": None, "scroll": [0, 0], "mutations": 0,
+                                                "title": ""}
 
     def _raise_if_crashed(self, exc: BaseException) -> None:
         text = str(exc)
         if self.crashed or "crash" in text.lower() or "Target page, context or browser has been closed" in text \
                 or "Browser has been closed" in text or "Connection closed" in text:
             raise BrowserCrashed(self.crashed or text.splitlines()[0]) from exc
-
-    async def _quiet_probe(self) -> dict[str, Any] | None:
-        """The page state read across two real task turns, with `quiet`: no DOM mutation meanwhile."""
-        try:
-            return await self.page.evaluate(probe_script(), {"quiet": True})
-        except Exception as exc:
-            self._raise_if_crashed(exc)
-            return None
 
     async def _wait_quiet(self, deadline: float) -> dict[str, Any] | None:
         """Until no request is in flight and the DOM stopped changing, or the deadline passes; returns
@@ -138,7 +135,8 @@ class TabSet:
             if self._inflight:
                 await asyncio.sleep(opts.quiet_poll_s)
                 continue
-            state = await self._quiet_probe()
+            # the page state read across two real task turns, with `quiet`: no DOM mutation meanwhile
+            state = await self._run_probe({"quiet": True})
             if state is not None and state["quiet"] and not self._inflight:
                 return state
             await asyncio.sleep(opts.quiet_poll_s)

@@ -130,6 +130,21 @@ async def perform(page: Any, action: Action) -> str | None:
     return None
 
 
+async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:
+    """Perform the actions in order, settling after each; returns the `done` answer (None without one).
+    With `keep_going` an action that raises is skipped (a random click may close or navigate away)."""
+    answer = None
+    for action in actions:
+        try:
+            result = await perform(page, action)
+            answer = result if action.name == "done" else answer
+            await settle(page, tracker)
+        except Exception:
+            if not keep_going:
+                raise
+    return answer
+
+
 # Two animation frames, or half a second at most (a page that renders no frames must not hang the run).
 _FRAME_JS = """() => new Promise((done) => {
   setTimeout(done, 500);

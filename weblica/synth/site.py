@@ -111,7 +111,8 @@ class SiteBuilder:
 class _CompiledTemplates(jinja2.BytecodeCache):
     """Compiled templates kept in memory for the process: every site gets its own environment (its
     filters format its locale), and parsing and compiling the templates again for each was most of
-    a site's generation time. Buckets are keyed by the template source, so an edited file recompiles."""
+    a site's generation time. A bucket checks its template's source checksum on load, so an edited
+    file recompiles."""
 
     def __init__(self) -> None:
         self.code: dict[str, bytes] = {}

@@ -19,7 +19,7 @@ from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.task import Task, evaluate_checks, load_tasks, lookup_path
 from weblica.serve.backend import SynthBackend
 from weblica.serve.server import SiteServer
-from weblica.synth.player import Compiler, PlanError, RequestTracker, perform, settle
+from weblica.synth.player import Compiler, PlanError, RequestTracker, play, settle
 
 _DETERMINISM = (Path(__file__).resolve().parents[1] / "browser" / "determinism.js")
 RANDOM_STEPS = 8
@@ -243,10 +243,7 @@ class Validator:
                     answer = compiler.answer
                 else:
                     outcome.oracle = list(task.oracle or [])
-                    for action in outcome.oracle:
-                        result = await perform(page, action)
-                        answer = result if action.name == "done" else answer
-                        await settle(page, tracker)
+                    answer = await play(page, tracker, outcome.oracle)
             except PlanError as exc:
                 outcome.failures.append(f"oracle plan failed: {exc}")
                 return
@@ -284,14 +281,7 @@ class Validator:
         episode_id = f"validate-random-{first.id}"
 
         async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> None:
-            answer = None
-            for action in random_actions(f"{first.source.site}|{first.start_url}"):
-                try:
-                    result = await perform(page, action)
-                    answer = result if action.name == "done" else answer
-                    await settle(page, tracker)
-                except Exception:  # a random click may close or navigate away; keep going
-                    continue
+            answer = await play(page, tracker, random_actions(f"{first.source.site}|{first.start_url}"), keep_going=True)
             state = await self.backend.state(first, episode_id)
             for task in group:
                 if evaluate_checks(task, answer, page.url, state)[0] > 0:
