@@ -184,22 +184,24 @@ def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> lis
 
 
 def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, seed: int) -> list[float]:
-    """Behaviour cloning of the warm-start answer with the trainer's own loss (token-mean NLL of the
-    response under the same log-prob computation SFT and GRPO use); returns the loss of each step."""
+    """Plain SFT on the response tokens of real prompts; returns the loss of each step."""
     import torch
 
-    from weblica.train.algorithms import masked_token_nll
-    from weblica.train.samples import TurnSample, sequence_logprobs
-
-    samples = [TurnSample(e["prompt"], e["response"]) for e in _warm_start_examples(tokenizer, image_processor, seed)]
+    examples = _warm_start_examples(tokenizer, image_processor, seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     losses = []
     model.train()
     for step in range(steps):
-        logprobs, _ = sequence_logprobs(model, samples[step % len(samples)], "cpu")
-        loss = masked_token_nll(logprobs[None], torch.ones_like(logprobs)[None])
+        example = examples[step % len(examples)]
+        prompt, response = example["prompt"], example["response"]
+        ids = torch.tensor([prompt.input_ids + response])
+        labels = torch.full_like(ids, -100)
+        labels[0, len(prompt.input_ids):] = ids[0, len(prompt.input_ids):]
+        loss = model(input_ids=ids, pixel_values=prompt.pixel_values, image_grid_thw=prompt.image_grid_thw,
+                     labels=labels).loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         losses.append(float(loss.detach()))
     return losses
+
