@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--temperature", type=float, default=0.6, help="GRPO rollout temperature")
     parser.add_argument("--refill-rounds", type=int, default=1, help="GRPO dynamic-sampling refills")
     parser.add_argument("--grpo-lr", type=float, default=2e-4)
+    parser.add_argument("--ppo-epochs", type=int, default=2, help="GRPO passes over each rollout batch")
+    parser.add_argument("--grpo-save-every", type=int, default=0, help="GRPO checkpoints (0: only the final one)")
     parser.add_argument("--stop-after-sft", action="store_true")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
@@ -202,8 +204,9 @@ def main(argv: list[str] | None = None) -> None:
     grpo_config = GRPOConfig(model=sft["final"], output_dir=str(out / "grpo"), tasks=str(train_file), seed=seed,
                              iterations=args.grpo_iterations, groups_per_batch=args.groups,
                              group_size=args.group_size, temperature=args.temperature, max_new_tokens=96,
-                             learning_rate=args.grpo_lr, mini_batches=2, max_refill_rounds=args.refill_rounds,
-                             parallel=2, save_every=0)
+                             learning_rate=args.grpo_lr, mini_batches=2, ppo_epochs=args.ppo_epochs,
+                             max_refill_rounds=args.refill_rounds,
+                             parallel=2, save_every=args.grpo_save_every)
     metrics_file = out / "grpo" / "metrics.jsonl"
     if (out / "grpo" / "final" / "config.json").exists() and metrics_file.exists() and \
             len(metrics_file.read_text().splitlines()) == grpo_config.iterations:

@@ -10,42 +10,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
+from weblica.env import gestures
+from weblica.env.actions import Action
 from weblica.env.tabs import BrowserCrashed, TabSet
-
-KEY_NAMES = {
-    "enter": "Enter", "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "Space",
-    "backspace": "Backspace", "delete": "Delete", "del": "Delete", "up": "ArrowUp", "down": "ArrowDown",
-    "left": "ArrowLeft", "right": "ArrowRight", "arrowup": "ArrowUp", "arrowdown": "ArrowDown",
-    "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "pageup": "PageUp", "pagedown": "PageDown",
-    "page_up": "PageUp", "page_down": "PageDown", "home": "Home", "end": "End", "ctrl": "Control",
-    "control": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt", "cmd": "Meta", "command": "Meta",
-    "meta": "Meta", "win": "Meta", "super": "Meta", "insert": "Insert",
-}
-
-
-def normalize_key(key: str) -> str:
-    """'ctrl+a' -> 'Control+a', 'enter' -> 'Enter'; function keys and single characters pass through."""
-    parts = [p.strip() for p in key.split("+")] if len(key) > 1 else [key]
-    out = []
-    for part in parts:
-        low = part.lower()
-        if low in KEY_NAMES:
-            out.append(KEY_NAMES[low])
-        elif len(low) in (2, 3) and low[0] == "f" and low[1:].isdigit():
-            out.append(low.upper())
-        else:
-            out.append(part)
-    return "+".join(out)
-
-
-def scroll_delta(direction: str, amount: float) -> tuple[int, int]:
-    """Wheel / scrollBy pixels for a scroll of `amount` viewports in `direction`."""
-    vertical = direction in ("up", "down")
-    sign = 1 if direction in ("down", "right") else -1
-    pixels = round(amount * (VIEWPORT_HEIGHT if vertical else VIEWPORT_WIDTH))
-    return (0, sign * pixels) if vertical else (sign * pixels, 0)
-
 
 def describe_element(el: dict[str, Any] | None) -> str:
     if not el:
@@ -122,7 +89,7 @@ class ActionExecutor:
 
     async def _do_click(self, x: float, y: float, button: str = "left", clicks: int = 1) -> ActionResult:
         before = await self._state(x, y)
-        await self.tabs.page.mouse.click(x, y, button=button, click_count=clicks)
+        await gestures.click(self.tabs.page, x, y, button, clicks)
         notes, after = await self._effects(before)
         kind = {1: "click", 2: "double-click", 3: "triple-click"}[clicks]
         if button != "left":
@@ -136,7 +103,7 @@ class ActionExecutor:
 
     async def _do_hover(self, x: float, y: float) -> ActionResult:
         before = await self._state(x, y)
-        await self.tabs.page.mouse.move(x, y)
+        await gestures.hover(self.tabs.page, x, y)
         notes, after = await self._effects(before)
         changed = after["mutations"] != before["mutations"]
         msg = f"Success: hovering over {describe_element(before['at'])} at {_coords(x, y)}."
@@ -147,11 +114,7 @@ class ActionExecutor:
     async def _do_drag(self, x1: float, y1: float, x2: float, y2: float) -> ActionResult:
         before = await self._state(x1, y1)
         target = (await self.tabs.probe(x2, y2))["at"]
-        mouse = self.tabs.page.mouse
-        await mouse.move(x1, y1)
-        await mouse.down()
-        await mouse.move(x2, y2, steps=12)
-        await mouse.up()
+        await gestures.drag(self.tabs.page, x1, y1, x2, y2)
         notes, after = await self._effects(before)
         changed = after["mutations"] != before["mutations"]
         msg = (f"Success: dragged {describe_element(before['at'])} from {_coords(x1, y1)} to "
@@ -161,7 +124,6 @@ class ActionExecutor:
 
     async def _do_write(self, text: str, x: float | None = None, y: float | None = None,
                         enter: bool = False) -> ActionResult:
-        page = self.tabs.page
         prefix = ""
         if x is not None and y is not None:
             clicked = await self._do_click(x, y)
@@ -171,17 +133,7 @@ class ActionExecutor:
         if not field or not field.get("editable"):
             return ActionResult(prefix + "Failed: 'write' found no focused input field; click on a field first.",
                                 ok=False)
-        if field["tag"] == "select":
-            await page.evaluate("(t) => { const s = document.activeElement; const o = [...s.options].find("
-                                "o => o.text.trim().toLowerCase() === t.trim().toLowerCase() || o.value === t);"
-                                " if (o) { s.value = o.value; s.dispatchEvent(new Event('input', {bubbles: true}));"
-                                " s.dispatchEvent(new Event('change', {bubbles: true})); } }", text)
-        else:
-            await page.keyboard.press("Control+a")
-            await page.keyboard.press("Backspace")
-            await page.keyboard.type(text)
-        if enter:
-            await page.keyboard.press("Enter")
+        await gestures.write(self.tabs.page, text, enter, focused_tag=field["tag"])
         notes, after = await self._effects(before)
         target = describe_element(field)
         msg = f'Success: wrote "{text}" into {target}.'
@@ -194,28 +146,22 @@ class ActionExecutor:
 
     async def _do_press_keys(self, keys: list[str]) -> ActionResult:
         before = await self._state()
-        names = [normalize_key(k) for k in keys]
-        for name in names:
-            await self.tabs.page.keyboard.press(name)
+        names = await gestures.press_keys(self.tabs.page, keys)
         notes, _ = await self._effects(before)
         return ActionResult(" ".join([f"Success: pressed {names}."] + notes))
 
     async def _do_scroll(self, direction: str, amount: float = 0.5, x: float | None = None,
                          y: float | None = None) -> ActionResult:
         vertical = direction in ("up", "down")
-        dx, dy = scroll_delta(direction, amount)
-        page = self.tabs.page
         where = "the page"
         if x is not None and y is not None:
             before = await self._state(x, y)
             where = describe_element(before["at"])
-            await page.mouse.move(x, y)
-            await page.mouse.wheel(dx, dy)
             key = "elementScroll"
         else:
             before = await self._state()
-            await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
             key = "scroll"
+        await gestures.scroll(self.tabs.page, direction, amount, x, y)
         notes, after = await self._effects(before)
         moved_before = before.get(key)
         if key == "elementScroll":

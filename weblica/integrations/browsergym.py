@@ -65,7 +65,7 @@ class WeblicaBrowserTask(_Base):
         return reward, True, "", {"check_results": [r.to_dict() for r in results]}
 
     def cheat(self, page: Any, chat_messages: list[Any]) -> None:
-        from weblica.env.executor import normalize_key
+        from weblica.env.gestures import normalize_key
 
         for action in self.task.oracle or []:
             a = action.args

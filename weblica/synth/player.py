@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
-from weblica.env.executor import normalize_key, scroll_delta
+from weblica.env import gestures
 
 
 class PlanError(RuntimeError):
@@ -87,42 +87,30 @@ async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet
 
 
 async def perform(page: Any, action: Action) -> str | None:
-    """Execute one action the way the env does; returns the answer for `done`, else None."""
+    """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
+    else None. Only `wait` differs: this context runs a real clock, so it sleeps briefly."""
     a = action.args
     if action.name == "click":
-        await page.mouse.click(a["x"], a["y"], button=a.get("button", "left"), click_count=a.get("clicks", 1))
+        await gestures.click(page, a["x"], a["y"], a.get("button", "left"), a.get("clicks", 1))
     elif action.name == "hover":
-        await page.mouse.move(a["x"], a["y"])
+        await gestures.hover(page, a["x"], a["y"])
     elif action.name == "drag":
-        await page.mouse.move(a["x1"], a["y1"])
-        await page.mouse.down()
-        await page.mouse.move(a["x2"], a["y2"], steps=12)
-        await page.mouse.up()
+        await gestures.drag(page, a["x1"], a["y1"], a["x2"], a["y2"])
     elif action.name == "write":
         if "x" in a:
-            await page.mouse.click(a["x"], a["y"])
-        await page.keyboard.press("Control+A")
-        await page.keyboard.press("Backspace")
-        await page.keyboard.type(a["text"])
-        if a.get("enter"):
-            await page.keyboard.press("Enter")
+            await gestures.click(page, a["x"], a["y"])
+        await gestures.write(page, a["text"], a.get("enter", False))
     elif action.name == "press_keys":
-        for key in a["keys"]:
-            await page.keyboard.press(normalize_key(key))
+        await gestures.press_keys(page, a["keys"])
     elif action.name == "scroll":
-        # as the env does: window.scrollBy for the page, the wheel at (x, y) for an element
-        dx, dy = scroll_delta(a["direction"], a["amount"])
+        await gestures.scroll(page, a["direction"], a["amount"], a.get("x"), a.get("y"))
         if "x" in a:
-            await page.mouse.move(a["x"], a["y"])
-            await page.mouse.wheel(dx, dy)
             await _scroll_rest(page)
-        else:
-            await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
         await _next_frame(page)
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
-    elif action.name == "go_back":
-        await page.go_back(wait_until="load")
+    elif action.name in ("go_back", "go_forward"):
+        await (page.go_back if action.name == "go_back" else page.go_forward)(wait_until="load")
     elif action.name == "wait":
         await asyncio.sleep(min(a.get("seconds", 1.0), 0.2))
     elif action.name == "done":

@@ -1,0 +1,108 @@
+"""The input gestures behind the actions: what a click, a write or a scroll does to a page.
+
+One definition for everyone who acts on a page: the env's executor wraps each gesture in before/after
+probes to describe its effect, and the synth oracle player runs them bare while compiling and validating
+a task's oracle. So an oracle is validated with exactly the gestures the env will replay it with.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH
+
+KEY_NAMES = {
+    "enter": "Enter", "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "Space",
+    "backspace": "Backspace", "delete": "Delete", "del": "Delete", "up": "ArrowUp", "down": "ArrowDown",
+    "left": "ArrowLeft", "right": "ArrowRight", "arrowup": "ArrowUp", "arrowdown": "ArrowDown",
+    "arrowleft": "ArrowLeft", "arrowright": "ArrowRight", "pageup": "PageUp", "pagedown": "PageDown",
+    "page_up": "PageUp", "page_down": "PageDown", "home": "Home", "end": "End", "ctrl": "Control",
+    "control": "Control", "shift": "Shift", "alt": "Alt", "option": "Alt", "cmd": "Meta", "command": "Meta",
+    "meta": "Meta", "win": "Meta", "super": "Meta", "insert": "Insert",
+}
+
+
+def normalize_key(key: str) -> str:
+    """'ctrl+a' -> 'Control+a', 'enter' -> 'Enter'; function keys and single characters pass through."""
+    parts = [p.strip() for p in key.split("+")] if len(key) > 1 else [key]
+    out = []
+    for part in parts:
+        low = part.lower()
+        if low in KEY_NAMES:
+            out.append(KEY_NAMES[low])
+        elif len(low) in (2, 3) and low[0] == "f" and low[1:].isdigit():
+            out.append(low.upper())
+        else:
+            out.append(part)
+    return "+".join(out)
+
+
+def scroll_delta(direction: str, amount: float) -> tuple[int, int]:
+    """Wheel / scrollBy pixels for a scroll of `amount` viewports in `direction`."""
+    vertical = direction in ("up", "down")
+    sign = 1 if direction in ("down", "right") else -1
+    pixels = round(amount * (VIEWPORT_HEIGHT if vertical else VIEWPORT_WIDTH))
+    return (0, sign * pixels) if vertical else (sign * pixels, 0)
+
+
+async def click(page: Any, x: float, y: float, button: str = "left", clicks: int = 1) -> None:
+    await page.mouse.click(x, y, button=button, click_count=clicks)
+
+
+async def hover(page: Any, x: float, y: float) -> None:
+    await page.mouse.move(x, y)
+
+
+async def drag(page: Any, x1: float, y1: float, x2: float, y2: float) -> None:
+    # intermediate moves: drag-and-drop libraries start a drag only after the pointer travelled
+    await page.mouse.move(x1, y1)
+    await page.mouse.down()
+    await page.mouse.move(x2, y2, steps=12)
+    await page.mouse.up()
+
+
+_FOCUSED_TAG_JS = "() => { const el = document.activeElement; return el ? el.tagName.toLowerCase() : null; }"
+
+# A native <select> takes no typed text: pick the option whose label (or value) is the text, and fire
+# the events a user's choice fires.
+_CHOOSE_OPTION_JS = """(t) => {
+  const s = document.activeElement;
+  const o = [...s.options].find((o) => o.text.trim().toLowerCase() === t.trim().toLowerCase() || o.value === t);
+  if (o) {
+    s.value = o.value;
+    s.dispatchEvent(new Event('input', {bubbles: true}));
+    s.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+}"""
+
+
+async def write(page: Any, text: str, enter: bool = False, focused_tag: str | None = None) -> None:
+    """Replace the focused field's content with `text` (a select: choose that option), then Enter if
+    asked. `focused_tag` is the focused element's tag when the caller has just read it."""
+    if focused_tag is None:
+        focused_tag = await page.evaluate(_FOCUSED_TAG_JS)
+    if focused_tag == "select":
+        await page.evaluate(_CHOOSE_OPTION_JS, text)
+    else:
+        await page.keyboard.press("Control+a")
+        await page.keyboard.press("Backspace")
+        await page.keyboard.type(text)
+    if enter:
+        await page.keyboard.press("Enter")
+
+
+async def press_keys(page: Any, keys: list[str]) -> list[str]:
+    """Press each key (or chord) in turn; returns the normalized names pressed."""
+    names = [normalize_key(k) for k in keys]
+    for name in names:
+        await page.keyboard.press(name)
+    return names
+
+
+async def scroll(page: Any, direction: str, amount: float, x: float | None = None, y: float | None = None) -> None:
+    """The mouse wheel at (x, y) (it scrolls what is under the pointer), or the window without a point."""
+    dx, dy = scroll_delta(direction, amount)
+    if x is not None and y is not None:
+        await page.mouse.move(x, y)
+        await page.mouse.wheel(dx, dy)
+    else:
+        await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
