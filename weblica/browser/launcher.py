@@ -13,6 +13,20 @@ DEVICE_SCALE_FACTOR = 1
 TIMEZONE = "UTC"
 LOCALE = "en-US"
 
+# Chromium honours only the last --disable-features switch, and ours comes after Playwright's, so ours
+# repeats the features Playwright disables (its list as of 1.65). Among them HttpsUpgrades: without it an
+# http:// navigation to a real host name is first tried over HTTPS (a CONNECT through the recording
+# proxy, and a different page load than the site's); also PaintHolding, ThirdPartyStoragePartitioning.
+PLAYWRIGHT_DISABLED_FEATURES = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "OptimizationHints",
+    "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
+)
+# services that would call Google's hosts through the env's proxy (and so into recordings)
+OWN_DISABLED_FEATURES = ("Translate", "AutofillServerCommunication")
+DISABLED_FEATURES = tuple(dict.fromkeys(PLAYWRIGHT_DISABLED_FEATURES + OWN_DISABLED_FEATURES))
+
 # Flags that work in a closed network as root: without the background-networking ones Chromium keeps
 # dialling Google's hosts; QUIC would bypass an HTTP proxy.
 CHROMIUM_FLAGS = [
@@ -23,7 +37,7 @@ CHROMIUM_FLAGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-quic",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
+    "--disable-features=" + ",".join(DISABLED_FEATURES),
     # rendering that does not depend on the machine's display settings
     "--force-color-profile=srgb",
     "--font-render-hinting=none",
