@@ -1,6 +1,7 @@
 """SFT and GRPO on the tiny Qwen3-VL, on real environments: loss falls, runs repeat exactly, and a
 resumed run continues exactly as an uninterrupted one."""
 import json
+import shutil
 import subprocess
 import sys
 
@@ -10,6 +11,7 @@ import torch
 from weblica.env.task import Task, save_tasks
 from weblica.train.config import GRPOConfig, SFTConfig
 from weblica.train.grpo import horizon_for, train_grpo
+from weblica.train.metrics import MetricsLogger
 from weblica.train.sft import train_sft
 from fixtures_models import tiny_checkpoint
 from test_run import hand_tasks
@@ -64,6 +66,23 @@ def test_grpo_repeatable_and_resumes_exactly(any_answer_tasks, tmp_path):
     for rollout in sorted((tmp_path / "a" / "rollouts").iterdir()):
         assert (tmp_path / "b" / "rollouts" / rollout.name / "episodes.jsonl").read_bytes() == \
             (rollout / "episodes.jsonl").read_bytes()
+    # run c died after logging its second iteration but before checkpointing it: the resumed run
+    # replaces that line instead of appending a second one for the same iteration
+    shutil.copytree(tmp_path / "a", tmp_path / "c")
+    shutil.rmtree(tmp_path / "c" / "checkpoint-1")
+    train_grpo(GRPOConfig(output_dir=str(tmp_path / "c"), iterations=2, **common))
+    assert lines(tmp_path / "c" / "metrics.jsonl") == a
+
+
+def test_metrics_logger_resume_drops_lines_past_the_checkpoint(tmp_path):
+    logger = MetricsLogger(tmp_path)
+    for step in range(4):
+        logger.log(step, {"loss": float(step)})
+    logger.close()
+    resumed = MetricsLogger(tmp_path, resume_after=1, tensorboard=False)
+    resumed.log(2, {"loss": 9.0})
+    resumed.close()
+    assert [(m["step"], m["loss"]) for m in lines(tmp_path / "metrics.jsonl")] == [(0, 0.0), (1, 1.0), (2, 9.0)]
 
 
 def test_horizon_schedule():

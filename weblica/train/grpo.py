@@ -283,7 +283,7 @@ class GRPOTrainer:
         start = 0
         if self.resume_from is not None:
             start = load_training_state(self.resume_from, self.optimizer)["iteration"] + 1
-        logger = MetricsLogger(self.out, append=self.resume_from is not None)
+        logger = MetricsLogger(self.out, resume_after=start - 1 if self.resume_from is not None else None)
         try:
             for iteration in range(start, cfg.iterations):
                 batch = self.collect(iteration)

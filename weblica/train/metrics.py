@@ -7,9 +7,17 @@ from typing import Any
 
 
 class MetricsLogger:
-    def __init__(self, out_dir: Path, append: bool = False, tensorboard: bool = True) -> None:
+    """`resume_after`: the last step the checkpoint being resumed covers. Lines a crashed or stopped run
+    wrote after its last checkpoint describe work the resumed run does again, so they are dropped (the
+    resumed run writes them anew; a fixed seed gives the same lines)."""
+
+    def __init__(self, out_dir: Path, resume_after: int | None = None, tensorboard: bool = True) -> None:
         self.path = out_dir / "metrics.jsonl"
-        self._file = self.path.open("a" if append else "w", encoding="utf-8")
+        if resume_after is not None and self.path.exists():
+            kept = [line for line in self.path.read_text(encoding="utf-8").splitlines(keepends=True)
+                    if line.strip() and json.loads(line).get("step", 0) <= resume_after]
+            self.path.write_text("".join(kept), encoding="utf-8")
+        self._file = self.path.open("w" if resume_after is None else "a", encoding="utf-8")
         self._writer = None
         if tensorboard:
             try:

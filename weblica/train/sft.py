@@ -96,7 +96,7 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
     if resume is not None:
         state = load_training_state(resume, optimizer)
     steps_per_epoch = (len(samples) + config.batch_size - 1) // config.batch_size
-    logger = MetricsLogger(out, append=resume is not None)
+    logger = MetricsLogger(out, resume_after=state["step"] if resume is not None else None)
     trainable.model.train()
     try:
         for epoch in range(state["epoch"], config.epochs):
