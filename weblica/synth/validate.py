@@ -231,7 +231,8 @@ class Validator:
 
         async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> None:
             if noop_group and slipped is not None:
-                self._noop_checks(noop_group, page.url, await self.backend.state(task, episode_id), slipped)
+                self._baseline_checks("noop", noop_group, (None, ""), page.url,
+                                     await self.backend.state(task, episode_id), slipped)
             if errors:
                 outcome.failures.append(f"console errors on load: {errors[:2]}")
                 return
@@ -269,11 +270,14 @@ class Validator:
         return outcome
 
     @staticmethod
-    def _noop_checks(group: list[Task], url: str, state: dict[str, Any] | None, slipped: dict[str, list[str]]) -> None:
+    def _baseline_checks(kind: str, group: list[Task], answers: tuple[str | None, ...], url: str,
+                         state: dict[str, Any] | None, slipped: dict[str, list[str]]) -> None:
+        """Ask each task of the group whether a baseline run's end state (with any of `answers`)
+        passes its checks; what passes goes to `slipped`."""
         for task in group:
-            for candidate in (None, ""):
-                if evaluate_checks(task, candidate, url, state)[0] > 0:
-                    slipped[task.id].append(f"noop run accepted (answer {candidate!r}, url {url})")
+            for answer in answers:
+                if evaluate_checks(task, answer, url, state)[0] > 0:
+                    slipped[task.id].append(f"{kind} run accepted (answer {answer!r}, url {url})")
 
     async def random_run(self, group: list[Task], slipped: dict[str, list[str]]) -> None:
         """A seeded random run from the group's start page; what its end state satisfies goes to `slipped`."""
@@ -283,9 +287,7 @@ class Validator:
         async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> None:
             answer = await play(page, tracker, random_actions(f"{first.source.site}|{first.start_url}"), keep_going=True)
             state = await self.backend.state(first, episode_id)
-            for task in group:
-                if evaluate_checks(task, answer, page.url, state)[0] > 0:
-                    slipped[task.id].append(f"random run accepted (answer {answer!r}, url {page.url})")
+            self._baseline_checks("random", group, (answer,), page.url, state, slipped)
         try:
             await self._episode(first, episode_id, body)
         except Exception as exc:
