@@ -204,4 +204,3 @@ def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, se
         optimizer.step()
         losses.append(float(loss.detach()))
     return losses
-
