@@ -109,8 +109,8 @@ class QuietHandler(WSGIRequestHandler):
 class LocalServer:
     """A Flask app served for real on 127.0.0.1 in a background thread."""
 
-    def __init__(self, app: Flask) -> None:
-        self._server = make_server("127.0.0.1", 0, app, threaded=True, request_handler=QuietHandler)
+    def __init__(self, app: Flask, port: int = 0) -> None:
+        self._server = make_server("127.0.0.1", port, app, threaded=True, request_handler=QuietHandler)
         self.port = self._server.server_port
         self.url = f"http://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

@@ -14,6 +14,7 @@ from weblica.train.grpo import horizon_for, train_grpo
 from weblica.train.metrics import MetricsLogger
 from weblica.train.sft import train_sft
 from fixtures_models import tiny_checkpoint
+from sites import LocalServer, create_app
 from test_run import hand_tasks
 
 
@@ -22,7 +23,24 @@ def lines(path):
 
 
 @pytest.fixture(scope="module")
-def any_answer_tasks(site, tmp_path_factory):
+def fixed_port_site():
+    """The test site on the first free port of a fixed range: the URL is part of every prompt, so a
+    random port would make the sampled rollouts (and whether a group's rewards differ) vary from one
+    pytest process to the next."""
+    for port in range(41000, 41100):
+        try:
+            server = LocalServer(create_app(), port=port)
+        except OSError:
+            continue
+        with server:
+            yield server
+        return
+    pytest.skip("no free port in 41000-41099")
+
+
+@pytest.fixture(scope="module")
+def any_answer_tasks(fixed_port_site, tmp_path_factory):
+    site = fixed_port_site
     path = tmp_path_factory.mktemp("grpo") / "tasks.jsonl"
     save_tasks([Task.from_dict({"id": f"any-{i}", "start_url": site.url + p, "instruction": "Finish with any answer.",
                                 "max_steps": 2, "checks": [{"type": "answer_match", "expected": ".", "mode": "regex"}]})
