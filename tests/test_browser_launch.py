@@ -51,3 +51,26 @@ def test_http_navigations_to_real_host_names_are_not_upgraded_to_https():
 def test_disabled_features_keep_playwrights_and_ours():
     assert {"HttpsUpgrades", "PaintHolding", "ThirdPartyStoragePartitioning", "Translate"} <= set(DISABLED_FEATURES)
     assert len(DISABLED_FEATURES) == len(set(DISABLED_FEATURES))
+
+
+def test_a_new_context_renders_no_browser_ui_pages():
+    """Each context is a headless window; Chromium would render its omnibox popups as hidden WebUI
+    pages (`browser_ui` targets), a renderer's start-up work for every episode's context."""
+    from playwright.async_api import async_playwright
+
+    async def targets() -> list[tuple[str, str]]:
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            try:
+                for _ in range(2):
+                    await (await browser.new_context(**context_kwargs())).new_page()
+                session = await browser.new_browser_cdp_session()
+                await asyncio.sleep(0.5)  # the popups are created right after the window
+                infos = (await session.send("Target.getTargets"))["targetInfos"]
+            finally:
+                await browser.close()
+        return [(t["type"], t["url"]) for t in infos]
+
+    found = asyncio.run(targets())
+    assert [t for t in found if t[0] == "page"] == [("page", "about:blank")] * 2
+    assert not [t for t in found if t[0] == "browser_ui" or t[1].startswith("chrome://")], found

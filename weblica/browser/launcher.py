@@ -23,8 +23,12 @@ PLAYWRIGHT_DISABLED_FEATURES = (
     "ThirdPartyStoragePartitioning", "AvoidCorsURLLoaderRestartOnRedirect", "OptimizationHints",
     "NetworkTimeServiceQuerying", "AimEnabled", "PreconnectToSearch",
 )
-# services that would call Google's hosts through the env's proxy (and so into recordings)
-OWN_DISABLED_FEATURES = ("Translate", "AutofillServerCommunication")
+# Translate, AutofillServerCommunication: services that would call Google's hosts through the env's
+# proxy (and so into recordings). WebUIOmniboxPopup, WebUIOmniboxAimPopup, PreloadTopChromeWebUI: every
+# browser context is a window whose omnibox popups Chromium (156) renders ahead of time as WebUI pages in
+# a renderer of their own, about 0.5 CPU-s per context; the env opens a context per episode.
+OWN_DISABLED_FEATURES = ("Translate", "AutofillServerCommunication", "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",
+                         "PreloadTopChromeWebUI")
 DISABLED_FEATURES = tuple(dict.fromkeys(PLAYWRIGHT_DISABLED_FEATURES + OWN_DISABLED_FEATURES))
 
 # Flags that work in a closed network as root: without the background-networking ones Chromium keeps
