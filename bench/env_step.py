@@ -74,9 +74,11 @@ async def step_latency(url: str, n: int) -> tuple[list[float], list[float]]:
     return raw, steps
 
 
-async def throughput(url: str, parallel: int, steps_each: int, capture_only: bool = False) -> float:
+async def throughput(url: str, parallel: int, steps_each: int, capture_only: bool = False,
+                     episode_steps: int = 0) -> float:
     """Aggregate steps/s of `parallel` envs; with `capture_only` each "step" is only the env's viewport
-    capture (the ceiling a step can reach on this machine, since every step ends with one)."""
+    capture (the ceiling a step can reach on this machine, since every step ends with one); with
+    `episode_steps` each env starts a new episode (a fresh context) every that many steps."""
     async with EnvPool(parallel) as pool:
         async def job(env: WebEnv, i: int) -> int:
             await env.reset(Task(id=f"b{i}", start_url=url, instruction="x", max_steps=10 ** 6), seed=i)
@@ -86,14 +88,16 @@ async def throughput(url: str, parallel: int, steps_each: int, capture_only: boo
         await pool.map(range(parallel), job)  # warm: contexts open, pages loaded
         start = time.perf_counter()
 
-        async def run(env: WebEnv) -> None:
-            for _ in range(steps_each):
+        async def run(env: WebEnv, i: int) -> None:
+            for n in range(steps_each):
+                if episode_steps and n % episode_steps == 0:
+                    await env.reset(Task(id=f"b{i}-{n}", start_url=url, instruction="x", max_steps=10 ** 6), seed=n)
                 if capture_only:
                     await env._tabs.screenshot()
                 else:
                     await env.step(CLICK)
 
-        await asyncio.gather(*(run(env) for env in pool.envs))
+        await asyncio.gather(*(run(env, i) for i, env in enumerate(pool.envs)))
         elapsed = time.perf_counter() - start
     return parallel * steps_each / elapsed
 
@@ -113,6 +117,9 @@ async def main() -> None:
         rate = await throughput(url, parallel, max(5, args.steps // 2))
         print(f"{parallel} env(s): {rate:.1f} steps/s  ({rate / raw_rate:.2f}x one raw screenshot loop)"
               + ("  (goal >= 25 steps/s)" if parallel == 8 else ""))
+    # training resets often: the same 8 envs with a new episode (context, page load) every 5 steps
+    episodes = await throughput(url, 8, max(10, args.steps // 2), episode_steps=5)
+    print(f"8 env(s), a new episode every 5 steps: {episodes:.1f} steps/s, resets included")
     # the same 8 pages doing nothing but viewport captures, measured last under the same conditions:
     # how much of the machine's capture throughput the full steps keep
     ceiling = await throughput(url, 8, max(5, args.steps // 2), capture_only=True)

@@ -51,6 +51,8 @@ out.textContent = [new Date().toString(), Date.now(), Math.random(), Math.random
   crypto.randomUUID(), Array.from(crypto.getRandomValues(new Uint8Array(6))).join(',')].join('\\n');
 setTimeout(() => { out.textContent += '\\ntimer at ' + Date.now(); document.getElementById('fade').style.opacity = 0.2; }, 300);
 </script></body></html>""",
+    "/framed": """<!doctype html><html><head><title>Framed</title></head><body>
+<iframe id="inner" src="/second" style="width:400px;height:200px"></iframe></body></html>""",
     "/slow": """<!doctype html><html><head><title>Slow</title></head><body><p id="p">loading</p><script>
 fetch('/api/data').then(r => r.json()).then(d => setTimeout(() => { document.getElementById('p').textContent = d.value; }, 100));
 </script></body></html>""",

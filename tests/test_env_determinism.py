@@ -47,6 +47,27 @@ def test_timers_follow_virtual_clock(site, sync_env):
     assert after[0] - before[0] == 2000 and after[1] - before[1] == 2000
 
 
+def test_virtual_time_carries_into_new_documents_and_frames(site, sync_env):
+    """A document loaded later starts at the episode's current virtual time (not back at the epoch),
+    and an iframe's clock moves with its page's."""
+    sync_env.reset(clock_task(site), seed=1)
+    now = "Date.now()"
+    sync_env.step({"name": "wait", "arguments": {"seconds": 2}})
+    t_before = sync_env._call(sync_env.env._tabs.page.evaluate(now))
+    sync_env.step({"name": "goto_url", "arguments": {"url": site.url + "/framed"}})
+    page = sync_env.env._tabs.page
+    t_main = sync_env._call(page.evaluate(now))
+    frame = page.frames[1]
+    t_frame = sync_env._call(frame.evaluate(now))
+    # the navigation step advanced time by one step's worth; the new documents replayed the rest
+    step_ms = sync_env.env.config.settle.step_virtual_ms
+    assert t_main == t_before + step_ms
+    assert t_frame == t_main
+    sync_env.step({"name": "wait", "arguments": {"seconds": 1}})
+    assert sync_env._call(page.evaluate(now)) == t_main + 1000
+    assert sync_env._call(frame.evaluate(now)) == t_frame + 1000
+
+
 def test_fonts_and_locale(site, sync_env):
     sync_env.reset(clock_task(site), seed=1)
     page = sync_env.env._tabs.page

@@ -1,7 +1,8 @@
 // Lightweight page-state probes for action feedback. Evaluated as one function: (args) => state.
 // With args.quiet the state is read after two real task turns (MessageChannel is not faked by the
 // clock) and `quiet` says whether the DOM-mutation counter stood still meanwhile: one round trip both
-// ends a settle and describes the settled page.
+// ends a settle and describes the settled page. With args.advance it first runs the page's fake clock
+// (Playwright's) that many virtual milliseconds: one round trip advances time, settles and describes.
 (args) => {
   const read = (args) => {
     const clip = (s, n) => { s = (s || "").replace(/\s+/g, " ").trim(); return s.length > n ? s.slice(0, n - 1) + "…" : s; };
@@ -64,16 +65,19 @@
     return out;
   };
   if (!(args && args.quiet)) return read(args);
-  const before = window.__weblicaMutations || 0;
-  return new Promise((resolve) => {
+  const clock = globalThis.__pwClock;
+  const advance = (args.advance && clock) ? clock.controller.runFor(args.advance).catch(() => {}) : Promise.resolve();
+  return advance.then(() => new Promise((resolve) => {
+    const before = window.__weblicaMutations || 0;
     const ch = new MessageChannel();
     let turns = 0;
     ch.port1.onmessage = () => {
       if (++turns < 2) { ch.port2.postMessage(0); return; }
       const state = read(args);
       state.quiet = state.mutations === before;
+      state.advanced = !!(args.advance && clock);
       resolve(state);
     };
     ch.port2.postMessage(0);
-  });
+  }));
 }

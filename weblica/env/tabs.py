@@ -20,6 +20,12 @@ def probe_script() -> str:
     return (Path(__file__).parent / "probe.js").read_text(encoding="utf-8")
 
 
+# Playwright's in-page clock (installed by `context.clock.install`): the log line a new document
+# replays, and running one frame's timers. Both are what `clock.run_for` itself sends.
+_CLOCK_LOG = "globalThis.__pwClock && globalThis.__pwClock.controller.log('runFor', 0, {ms})"
+_CLOCK_RUN = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms) : undefined"
+
+
 class BrowserCrashed(RuntimeError):
     """Chromium or the page's renderer died during the episode."""
 
@@ -125,10 +131,15 @@ class TabSet:
                 or "Browser has been closed" in text or "Connection closed" in text:
             raise BrowserCrashed(self.crashed or text.splitlines()[0]) from exc
 
-    async def _wait_quiet(self, deadline: float) -> dict[str, Any] | None:
-        """Until no request is in flight and the DOM stopped changing, or the deadline passes; returns
-        the page state read by the last (quiet) check, if any."""
+    async def _wait_quiet(self, deadline: float, advance_ms: int = 0) -> dict[str, Any] | None:
+        """Advance virtual time by `advance_ms`, then wait until no request is in flight and the DOM
+        stopped changing, or the deadline passes; returns the page state read by the last (quiet)
+        check, if any."""
         opts = self.settle_options
+        if advance_ms:
+            state = await self._advance_clock(advance_ms)
+            if state is not None and state["quiet"] and not self._inflight:
+                return state
         while time.monotonic() < deadline:
             if self.crashed:
                 raise BrowserCrashed(self.crashed)
@@ -141,6 +152,38 @@ class TabSet:
                 return state
             await asyncio.sleep(opts.quiet_poll_s)
         return None
+
+    async def _advance_clock(self, ms: int) -> dict[str, Any] | None:
+        """Playwright's `clock.run_for(ms)`, with the active frame's share folded into a quiet probe.
+
+        run_for registers a log init script (documents created later replay it, so they start at the
+        current virtual time) and then runs the clock in every frame of every tab. We register the same
+        log entry, run the other frames' clocks the same way, and advance the active frame's clock in
+        the probe's own call: one page round trip per advance instead of two. Returns that probe's
+        state, or None when the active frame could not be probed (navigating) or has no Playwright clock."""
+        try:
+            await self.context.add_init_script(script=_CLOCK_LOG.format(ms=int(ms)))
+            others = [frame for page in self.context.pages for frame in page.frames
+                      if frame is not self.page.main_frame]
+            results = await asyncio.gather(self._run_probe({"quiet": True, "advance": int(ms)}),
+                                           *(self._advance_frame(frame, ms) for frame in others))
+        except Exception as exc:
+            self._raise_if_crashed(exc)
+            raise
+        state = results[0]
+        if state is not None and not state.get("advanced"):  # a page without the clock (error page)
+            await self._advance_frame(self.page.main_frame, ms)
+            return None
+        # None: the document went away mid-call; its successor replays the log entry registered above
+        return state
+
+    async def _advance_frame(self, frame: Any, ms: int) -> None:
+        """Run one frame's clock; a frame navigating or detached meanwhile is skipped, as run_for does
+        (its next document replays the log)."""
+        try:
+            await frame.evaluate(_CLOCK_RUN, int(ms))
+        except Exception as exc:
+            self._raise_if_crashed(exc)
 
     async def settle(self, virtual_ms: int | None = None, since_navigations: int | None = None) -> dict[str, Any] | None:
         """Let the page finish what the last action started. Virtual time advances by a fixed amount,
@@ -159,12 +202,7 @@ class TabSet:
                                                         timeout=max(1.0, deadline - time.monotonic()) * 1000)
                 except Exception as exc:
                     self._raise_if_crashed(exc)
-            if chunk:
-                try:
-                    await self.context.clock.run_for(chunk)
-                except Exception as exc:
-                    self._raise_if_crashed(exc)
-            state = await self._wait_quiet(deadline)
+            state = await self._wait_quiet(deadline, advance_ms=chunk)
             if self.crashed:
                 raise BrowserCrashed(self.crashed)
         return state
