@@ -147,6 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--refill-rounds", type=int, default=1, help="GRPO dynamic-sampling refills")
     parser.add_argument("--grpo-lr", type=float, default=2e-4)
     parser.add_argument("--ppo-epochs", type=int, default=2, help="GRPO passes over each rollout batch")
+    parser.add_argument("--kl-coef", type=float, default=0.0, help="GRPO k3 KL penalty against the SFT policy")
     parser.add_argument("--grpo-save-every", type=int, default=0, help="GRPO checkpoints (0: only the final one)")
     parser.add_argument("--stop-after-sft", action="store_true")
     parser.add_argument("--prepare-only", action="store_true")
@@ -205,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
                              iterations=args.grpo_iterations, groups_per_batch=args.groups,
                              group_size=args.group_size, temperature=args.temperature, max_new_tokens=96,
                              learning_rate=args.grpo_lr, mini_batches=2, ppo_epochs=args.ppo_epochs,
-                             max_refill_rounds=args.refill_rounds,
+                             max_refill_rounds=args.refill_rounds, kl_coef=args.kl_coef,
                              parallel=2, save_every=args.grpo_save_every)
     metrics_file = out / "grpo" / "metrics.jsonl"
     if (out / "grpo" / "final" / "config.json").exists() and metrics_file.exists() and \
