@@ -29,7 +29,15 @@ class ModelOptions:
 
 
 @dataclass
-class SFTConfig(ModelOptions):
+class OptimizerOptions:
+    """AdamW and gradient clipping, as every trainer uses them; only the learning rate's default differs."""
+    learning_rate: float = _f(1e-4, "AdamW learning rate")
+    weight_decay: float = _f(0.0, "AdamW weight decay")
+    max_grad_norm: float = _f(1.0, "gradient clipping")
+
+
+@dataclass
+class SFTConfig(OptimizerOptions, ModelOptions):
     output_dir: str = _f("out/sft", "checkpoints, metrics.jsonl, tensorboard/ and final/ go here")
     seed: int = _f(0, "fixes data order, teacher rollouts and initialisation")
     trajectories: list[str] = _f([], "run directories (episodes.jsonl + screens/) to clone")
@@ -38,15 +46,12 @@ class SFTConfig(ModelOptions):
     only_successful: bool = _f(True, "clone successful episodes only")
     epochs: int = _f(3, "passes over the samples")
     batch_size: int = _f(4, "assistant turns per optimizer step")
-    learning_rate: float = _f(1e-4, "AdamW learning rate")
-    weight_decay: float = _f(0.0, "AdamW weight decay")
-    max_grad_norm: float = _f(1.0, "gradient clipping")
     save_every: int = _f(0, "optimizer steps between checkpoints (0: only at the end)")
     parallel: int = _f(2, "parallel environments for teacher rollouts")
 
 
 @dataclass
-class GRPOConfig(ModelOptions):
+class GRPOConfig(OptimizerOptions, ModelOptions):
     output_dir: str = _f("out/grpo", "checkpoints, rollouts/, metrics.jsonl, tensorboard/ and final/ go here")
     seed: int = _f(0, "fixes task order, sampling, environments and updates")
     tasks: str = _f("", "tasks.jsonl of training tasks")
@@ -62,9 +67,7 @@ class GRPOConfig(ModelOptions):
     clip_high: float = _f(0.28, "upper clip range (ratio <= 1 + clip_high; clip-higher)")
     kl_coef: float = _f(0.0, "k3 KL penalty against the initial policy (0: off)")
     entropy_coef: float = _f(0.0, "entropy bonus (0: off)")
-    learning_rate: float = _f(1e-5, "AdamW learning rate")
-    weight_decay: float = _f(0.0, "AdamW weight decay")
-    max_grad_norm: float = _f(1.0, "gradient clipping")
+    learning_rate: float = _f(1e-5, "AdamW learning rate (lower than SFT's: updates on sampled rollouts)")
     temperature: float = _f(1.0, "sampling temperature of rollouts")
     top_p: float = _f(1.0, "nucleus sampling of rollouts")
     max_new_tokens: int = _f(256, "tokens per response")

@@ -30,7 +30,8 @@ from weblica.train.curriculum import DifficultySampler
 from weblica.train.filters import changed_step_indices
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
-                                    load_trainable, load_training_state, save_checkpoint, seed_everything)
+                                    load_trainable, load_training_state, make_optimizer, save_checkpoint,
+                                    seed_everything)
 from weblica.train.samples import TurnSample, sequence_logprobs
 
 
@@ -124,10 +125,7 @@ class GRPOTrainer:
             self.backend = TrainingModelBackend(self.trainable, sampling)
         else:
             raise ValueError(f"rollout_backend must be hf or vllm, not {config.rollout_backend!r}")
-        import torch
-
-        params = [p for p in self.trainable.model.parameters() if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+        self.optimizer = make_optimizer(self.trainable, config)
 
     # ---- rollouts --------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from weblica.train.config import ModelOptions
+from weblica.train.config import ModelOptions, OptimizerOptions
 
 
 @dataclass
@@ -62,6 +62,14 @@ def load_trainable(path: Path, options: ModelOptions) -> Trainable:
     tokenizer = AutoTokenizer.from_pretrained(path)
     image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
     return Trainable(model, tokenizer, image_processor, device, path)
+
+
+def make_optimizer(trainable: Trainable, options: OptimizerOptions) -> Any:
+    """AdamW over the trainable (not frozen) parameters."""
+    import torch
+
+    params = [p for p in trainable.model.parameters() if p.requires_grad]
+    return torch.optim.AdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
 
 
 def seed_everything(seed: int) -> None:

@@ -12,7 +12,8 @@ from weblica.train.algorithms import masked_token_nll
 from weblica.train.config import SFTConfig
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (base_checkpoint, config_record, export_model, latest_checkpoint,
-                                    load_trainable, load_training_state, save_checkpoint, seed_everything)
+                                    load_trainable, load_training_state, make_optimizer, save_checkpoint,
+                                    seed_everything)
 from weblica.train.samples import TurnSample, sequence_logprobs, sft_samples
 
 
@@ -90,8 +91,7 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
                           config.only_successful)
     if not samples:
         raise ValueError("no training samples: no successful episodes in the trajectories")
-    params = [p for p in trainable.model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+    optimizer = make_optimizer(trainable, config)
     state = {"step": 0, "epoch": 0, "batch": 0}
     if resume is not None:
         state = load_training_state(resume, optimizer)
