@@ -39,7 +39,9 @@ body{margin:0;font-family:sans-serif} #go{position:absolute;left:100px;top:100px
     "/long": """<!doctype html><html><head><title>Long</title></head><body style="margin:0;font-family:sans-serif">
 <div style="height:3000px;background:linear-gradient(#fff,#88f)">top</div>
 <div id="box" style="position:fixed;left:800px;top:100px;width:200px;height:200px;overflow:auto;border:1px solid #000">
-<div style="height:1000px">inner</div></div></body></html>""",
+<div style="height:1000px">inner</div></div><script>
+document.addEventListener('click', () => { window.__seen = [document.getElementById('box').scrollTop, scrollY]; });
+</script></body></html>""",
     "/clock": """<!doctype html><html><head><title>Clock</title><style>
 @keyframes spin{from{transform:rotate(0deg)}to{transform:rotate(360deg)}}
 #spin{width:80px;height:80px;background:#c33;animation:spin 2s linear infinite}

@@ -6,7 +6,6 @@ failure messages; only a dead browser escapes (as BrowserCrashed).
 """
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,20 +178,11 @@ class ActionExecutor:
             notes.append(f"The view moved by {abs(delta[1] if vertical else delta[0])} px.")
         return ActionResult(" ".join([msg] + notes))
 
-    # The compositor applies a wheel scroll asynchronously (Playwright's wheel does not wait for it), so
-    # the new offset may reach the page a few frames after the step settled: read it until it differs
-    # from the old one, giving up after a bounded real-time wait (a boundary never moves).
-    _WHEEL_READS = 8
-    _WHEEL_READ_GAP_S = 0.02
-
     async def _wheel_scroll_result(self, x: float, y: float, key: str, moved_before: Any) -> Any:
-        moved_after = moved_before
-        for _ in range(self._WHEEL_READS):
-            moved_after = (await self._state(x, y)).get(key)
-            if moved_after != moved_before:
-                break
-            await asyncio.sleep(self._WHEEL_READ_GAP_S)
-        return moved_after
+        async def read() -> Any:
+            return (await self._state(x, y)).get(key)
+
+        return await gestures.wheel_landed(read, moved_before)
 
     async def _do_goto_url(self, url: str) -> ActionResult:
         before = await self._state()

@@ -6,7 +6,8 @@ a task's oracle. So an oracle is validated with exactly the gestures the env wil
 """
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, Awaitable, Callable
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH
 
@@ -106,3 +107,23 @@ async def scroll(page: Any, direction: str, amount: float, x: float | None = Non
         await page.mouse.wheel(dx, dy)
     else:
         await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
+
+
+# The compositor applies a wheel scroll asynchronously (Playwright's wheel does not wait for it), so the
+# new offset may reach the page a few frames after the wheel: read it until it differs from the old one,
+# giving up after a bounded real-time wait (at a boundary it never moves). Only the wait is in real time;
+# where the scroll lands does not depend on it.
+WHEEL_READS = 8
+WHEEL_READ_GAP_S = 0.02
+
+
+async def wheel_landed(read_offset: Callable[[], Awaitable[Any]], before: Any) -> Any:
+    """The scroll offset once a wheel scroll has been applied (`before` if it never moves);
+    `read_offset` reads the offset of what the wheel scrolls."""
+    after = before
+    for _ in range(WHEEL_READS):
+        after = await read_offset()
+        if after != before:
+            break
+        await asyncio.sleep(WHEEL_READ_GAP_S)
+    return after

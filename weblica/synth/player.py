@@ -13,6 +13,7 @@ from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env import gestures
+from weblica.env.tabs import probe_script
 
 
 class PlanError(RuntimeError):
@@ -103,9 +104,11 @@ async def perform(page: Any, action: Action) -> str | None:
     elif action.name == "press_keys":
         await gestures.press_keys(page, a["keys"])
     elif action.name == "scroll":
+        if "x" in a:
+            before = await _wheel_offset(page, a["x"], a["y"])
         await gestures.scroll(page, a["direction"], a["amount"], a.get("x"), a.get("y"))
         if "x" in a:
-            await _scroll_rest(page)
+            await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
         await _next_frame(page)
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
@@ -151,18 +154,14 @@ async def _next_frame(page: Any) -> None:
         pass
 
 
-async def _scroll_rest(page: Any) -> None:
-    """Wheel scrolling may be animated; wait until the scroll position stops changing."""
-    last = None
-    for _ in range(40):
-        try:
-            pos = await page.evaluate("[scrollX, scrollY]")
-        except Exception:
-            return
-        if pos == last:
-            return
-        last = pos
-        await asyncio.sleep(0.02)
+async def _wheel_offset(page: Any, x: float, y: float) -> list[float] | None:
+    """The offset of what a wheel at (x, y) scrolls (the scrollable element under it, else the window),
+    read with the env's probe; None while the document is being replaced."""
+    try:
+        state = await page.evaluate(probe_script(), {"x": x, "y": y})
+    except Exception:
+        return None
+    return state["elementScroll"] if state.get("elementScroll") is not None else state["scroll"]
 
 
 _BOX_JS = """([sel, text]) => {
