@@ -47,3 +47,32 @@ def test_browsergym_task_setup_validate_cheat(site):
         reward, done, _, info = bg_task.validate(page, chat)
         assert reward == 1.0 and done, info
         browser.close()
+
+
+def test_browsergym_cheat_uses_the_env_gestures(site):
+    """cheat runs the env's gestures on BrowserGym's sync page: a native <select> gets its option
+    chosen (typing into it would not), a drag drops, and a wheel over a box scrolls the box."""
+    from weblica.env.actions import Action
+    from weblica.integrations.browsergym import WeblicaBrowserTask
+
+    oracle = [Action("click", {"x": 720, "y": 310}), Action("write", {"text": "green"}),
+              Action("drag", {"x1": 730, "y1": 130, "x2": 960, "y2": 160}),
+              Action("done", {"answer": "ok"})]
+    task = Task(id="gestures", start_url=site.url + "/", instruction="x", oracle=oracle)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(**BrowserOptions().launch_kwargs())
+        try:
+            page = browser.new_context(**context_kwargs()).new_page()
+            bg_task = WeblicaBrowserTask(seed=0, task=task)
+            bg_task.setup(page)
+            chat: list = []
+            bg_task.cheat(page, chat)
+            assert page.evaluate("document.getElementById('sel').value") == "Green"
+            assert page.inner_text("#drop") == "dropped"
+            assert chat == [{"role": "assistant", "message": "ok"}]
+            page.goto(site.url + "/long")
+            WeblicaBrowserTask(seed=0, task=Task(id="wheel", start_url=site.url + "/long", instruction="x", oracle=[
+                Action("scroll", {"direction": "down", "amount": 0.5, "x": 900, "y": 200})])).cheat(page, [])
+            assert page.evaluate("document.getElementById('box').scrollTop") == 360
+        finally:
+            browser.close()

@@ -88,7 +88,7 @@ class ActionExecutor:
 
     async def _do_click(self, x: float, y: float, button: str = "left", clicks: int = 1) -> ActionResult:
         before = await self._state(x, y)
-        await gestures.click(self.tabs.page, x, y, button, clicks)
+        await gestures.perform(self.tabs.page, gestures.click(x, y, button, clicks))
         notes, after = await self._effects(before)
         kind = {1: "click", 2: "double-click", 3: "triple-click"}[clicks]
         if button != "left":
@@ -102,7 +102,7 @@ class ActionExecutor:
 
     async def _do_hover(self, x: float, y: float) -> ActionResult:
         before = await self._state(x, y)
-        await gestures.hover(self.tabs.page, x, y)
+        await gestures.perform(self.tabs.page, gestures.hover(x, y))
         notes, after = await self._effects(before)
         changed = after["mutations"] != before["mutations"]
         msg = f"Success: hovering over {describe_element(before['at'])} at {_coords(x, y)}."
@@ -113,7 +113,7 @@ class ActionExecutor:
     async def _do_drag(self, x1: float, y1: float, x2: float, y2: float) -> ActionResult:
         before = await self._state(x1, y1)
         target = (await self.tabs.probe(x2, y2))["at"]
-        await gestures.drag(self.tabs.page, x1, y1, x2, y2)
+        await gestures.perform(self.tabs.page, gestures.drag(x1, y1, x2, y2))
         notes, after = await self._effects(before)
         changed = after["mutations"] != before["mutations"]
         msg = (f"Success: dragged {describe_element(before['at'])} from {_coords(x1, y1)} to "
@@ -132,7 +132,7 @@ class ActionExecutor:
         if not field or not field.get("editable"):
             return ActionResult(prefix + "Failed: 'write' found no focused input field; click on a field first.",
                                 ok=False)
-        await gestures.write(self.tabs.page, text, enter, focused_tag=field["tag"])
+        await gestures.perform(self.tabs.page, gestures.write(text, enter, focused_tag=field["tag"]))
         notes, after = await self._effects(before)
         target = describe_element(field)
         msg = f'Success: wrote "{text}" into {target}.'
@@ -145,7 +145,7 @@ class ActionExecutor:
 
     async def _do_press_keys(self, keys: list[str]) -> ActionResult:
         before = await self._state()
-        names = await gestures.press_keys(self.tabs.page, keys)
+        names = await gestures.perform(self.tabs.page, gestures.press_keys(keys))
         notes, _ = await self._effects(before)
         return ActionResult(" ".join([f"Success: pressed {names}."] + notes))
 
@@ -160,7 +160,7 @@ class ActionExecutor:
         else:
             before = await self._state()
             key = "scroll"
-        await gestures.scroll(self.tabs.page, direction, amount, x, y)
+        await gestures.perform(self.tabs.page, gestures.scroll(direction, amount, x, y))
         notes, after = await self._effects(before)
         moved_before = before.get(key)
         if key == "elementScroll":

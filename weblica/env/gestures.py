@@ -7,9 +7,10 @@ a task's oracle. So an oracle is validated with exactly the gestures the env wil
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Generator
 
-from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH
+from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 
 KEY_NAMES = {
     "enter": "Enter", "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "Space",
@@ -45,20 +46,58 @@ def scroll_delta(direction: str, amount: float) -> tuple[int, int]:
     return (0, sign * pixels) if vertical else (sign * pixels, 0)
 
 
-async def click(page: Any, x: float, y: float, button: str = "left", clicks: int = 1) -> None:
-    await page.mouse.click(x, y, button=button, click_count=clicks)
+# A gesture is a generator of page calls: it yields `Call`s and receives each call's result. The same
+# gesture runs on Playwright's async page (`perform`: the env and the oracle player) and on its sync page
+# (`perform_sync`: the BrowserGym adapter), so there is one definition of what each action does.
+@dataclass(frozen=True)
+class Call:
+    on: str                      # "mouse", "keyboard" or "page"
+    method: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def start(self, page: Any) -> Any:
+        target = page if self.on == "page" else getattr(page, self.on)
+        return getattr(target, self.method)(*self.args, **self.kwargs)
 
 
-async def hover(page: Any, x: float, y: float) -> None:
-    await page.mouse.move(x, y)
+Gesture = Generator[Call, Any, Any]
 
 
-async def drag(page: Any, x1: float, y1: float, x2: float, y2: float) -> None:
+async def perform(page: Any, gesture: Gesture) -> Any:
+    """Run a gesture on an async Playwright page; returns the gesture's value."""
+    result = None
+    try:
+        while True:
+            result = await gesture.send(result).start(page)
+    except StopIteration as stop:
+        return stop.value
+
+
+def perform_sync(page: Any, gesture: Gesture) -> Any:
+    """Run a gesture on a sync Playwright page; returns the gesture's value."""
+    result = None
+    try:
+        while True:
+            result = gesture.send(result).start(page)
+    except StopIteration as stop:
+        return stop.value
+
+
+def click(x: float, y: float, button: str = "left", clicks: int = 1) -> Gesture:
+    yield Call("mouse", "click", (x, y), {"button": button, "click_count": clicks})
+
+
+def hover(x: float, y: float) -> Gesture:
+    yield Call("mouse", "move", (x, y))
+
+
+def drag(x1: float, y1: float, x2: float, y2: float) -> Gesture:
     # intermediate moves: drag-and-drop libraries start a drag only after the pointer travelled
-    await page.mouse.move(x1, y1)
-    await page.mouse.down()
-    await page.mouse.move(x2, y2, steps=12)
-    await page.mouse.up()
+    yield Call("mouse", "move", (x1, y1))
+    yield Call("mouse", "down")
+    yield Call("mouse", "move", (x2, y2), {"steps": 12})
+    yield Call("mouse", "up")
 
 
 _FOCUSED_TAG_JS = "() => { const el = document.activeElement; return el ? el.tagName.toLowerCase() : null; }"
@@ -76,38 +115,62 @@ _CHOOSE_OPTION_JS = """(t) => {
 }"""
 
 
-async def write(page: Any, text: str, enter: bool = False, focused_tag: str | None = None) -> None:
+def write(text: str, enter: bool = False, focused_tag: str | None = None) -> Gesture:
     """Replace the focused field's content with `text` (a select: choose that option), then Enter if
     asked. `focused_tag` is the focused element's tag when the caller has just read it."""
     if focused_tag is None:
-        focused_tag = await page.evaluate(_FOCUSED_TAG_JS)
+        focused_tag = yield Call("page", "evaluate", (_FOCUSED_TAG_JS,))
     if focused_tag == "select":
-        await page.evaluate(_CHOOSE_OPTION_JS, text)
+        yield Call("page", "evaluate", (_CHOOSE_OPTION_JS, text))
     else:
-        await page.keyboard.press("Control+a")
-        await page.keyboard.press("Backspace")
-        await page.keyboard.type(text)
+        yield Call("keyboard", "press", ("Control+a",))
+        yield Call("keyboard", "press", ("Backspace",))
+        yield Call("keyboard", "type", (text,))
     if enter:
-        await page.keyboard.press("Enter")
+        yield Call("keyboard", "press", ("Enter",))
 
 
-async def press_keys(page: Any, keys: list[str]) -> list[str]:
-    """Press each key (or chord) in turn; returns the normalized names pressed."""
+def press_keys(keys: list[str]) -> Gesture:
+    """Press each key (or chord) in turn; the gesture's value is the normalized names pressed."""
     names = [normalize_key(k) for k in keys]
     for name in names:
-        await page.keyboard.press(name)
+        yield Call("keyboard", "press", (name,))
     return names
 
 
-async def scroll(page: Any, direction: str, amount: float, x: float | None = None, y: float | None = None) -> None:
+def scroll(direction: str, amount: float, x: float | None = None, y: float | None = None) -> Gesture:
     """The mouse wheel at (x, y) (it scrolls what is under the pointer), or the window without a point."""
     dx, dy = scroll_delta(direction, amount)
     if x is not None and y is not None:
-        await page.mouse.move(x, y)
-        await page.mouse.wheel(dx, dy)
+        yield Call("mouse", "move", (x, y))
+        yield Call("mouse", "wheel", (dx, dy))
     else:
-        await page.evaluate("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy])
+        yield Call("page", "evaluate", ("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy]))
 
+
+def for_action(action: Action) -> Gesture | None:
+    """The gesture of an action that is only input (click, hover, drag, write, press_keys, scroll); None
+    for the others (navigation, tabs, wait, done), which each runner does its own way."""
+    a = action.args
+    if action.name == "click":
+        return click(a["x"], a["y"], a.get("button", "left"), a.get("clicks", 1))
+    if action.name == "hover":
+        return hover(a["x"], a["y"])
+    if action.name == "drag":
+        return drag(a["x1"], a["y1"], a["x2"], a["y2"])
+    if action.name == "write":
+        return _click_then_write(a)
+    if action.name == "press_keys":
+        return press_keys(a["keys"])
+    if action.name == "scroll":
+        return scroll(a["direction"], a.get("amount", 0.5), a.get("x"), a.get("y"))
+    return None
+
+
+def _click_then_write(a: dict[str, Any]) -> Gesture:
+    if a.get("x") is not None and a.get("y") is not None:
+        yield from click(a["x"], a["y"])
+    yield from write(a["text"], a.get("enter", False))
 
 # The compositor applies a wheel scroll asynchronously (Playwright's wheel does not wait for it), so the
 # new offset may reach the page a few frames after the wheel: read it until it differs from the old one,

@@ -65,27 +65,19 @@ class WeblicaBrowserTask(_Base):
         return reward, True, "", {"check_results": [r.to_dict() for r in results]}
 
     def cheat(self, page: Any, chat_messages: list[Any]) -> None:
-        from weblica.env.gestures import normalize_key
+        """Play the oracle with the env's own gestures (run on BrowserGym's sync page)."""
+        from weblica.env import gestures
 
         for action in self.task.oracle or []:
-            a = action.args
-            if action.name == "click":
-                page.mouse.click(a["x"], a["y"], button=a["button"], click_count=a["clicks"])
-            elif action.name == "write":
-                if "x" in a:
-                    page.mouse.click(a["x"], a["y"])
-                page.keyboard.press("Control+a")
-                page.keyboard.press("Backspace")
-                page.keyboard.type(a["text"])
-                if a.get("enter"):
-                    page.keyboard.press("Enter")
-            elif action.name == "press_keys":
-                for key in a["keys"]:
-                    page.keyboard.press(normalize_key(key))
+            gesture = gestures.for_action(action)
+            if gesture is not None:
+                gestures.perform_sync(page, gesture)
             elif action.name == "goto_url":
-                page.goto(a["url"])
+                page.goto(action.args["url"])
+            elif action.name in ("go_back", "go_forward"):
+                (page.go_back if action.name == "go_back" else page.go_forward)()
             elif action.name == "done":
-                chat_messages.append({"role": "assistant", "message": a["answer"]})
+                chat_messages.append({"role": "assistant", "message": action.args.get("answer", "")})
             # a click or Enter may start a navigation a moment later; BrowserGym paces actions the same way
             page.wait_for_timeout(self.slow_mo or 250)
             page.wait_for_load_state("load")

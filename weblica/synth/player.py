@@ -91,25 +91,16 @@ async def perform(page: Any, action: Action) -> str | None:
     """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
     else None. Only `wait` differs: this context runs a real clock, so it sleeps briefly."""
     a = action.args
-    if action.name == "click":
-        await gestures.click(page, a["x"], a["y"], a.get("button", "left"), a.get("clicks", 1))
-    elif action.name == "hover":
-        await gestures.hover(page, a["x"], a["y"])
-    elif action.name == "drag":
-        await gestures.drag(page, a["x1"], a["y1"], a["x2"], a["y2"])
-    elif action.name == "write":
-        if "x" in a:
-            await gestures.click(page, a["x"], a["y"])
-        await gestures.write(page, a["text"], a.get("enter", False))
-    elif action.name == "press_keys":
-        await gestures.press_keys(page, a["keys"])
-    elif action.name == "scroll":
-        if "x" in a:
+    gesture = gestures.for_action(action)
+    if gesture is not None:
+        wheel = action.name == "scroll" and a.get("x") is not None
+        if wheel:
             before = await _wheel_offset(page, a["x"], a["y"])
-        await gestures.scroll(page, a["direction"], a["amount"], a.get("x"), a.get("y"))
-        if "x" in a:
+        await gestures.perform(page, gesture)
+        if wheel:
             await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
-        await _next_frame(page)
+        if action.name == "scroll":
+            await _next_frame(page)
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
     elif action.name in ("go_back", "go_forward"):
