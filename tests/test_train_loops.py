@@ -90,6 +90,12 @@ def test_grpo_repeatable_and_resumes_exactly(any_answer_tasks, tmp_path):
     shutil.rmtree(tmp_path / "c" / "checkpoint-1")
     train_grpo(GRPOConfig(output_dir=str(tmp_path / "c"), iterations=2, **common))
     assert lines(tmp_path / "c" / "metrics.jsonl") == a
+    assert "kl" not in a[0] and "entropy" not in a[0]  # both terms are off by default
+    # with the KL term on, the second PPO epoch (after the policy moved) pays a positive KL to the start
+    train_grpo(GRPOConfig(output_dir=str(tmp_path / "kl"), iterations=1, kl_coef=0.5, ppo_epochs=2,
+                          **{**common, "learning_rate": 5e-3}))
+    (kl_line,) = lines(tmp_path / "kl" / "metrics.jsonl")
+    assert kl_line["kl"] > 0 and kl_line["grad_norm"] > 0
 
 
 def test_metrics_logger_resume_drops_lines_past_the_checkpoint(tmp_path):

@@ -222,7 +222,7 @@ class GRPOTrainer:
         cfg = self.config
         model = self.trainable.model
         model.train()
-        clip_fracs, grad_norms, losses = [], [], []
+        clip_fracs, grad_norms, losses, kls, entropies = [], [], [], [], []
         if not samples:
             return {"loss": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
         for epoch in range(cfg.ppo_epochs):
@@ -233,7 +233,7 @@ class GRPOTrainer:
                 mini = [samples[i] for i in order[start:start + size]]
                 tokens = sum(len(s.response_ids) for s in mini)
                 self.optimizer.zero_grad(set_to_none=True)
-                stats_loss = stats_clip = 0.0
+                stats_loss = stats_clip = stats_kl = stats_entropy = 0.0
                 for sample in mini:
                     logprobs, entropy = sequence_logprobs(model, sample, self.trainable.device, cfg.temperature,
                                                           with_entropy=bool(cfg.entropy_coef),
@@ -253,13 +253,22 @@ class GRPOTrainer:
                     (loss * weight).backward()
                     stats_loss += stats.loss * weight
                     stats_clip += stats.clip_fraction * weight
+                    stats_kl += stats.kl * weight
+                    stats_entropy += stats.entropy * weight
                 grad_norms.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)))
                 self.optimizer.step()
                 losses.append(stats_loss)
                 clip_fracs.append(stats_clip)
+                kls.append(stats_kl)
+                entropies.append(stats_entropy)
         model.eval()
-        return {"loss": round(statistics.fmean(losses), 6), "clip_fraction": round(statistics.fmean(clip_fracs), 6),
-                "grad_norm": round(statistics.fmean(grad_norms), 6)}
+        out = {"loss": round(statistics.fmean(losses), 6), "clip_fraction": round(statistics.fmean(clip_fracs), 6),
+               "grad_norm": round(statistics.fmean(grad_norms), 6)}
+        if cfg.kl_coef:  # the terms that are on: their token-mean values over the update
+            out["kl"] = round(statistics.fmean(kls), 6)
+        if cfg.entropy_coef:
+            out["entropy"] = round(statistics.fmean(entropies), 6)
+        return out
 
     def _sync_rollout_weights(self) -> None:
         """Give the rollout engine the updated weights (the hf backend already shares them)."""
