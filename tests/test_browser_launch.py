@@ -74,3 +74,25 @@ def test_a_new_context_renders_no_browser_ui_pages():
     found = asyncio.run(targets())
     assert [t for t in found if t[0] == "page"] == [("page", "about:blank")] * 2
     assert not [t for t in found if t[0] == "browser_ui" or t[1].startswith("chrome://")], found
+
+
+def test_headless_work_prefers_the_headless_shell(monkeypatch):
+    """Headless launches take Chromium's headless shell when it is installed (.ci/setup installs it);
+    headed ones (recording) and the fallback take the full browser."""
+    from pathlib import Path
+
+    import pytest
+
+    from weblica.browser.launcher import HEADLESS_SHELL_CANDIDATES, BrowserOptions, find_chromium
+
+    monkeypatch.delenv("WEBLICA_CHROMIUM", raising=False)
+    full = find_chromium()
+    assert "headless-shell" not in full
+    assert BrowserOptions(headless=False).launch_kwargs()["executable_path"] == full
+    shell = next((p for p in HEADLESS_SHELL_CANDIDATES if Path(p).is_file()), None)
+    if shell is None:
+        pytest.skip("chromium-headless-shell is not installed")
+    assert find_chromium(headless=True) == shell
+    assert BrowserOptions().launch_kwargs()["executable_path"] == shell
+    monkeypatch.setenv("WEBLICA_CHROMIUM", full)  # the override wins, headless or not
+    assert BrowserOptions().launch_kwargs()["executable_path"] == full

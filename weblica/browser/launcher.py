@@ -53,7 +53,13 @@ CHROMIUM_FLAGS = [
 ]
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable")
-INSTALL_HINT = "Chromium not found: run `apt-get update && apt-get install -y chromium` (or set WEBLICA_CHROMIUM=/path/to/chrome)"
+# Headless runs prefer Chromium's headless shell (Debian's chromium-headless-shell: the same version,
+# built without the browser window UI). A full Chromium lays out and paints a hidden window for every
+# browser context, which the env opens once per episode: a reset cost about 440 ms of CPU with the full
+# browser and 180 ms with the shell here (browser process 270 ms -> 75 ms).
+HEADLESS_SHELL_CANDIDATES = ("/usr/bin/chromium-headless-shell",)
+INSTALL_HINT = ("Chromium not found: run `apt-get update && apt-get install -y chromium chromium-headless-shell` "
+                "(or set WEBLICA_CHROMIUM=/path/to/chrome)")
 
 FONT_DIR = Path(__file__).parent / "fonts"
 
@@ -62,14 +68,15 @@ class ChromiumNotFound(RuntimeError):
     pass
 
 
-def find_chromium() -> str:
-    """Path of the Chromium executable: $WEBLICA_CHROMIUM, then the Debian locations, then PATH."""
+def find_chromium(headless: bool = False) -> str:
+    """Path of the Chromium executable: $WEBLICA_CHROMIUM, then (headless) the headless shell, then the
+    Debian locations, then PATH."""
     override = os.environ.get("WEBLICA_CHROMIUM")
     if override:
         if Path(override).is_file() and os.access(override, os.X_OK):
             return override
         raise ChromiumNotFound(f"WEBLICA_CHROMIUM={override} is not an executable file. {INSTALL_HINT}")
-    for path in CANDIDATES:
+    for path in (HEADLESS_SHELL_CANDIDATES if headless else ()) + CANDIDATES:
         if Path(path).is_file() and os.access(path, os.X_OK):
             return path
     for name in ("chromium", "chromium-browser", "google-chrome"):
@@ -121,7 +128,7 @@ class BrowserOptions:
         env["FONTCONFIG_FILE"] = fontconfig_file()
         env["TZ"] = TIMEZONE
         return {
-            "executable_path": self.executable or find_chromium(),
+            "executable_path": self.executable or find_chromium(headless=self.headless),
             "headless": self.headless,
             "args": CHROMIUM_FLAGS + self.extra_args,
             "env": env,
