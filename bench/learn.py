@@ -242,10 +242,26 @@ def print_report(info: dict[str, Any], stages: dict[str, dict[str, Any]], out: P
         print(f"{name:6} {tr['solved']:>4}/{tr['tasks']:<3} {tr['success']:4.0%} {ho['solved']:>4}/{ho['tasks']:<3} "
               f"{ho['success']:4.0%} {ho['mean_steps']:>15} {st.get('updates')!s:>8} {_s(st['train_seconds']):>13} "
               f"{_s(evals):>12}")
+    print_by_target(out, stages)
     summary = {name: {k: (str(v) if isinstance(v, Path) else v) for k, v in st.items()} for name, st in stages.items()}
     (out / "learn.json").write_text(json.dumps({"data": info, "heldout_ids": heldout_ids, "stages": summary},
                                                indent=1, sort_keys=True) + "\n")
     print(f"details: {out / 'learn.json'}")
+
+
+def print_by_target(out: Path, stages: dict[str, dict[str, Any]]) -> None:
+    """Held-out successes per section asked for (the url_match target's department/section): a gain that
+    only comes from one section per department (a policy ignoring the instruction's section) shows here."""
+    from urllib.parse import urlparse
+
+    tasks = [json.loads(line) for line in (out / "heldout.jsonl").read_text().splitlines()]
+    target = {t["id"]: urlparse(t["checks"][0]["expected"]).path.removeprefix("/d/") for t in tasks}
+    names = [n for n in stages if "heldout" in stages[n]]
+    print(f"held-out by target  {'tasks':>5} " + " ".join(f"{n:>6}" for n in names))
+    for path in sorted(set(target.values())):
+        ids = {i for i, p in target.items() if p == path}
+        solved = [len(ids & set(stages[n]["heldout"].get("solved_ids", []))) for n in names]
+        print(f"  {path:<28} {len(ids):>5} " + " ".join(f"{k:>6}" for k in solved))
 
 
 if __name__ == "__main__":
