@@ -172,6 +172,7 @@ def _click_then_write(a: dict[str, Any]) -> Gesture:
         yield from click(a["x"], a["y"])
     yield from write(a["text"], a.get("enter", False))
 
+
 # The compositor applies a wheel scroll asynchronously (Playwright's wheel does not wait for it), so the
 # new offset may reach the page a few frames after the wheel: read it until it differs from the old one,
 # giving up after a bounded real-time wait (at a boundary it never moves). Only the wait is in real time;
