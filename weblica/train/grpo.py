@@ -222,9 +222,11 @@ class GRPOTrainer:
         cfg = self.config
         model = self.trainable.model
         model.train()
-        clip_fracs, grad_norms, losses, kls, entropies = [], [], [], [], []
         if not samples:
             return {"loss": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+        # the loss terms logged: their token-mean values per mini-batch; KL and entropy only when they are on
+        logged = ["loss", "clip_fraction"] + ["kl"] * bool(cfg.kl_coef) + ["entropy"] * bool(cfg.entropy_coef)
+        rows: list[dict[str, float]] = []
         for epoch in range(cfg.ppo_epochs):
             order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(
                 derive_seed(cfg.seed, iteration, epoch, "order"))).tolist()
@@ -233,7 +235,7 @@ class GRPOTrainer:
                 mini = [samples[i] for i in order[start:start + size]]
                 tokens = sum(len(s.response_ids) for s in mini)
                 self.optimizer.zero_grad(set_to_none=True)
-                stats_loss = stats_clip = stats_kl = stats_entropy = 0.0
+                row = dict.fromkeys(logged, 0.0)
                 for sample in mini:
                     logprobs, entropy = sequence_logprobs(model, sample, self.trainable.device, cfg.temperature,
                                                           with_entropy=bool(cfg.entropy_coef),
@@ -251,24 +253,13 @@ class GRPOTrainer:
                         entropy[None] if entropy is not None else None, cfg.entropy_coef)
                     weight = len(sample.response_ids) / tokens  # token-mean over the mini-batch
                     (loss * weight).backward()
-                    stats_loss += stats.loss * weight
-                    stats_clip += stats.clip_fraction * weight
-                    stats_kl += stats.kl * weight
-                    stats_entropy += stats.entropy * weight
-                grad_norms.append(float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)))
+                    for key in logged:
+                        row[key] += getattr(stats, key) * weight
+                row["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm))
                 self.optimizer.step()
-                losses.append(stats_loss)
-                clip_fracs.append(stats_clip)
-                kls.append(stats_kl)
-                entropies.append(stats_entropy)
+                rows.append(row)
         model.eval()
-        out = {"loss": round(statistics.fmean(losses), 6), "clip_fraction": round(statistics.fmean(clip_fracs), 6),
-               "grad_norm": round(statistics.fmean(grad_norms), 6)}
-        if cfg.kl_coef:  # the terms that are on: their token-mean values over the update
-            out["kl"] = round(statistics.fmean(kls), 6)
-        if cfg.entropy_coef:
-            out["entropy"] = round(statistics.fmean(entropies), 6)
-        return out
+        return {key: round(statistics.fmean(row[key] for row in rows), 6) for key in rows[0]}
 
     def _sync_rollout_weights(self) -> None:
         """Give the rollout engine the updated weights (the hf backend already shares them)."""
