@@ -1,4 +1,4 @@
-"""The tiny CPU recipe parses into both trainers' configs, and teacher text is cloned in the student's frame."""
+"""Every recipe in train/ parses into its trainers' configs, and teacher text is cloned in the student's frame."""
 from pathlib import Path
 
 from weblica.env.episode import StepRecord, Trajectory
@@ -7,7 +7,8 @@ from weblica.policy.coords import CoordinateFrame
 from weblica.train.config import GRPOConfig, SFTConfig, load_config
 from weblica.train.samples import in_frame
 
-RECIPE = Path(__file__).resolve().parents[1] / "train" / "tiny-cpu.yaml"
+RECIPES = Path(__file__).resolve().parents[1] / "train"
+RECIPE = RECIPES / "tiny-cpu.yaml"
 
 
 def test_tiny_cpu_recipe_has_both_stages():
@@ -15,6 +16,13 @@ def test_tiny_cpu_recipe_has_both_stages():
     assert isinstance(sft, SFTConfig) and isinstance(grpo, GRPOConfig)
     assert sft.model == "tiny" and sft.teacher == "oracle" and sft.tasks == grpo.tasks
     assert grpo.model == str(Path(sft.output_dir) / "final")  # GRPO starts from the SFT export
+
+
+def test_the_8b_recipe_loads_as_documented():
+    config = load_config(RECIPES / "qwen3vl-8b-grpo.yaml")
+    assert isinstance(config, GRPOConfig)
+    assert (config.device, config.dtype, config.rollout_backend) == ("cuda", "bfloat16", "vllm")
+    assert config.gradient_checkpointing and config.freeze_vision and Path(config.model).is_absolute()
 
 
 def test_teacher_pixels_are_cloned_on_the_student_grid():
