@@ -178,7 +178,7 @@ def test_same_seed_same_checkpoint_files(tmp_path):
     for out in (a, b):
         result = CliRunner().invoke(get_cli(), ["tiny-model", str(out), "--warm-start-steps", "3", "--json"])
         assert result.exit_code == 0, result.output
-        assert json.loads(result.output)["policy"] == f"hf:{out}"
+        assert json.loads(result.stdout)["policy"] == f"hf:{out}"
     for name in ("model.safetensors", "tokenizer.json", "config.json", "preprocessor_config.json"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
@@ -201,3 +201,41 @@ def test_sample_token_truncation_and_logprob():
     assert token == 0 and logprob == pytest.approx(float(torch.log_softmax(logits / 0.5, -1)[0]))
     everything = {sample_token(logits, SamplingOptions(temperature=1.0), generator)[0] for _ in range(400)}
     assert {0, 1, 2, 3} <= everything  # untruncated sampling reaches the tail (p(3) = 0.03; the generator is seeded)
+
+
+def test_model_inputs_mark_image_placeholders_for_models_that_ask(tmp_path):
+    """transformers 5's Qwen-VL forward wants `mm_token_type_ids` (1 on image placeholders) for its
+    multimodal RoPE; 4.x finds them itself and takes no such argument. Both shapes of forward get what
+    they accept, and a response's logits are the ones that predict it."""
+    import torch
+
+    from weblica.policy.backends.hf import model_inputs, response_logits
+
+    class Config:
+        image_token_id = 7
+
+    class Model(torch.nn.Module):
+        config, dtype = Config(), torch.float32
+
+        def forward(self, input_ids, pixel_values=None, image_grid_thw=None, mm_token_type_ids=None,
+                    logits_to_keep=0):
+            self.seen = {"mm_token_type_ids": mm_token_type_ids, "logits_to_keep": logits_to_keep}
+            logits = torch.arange(input_ids.shape[1], dtype=torch.float32)[None, :, None].repeat(1, 1, 3)
+            return type("Out", (), {"logits": logits[:, -logits_to_keep:] if logits_to_keep else logits})()
+
+    class OldModel(Model):
+        def forward(self, input_ids, pixel_values=None, image_grid_thw=None):
+            return super().forward(input_ids, pixel_values, image_grid_thw)
+
+    ids = [1, 2, 7, 7, 7, 3, 4, 5, 6]  # prompt of 6 tokens (an image of 3 placeholders), response of 3
+    pixels, grid = torch.zeros(12, 4), torch.tensor([[1, 2, 6]])
+    new, old = Model(), OldModel()
+    inputs = model_inputs(new, ids, pixels, grid, "cpu")
+    assert inputs["mm_token_type_ids"].tolist() == [[0, 0, 1, 1, 1, 0, 0, 0, 0]]
+    assert "mm_token_type_ids" not in model_inputs(old, ids, pixels, grid, "cpu")
+    assert "mm_token_type_ids" not in model_inputs(new, ids, None, None, "cpu")  # text only: nothing to place
+    # the logits at positions 5, 6, 7 predict response tokens 4, 5, 6 -- with and without logits_to_keep
+    for model in (new, old):
+        logits = response_logits(model, model_inputs(model, ids, None, None, "cpu"), 6, 3)
+        assert logits[:, 0].tolist() == [5.0, 6.0, 7.0]
+    assert new.seen["logits_to_keep"] == 4

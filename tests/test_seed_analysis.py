@@ -184,12 +184,12 @@ def test_analyze_cli_patterns_compare_and_failures(tmp_path: Path) -> None:
     cli = cli_with("weblica.analysis.commands")
     result = runner.invoke(cli, ["analyze", str(early), "--compare", str(late), "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["before"]["turns"] == 2
     assert data["change"]["labels"]["retry_plan_loop"]["frequency"][0] == 0.5
     result = runner.invoke(cli, ["analyze", "--failures", str(late), "--json"])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = json.loads(result.stdout)
     assert data["failed"] == 10 and sum(c["count"] for c in data["categories"].values()) == 10
     result = runner.invoke(cli, ["analyze", str(tmp_path / "missing")])
     assert result.exit_code != 0 and "not a run directory" in result.output

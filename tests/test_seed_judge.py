@@ -94,7 +94,7 @@ def test_distill_then_agree_end_to_end_on_cpu(tmp_path: Path) -> None:
                                  "--heldout", "0.4", "--epochs", "2", "--batch-size", "3",
                                  "--learning-rate", "1e-3", "--device", "cpu", "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert (summary["examples"], summary["train"], summary["heldout"], summary["steps"]) == (5, 3, 2, 2)
     assert summary["sources"] == {"checks": 4, "judge": 1}
     losses = [json.loads(line)["loss"] for line in (out / "metrics.jsonl").read_text().splitlines()]
@@ -105,7 +105,7 @@ def test_distill_then_agree_end_to_end_on_cpu(tmp_path: Path) -> None:
     result = runner.invoke(cli, ["judge", "agree", "--judge", f"hf:{out / 'final'};device=cpu", "--labels",
                                  summary["heldout_labels"], "--max-new-tokens", "16", "--out", str(rows), "--json"])
     assert result.exit_code == 0, result.output
-    metrics = json.loads(result.output)
+    metrics = json.loads(result.stdout)
     verdicts = [json.loads(line) for line in rows.read_text().splitlines()]
     assert metrics["n"] == len(verdicts) == 2
     recomputed = agreement([v["verdict"] for v in verdicts], [v["success"] for v in verdicts]).to_dict()

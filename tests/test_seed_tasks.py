@@ -137,16 +137,16 @@ def test_tasks_cli_import_then_decompose(tmp_path: Path) -> None:
     out = tmp_path / "tasks.jsonl"
     result = runner.invoke(cli, ["tasks", "import", str(SAMPLES / "webgym.sample.jsonl"), "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output) == {"tasks": 3, "with_rubric": 3, "out": str(out)}
+    assert json.loads(result.stdout) == {"tasks": 3, "with_rubric": 3, "out": str(out)}
     result = runner.invoke(cli, ["tasks", "decompose", str(out), "--out", str(tmp_path / "d.jsonl"), "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert summary["subtasks"] == 1 + 3 and summary["decomposed"] == 2 and summary["written"] == 3 + 4
     assert len(load_tasks(tmp_path / "d.jsonl")) == 7
     # running it again on its own output adds nothing: sub-tasks are not decomposed again
     result = runner.invoke(cli, ["tasks", "decompose", str(tmp_path / "d.jsonl"), "--out", str(tmp_path / "dd.jsonl"),
                                  "--json"])
-    assert json.loads(result.output)["subtasks"] == 0 and len(load_tasks(tmp_path / "dd.jsonl")) == 7
+    assert json.loads(result.stdout)["subtasks"] == 0 and len(load_tasks(tmp_path / "dd.jsonl")) == 7
 
 
 # ---- the rubric judge over the OpenAI wire format ----------------------------------------------------
@@ -268,5 +268,5 @@ def test_decompose_cli_rewrites_through_an_openai_compatible_server(tmp_path: Pa
                                      "--only-subtasks", "--json"])
         assert len(server.requests) == 1 and server.requests[0]["model"] == "rewriter"
     assert result.exit_code == 0, result.output
-    (sub,) = load_tasks(json.loads(result.output)["out"])
+    (sub,) = load_tasks(json.loads(result.stdout)["out"])
     assert (sub.id, sub.instruction, sub.difficulty) == ("k~g0", "Find the price on shop.test.", 3)

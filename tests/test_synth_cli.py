@@ -67,6 +67,6 @@ def test_validate_command_reports_json(tmp_path):
     save_tasks(load_tasks(path / "tasks.jsonl")[:1], path / "tasks.jsonl")
     asyncio.run(keep_valid([path]))
     result = CliRunner().invoke(cli, ["validate", str(tmp_path), "--json"])
-    summary = json.loads(result.output)
+    summary = json.loads(result.stdout)
     assert set(summary) == {"sites", "tasks", "valid_tasks", "oracle_success", "negatives_rejected", "failures"}
     assert (summary["sites"], summary["tasks"], summary["valid_tasks"]) == (1, 1, 1) and result.exit_code == 0

@@ -123,7 +123,9 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: in
     loss on the response only) to answer `WARM_START_RESPONSE`, so it emits tool calls that parse.
     """
     import torch
-    from transformers import GenerationConfig, Qwen2VLImageProcessor, Qwen3VLForConditionalGeneration
+    from transformers import GenerationConfig, Qwen3VLForConditionalGeneration
+
+    from weblica.policy.backends.hf import image_processor_class
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -131,7 +133,7 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: in
     config = tiny_config(tokenizer)
     torch.manual_seed(seed)
     model = Qwen3VLForConditionalGeneration(config)
-    image_processor = Qwen2VLImageProcessor(**TINY_IMAGE_PROCESSOR)
+    image_processor = image_processor_class()(**TINY_IMAGE_PROCESSOR)
     if warm_start_steps > 0:
         # matrices this small gain nothing from threads, and on a shared CPU threads spin: one thread is
         # several times faster in wall and CPU time
@@ -187,6 +189,8 @@ def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, se
     """Plain SFT on the response tokens of real prompts; returns the loss of each step."""
     import torch
 
+    from weblica.policy.backends.hf import model_inputs
+
     examples = _warm_start_examples(tokenizer, image_processor, seed)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     losses = []
@@ -194,11 +198,10 @@ def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, se
     for step in range(steps):
         example = examples[step % len(examples)]
         prompt, response = example["prompt"], example["response"]
-        ids = torch.tensor([prompt.input_ids + response])
-        labels = torch.full_like(ids, -100)
-        labels[0, len(prompt.input_ids):] = ids[0, len(prompt.input_ids):]
-        loss = model(input_ids=ids, pixel_values=prompt.pixel_values, image_grid_thw=prompt.image_grid_thw,
-                     labels=labels).loss
+        inputs = model_inputs(model, prompt.input_ids + response, prompt.pixel_values, prompt.image_grid_thw, "cpu")
+        labels = torch.full_like(inputs["input_ids"], -100)
+        labels[0, len(prompt.input_ids):] = inputs["input_ids"][0, len(prompt.input_ids):]
+        loss = model(**inputs, labels=labels).loss
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

@@ -6,11 +6,17 @@
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 ESTIMATORS = ("grpo", "dr_grpo", "filtered_bc")
+
+
+def derive_seed(*parts: Any) -> int:
+    """A 32-bit seed from a run seed and names (iteration, round, purpose): stable across processes."""
+    return int.from_bytes(hashlib.sha256("\0".join(map(str, parts)).encode()).digest()[:4], "big")
 
 
 def group_advantages(rewards: Sequence[float], estimator: str = "grpo", eps: float = 1e-6) -> list[float]:
@@ -72,12 +78,12 @@ def clipped_policy_loss(logprobs: Any, old_logprobs: Any, advantages: Any, mask:
     clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * advantages
     surrogate = torch.minimum(unclipped, clipped)
     loss = -(surrogate * mask).sum() / tokens
-    kl_value = torch.zeros((), dtype=logprobs.dtype)
+    kl_value = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
     if ref_logprobs is not None and kl_coef:
         delta = (ref_logprobs - logprobs) * mask
         kl_value = ((torch.exp(delta) - delta - 1.0) * mask).sum() / tokens  # k3: unbiased, always >= 0
         loss = loss + kl_coef * kl_value
-    entropy_value = torch.zeros((), dtype=logprobs.dtype)
+    entropy_value = torch.zeros((), dtype=logprobs.dtype, device=logprobs.device)
     if entropy is not None and entropy_coef:
         entropy_value = (entropy * mask).sum() / tokens
         loss = loss - entropy_coef * entropy_value

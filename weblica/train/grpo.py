@@ -10,7 +10,6 @@ runs produce the same trajectories, rewards and metric lines.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import random
 import statistics
 from collections import Counter, defaultdict
@@ -24,7 +23,7 @@ from weblica.policy.backends.base import Generation, SamplingOptions
 from weblica.policy.backends.hf import HFBackend, _frame_for, encode_qwen_prompt
 from weblica.policy.context import Message
 from weblica.policy.model_policy import ModelPolicy
-from weblica.train.algorithms import clipped_policy_loss, group_advantages, is_informative
+from weblica.train.algorithms import derive_seed, group_advantages, is_informative
 from weblica.train.config import GRPOConfig
 from weblica.train.curriculum import DifficultySampler
 from weblica.train.filters import changed_step_indices
@@ -32,11 +31,8 @@ from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
                                     seed_everything)
-from weblica.train.samples import TurnSample, sequence_logprobs
-
-
-def derive_seed(*parts: Any) -> int:
-    return int.from_bytes(hashlib.sha256("\0".join(map(str, parts)).encode()).digest()[:4], "big")
+from weblica.train.policy_update import ppo_update
+from weblica.train.samples import TurnSample
 
 
 class TrainingModelBackend(HFBackend):
@@ -217,49 +213,8 @@ class GRPOTrainer:
         return list(getattr(self.backend, "banned_ids", []))
 
     def update(self, samples: list[TurnSample], iteration: int) -> dict[str, float]:
-        import torch
-
-        cfg = self.config
-        model = self.trainable.model
-        model.train()
-        if not samples:
-            return {"loss": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
-        # the loss terms logged: their token-mean values per mini-batch; KL and entropy only when they are on
-        logged = ["loss", "clip_fraction"] + ["kl"] * bool(cfg.kl_coef) + ["entropy"] * bool(cfg.entropy_coef)
-        rows: list[dict[str, float]] = []
-        for epoch in range(cfg.ppo_epochs):
-            order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(
-                derive_seed(cfg.seed, iteration, epoch, "order"))).tolist()
-            size = max(1, -(-len(samples) // cfg.mini_batches))
-            for start in range(0, len(samples), size):
-                mini = [samples[i] for i in order[start:start + size]]
-                tokens = sum(len(s.response_ids) for s in mini)
-                self.optimizer.zero_grad(set_to_none=True)
-                row = dict.fromkeys(logged, 0.0)
-                for sample in mini:
-                    logprobs, entropy = sequence_logprobs(model, sample, self.trainable.device, cfg.temperature,
-                                                          with_entropy=bool(cfg.entropy_coef),
-                                                          banned=self.backend_banned)
-                    old = torch.tensor(sample.old_logprobs, device=logprobs.device)
-                    ref = None
-                    if self.reference is not None:
-                        with torch.no_grad():
-                            ref, _ = sequence_logprobs(self.reference, sample, self.trainable.device, cfg.temperature,
-                                                       banned=self.backend_banned)
-                        ref = ref[None]
-                    loss, stats = clipped_policy_loss(
-                        logprobs[None], old[None], torch.tensor([[sample.advantage]]), torch.ones_like(logprobs)[None],
-                        cfg.clip_low, cfg.clip_high, ref, cfg.kl_coef,
-                        entropy[None] if entropy is not None else None, cfg.entropy_coef)
-                    weight = len(sample.response_ids) / tokens  # token-mean over the mini-batch
-                    (loss * weight).backward()
-                    for key in logged:
-                        row[key] += getattr(stats, key) * weight
-                row["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm))
-                self.optimizer.step()
-                rows.append(row)
-        model.eval()
-        return {key: round(statistics.fmean(row[key] for row in rows), 6) for key in rows[0]}
+        return ppo_update(self.trainable.model, self.optimizer, samples, self.config, iteration,
+                          self.trainable.device, self.reference, self.backend_banned)
 
     def _sync_rollout_weights(self) -> None:
         """Give the rollout engine the updated weights (the hf backend already shares them)."""

@@ -13,7 +13,8 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.observation import Observation, Tab
 from weblica.env.task import Task
-from weblica.policy.backends.hf import EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt, mask_banned
+from weblica.policy.backends.hf import (EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt, mask_banned,
+                                        model_inputs, response_logits)
 from weblica.policy.context import IM_END, ContextBuilder, Message
 from weblica.policy.coords import X_KEYS, Y_KEYS, CoordinateFrame
 
@@ -117,15 +118,10 @@ def sequence_logprobs(model: Any, sample: TurnSample, device: str, temperature: 
     """Log-probs of the response tokens under `model` (with gradients), and optionally their entropy."""
     import torch
 
-    ids = torch.tensor([list(sample.prompt.input_ids) + list(sample.response_ids)], device=device)
-    inputs: dict[str, Any] = {"input_ids": ids}
-    if sample.prompt.pixel_values is not None:
-        inputs["pixel_values"] = sample.prompt.pixel_values.to(device, model.dtype)
-        inputs["image_grid_thw"] = sample.prompt.image_grid_thw.to(device)
-    logits = model(**inputs).logits[0].float()
-    start = len(sample.prompt.input_ids) - 1
-    scores = torch.log_softmax(mask_banned(logits[start:start + len(sample.response_ids)], banned) / temperature,
-                               dim=-1)
+    inputs = model_inputs(model, list(sample.prompt.input_ids) + list(sample.response_ids),
+                          sample.prompt.pixel_values, sample.prompt.image_grid_thw, device)
+    logits = response_logits(model, inputs, len(sample.prompt.input_ids), len(sample.response_ids)).float()
+    scores = torch.log_softmax(mask_banned(logits, banned) / temperature, dim=-1)
     target = torch.tensor(sample.response_ids, device=device)[:, None]
     logprobs = scores.gather(1, target)[:, 0]
     # banned ids sit at -inf: their 0 * -inf terms are 0, not nan

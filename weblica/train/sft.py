@@ -124,14 +124,18 @@ def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SF
     """One optimizer step of behaviour cloning on a batch (token-mean NLL of the responses)."""
     import torch
 
+    from weblica.policy.backends.hf import varying_length_attention
+
     optimizer.zero_grad(set_to_none=True)
     tokens = sum(len(s.response_ids) for s in batch)
     total = 0.0
     for sample in batch:
-        logprobs, _ = sequence_logprobs(trainable.model, sample, trainable.device)
-        # per-sample backward, weighted so the sum is the batch's token mean
-        loss = masked_token_nll(logprobs[None], torch.ones_like(logprobs)[None]) * (len(sample.response_ids) / tokens)
-        loss.backward()
+        with varying_length_attention():
+            logprobs, _ = sequence_logprobs(trainable.model, sample, trainable.device)
+            # per-sample backward, weighted so the sum is the batch's token mean
+            weight = len(sample.response_ids) / tokens
+            loss = masked_token_nll(logprobs[None], torch.ones_like(logprobs)[None]) * weight
+            loss.backward()
         total += float(loss.detach())
     grad_norm = torch.nn.utils.clip_grad_norm_(trainable.model.parameters(), config.max_grad_norm)
     optimizer.step()

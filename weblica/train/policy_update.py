@@ -1,0 +1,66 @@
+"""The GRPO policy update over turn samples, apart from rollouts, so it runs wherever a model does (the
+trainer's loop, `bench/gpu_check.py` on a GPU without a browser).
+
+`ppo_epochs` passes in a seeded order; each mini-batch is one optimizer step on the clipped token-mean
+surrogate, every sample weighted by its share of the mini-batch's response tokens. The rollout
+log-probs are the old policy; an optional frozen reference model adds the KL term.
+"""
+from __future__ import annotations
+
+import statistics
+from typing import Any, Sequence
+
+from weblica.policy.backends.hf import varying_length_attention
+from weblica.train.algorithms import clipped_policy_loss, derive_seed
+from weblica.train.config import GRPOConfig
+from weblica.train.samples import TurnSample, sequence_logprobs
+
+
+def ppo_update(model: Any, optimizer: Any, samples: Sequence[TurnSample], config: GRPOConfig, iteration: int,
+               device: str, reference: Any = None, banned: Sequence[int] = ()) -> dict[str, float]:
+    """One iteration's update; returns the mean over mini-batch steps of the logged loss terms."""
+    if not samples:
+        return {"loss": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+    with varying_length_attention():
+        return _update(model, optimizer, samples, config, iteration, device, reference, banned)
+
+
+def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], cfg: GRPOConfig, iteration: int,
+            device: str, reference: Any, banned: Sequence[int]) -> dict[str, float]:
+    import torch
+
+    model.train()
+    # the loss terms logged: their token-mean values per mini-batch; KL and entropy only when they are on
+    logged = ["loss", "clip_fraction"] + ["kl"] * bool(cfg.kl_coef) + ["entropy"] * bool(cfg.entropy_coef)
+    rows: list[dict[str, float]] = []
+    for epoch in range(cfg.ppo_epochs):
+        order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(
+            derive_seed(cfg.seed, iteration, epoch, "order"))).tolist()
+        size = max(1, -(-len(samples) // cfg.mini_batches))
+        for start in range(0, len(samples), size):
+            mini = [samples[i] for i in order[start:start + size]]
+            tokens = sum(len(s.response_ids) for s in mini)
+            optimizer.zero_grad(set_to_none=True)
+            row = dict.fromkeys(logged, 0.0)
+            for sample in mini:
+                logprobs, entropy = sequence_logprobs(model, sample, device, cfg.temperature,
+                                                      with_entropy=bool(cfg.entropy_coef), banned=banned)
+                old = torch.tensor(sample.old_logprobs, device=logprobs.device)
+                ref = None
+                if reference is not None:
+                    with torch.no_grad():
+                        ref, _ = sequence_logprobs(reference, sample, device, cfg.temperature, banned=banned)
+                    ref = ref[None]
+                loss, stats = clipped_policy_loss(
+                    logprobs[None], old[None], torch.tensor([[sample.advantage]], device=logprobs.device),
+                    torch.ones_like(logprobs)[None], cfg.clip_low, cfg.clip_high, ref, cfg.kl_coef,
+                    entropy[None] if entropy is not None else None, cfg.entropy_coef)
+                weight = len(sample.response_ids) / tokens  # token-mean over the mini-batch
+                (loss * weight).backward()
+                for key in logged:
+                    row[key] += getattr(stats, key) * weight
+            row["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm))
+            optimizer.step()
+            rows.append(row)
+    model.eval()
+    return {key: round(statistics.fmean(row[key] for row in rows), 6) for key in rows[0]}
