@@ -38,6 +38,9 @@ def test_every_skill_generates_and_validates(validated):
             assert task.oracle and all(0 <= a.args.get("x", 0) < 1280 and 0 <= a.args.get("y", 0) < 720
                                        for a in task.oracle)
             assert task.max_steps >= len(task.oracle)
+            # the compiler says what each action does; it survives the round trip through tasks.jsonl
+            assert task.oracle_thoughts and len(task.oracle_thoughts) == len(task.oracle)
+            assert all(isinstance(t, str) and t.endswith(".") for t in task.oracle_thoughts), task.oracle_thoughts
 
 
 def test_validate_replays_kept_oracles_and_rejects_a_broken_task(validated, tmp_path):
@@ -81,6 +84,15 @@ def test_compiled_oracles_succeed_in_the_env(validated):
             await backend.stop()
     trajectories = asyncio.run(run())
     assert [t.reward for t in trajectories] == [1.0] * len(tasks), [(t.task_id, t.termination_reason) for t in trajectories]
+    # the oracle's thoughts name what it acts on: on a menus task, the department and section asked for
+    import re
+
+    menus = next((task, traj) for task, traj in zip(tasks, trajectories) if task.skill == "menus")
+    task, traj = menus
+    thoughts = [step.response.split("</think>")[0].removeprefix("<think>") for step in traj.steps]
+    named = [re.findall(r'"([^"]+)"', t) for t in thoughts if t.startswith(("Hover", "Click"))]
+    assert len(named) == 2 and all(named), thoughts  # hover the department, click the section
+    assert all(name in task.instruction for names in named for name in names), (task.instruction, named)
 
 
 @pytest.fixture(scope="module")

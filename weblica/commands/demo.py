@@ -3,7 +3,8 @@
 Synthesizes a handful of sites across skills and validates them in Chromium, runs the oracle and the
 random policy on their tasks (reports with pass@k, per skill), records one synth site through the
 recording proxy as if it were live, infers replay rules from the two recordings, replays it with the
-network cut, and serves the trajectory viewer over both runs.
+network cut, trains a tiny Qwen3-VL on the tasks (SFT on the oracle's episodes, then one GRPO
+iteration in the same environments), and serves the trajectory viewer over the runs.
 """
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ def _stage(console: Any, text: str) -> None:
     console.print(f"[bold cyan]==>[/] {text}")
 
 
-def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: int, console: Any) -> dict[str, Any]:
+def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: int, console: Any,
+             train: bool = True) -> dict[str, Any]:
     from weblica.env.task import load_tasks, save_tasks
     from weblica.synth.generate import synthesize
 
@@ -62,9 +64,46 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
     console.print(f"    replay: tiers {summary['cache']['replay']['tiers']}, "
                   f"screens identical {summary['cache']['replay']['screens_identical']}, "
                   f"outbound connections {summary['cache']['replay']['outbound_connections']}")
+    # 4. train: the trainer on the same environments (a tiny model, so it takes about a minute of CPU)
+    if train:
+        _stage(console, "training a tiny Qwen3-VL: SFT on the oracle's episodes, then one GRPO iteration")
+        summary["train"] = _train_tiny(out, seed, parallel)
+        sft, grpo = summary["train"]["sft"], summary["train"]["grpo"]
+        console.print(f"    SFT: {sft['samples']} turns, {sft['steps']} steps, last loss {sft['last_loss']}")
+        console.print(f"    GRPO: {grpo['episodes']} episodes, success {grpo['success']:.0%}, "
+                      f"informative groups {grpo['groups']}, loss {grpo['loss']}")
     summary["seconds"] = round(time.monotonic() - started, 1)
     (out / "demo.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return summary
+
+
+def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
+    """SFT of a tiny Qwen3-VL (built from a config, warm-started to the response format) on the oracle's
+    successful episodes, then one GRPO iteration (rollouts, rewards, update) on the demo's tasks."""
+    import torch
+
+    from weblica.policy.tiny import WARM_START_STEPS
+    from weblica.train.config import GRPOConfig, SFTConfig
+    from weblica.train.grpo import train_grpo
+    from weblica.train.sft import train_sft
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a model this small runs fastest on one thread; more only spin
+    try:
+        sft = train_sft(SFTConfig(model="tiny", tiny_seed=seed, tiny_warm_start_steps=WARM_START_STEPS,
+                                  output_dir=str(out / "train" / "sft"), trajectories=[str(out / "run-oracle")],
+                                  seed=seed, epochs=3, batch_size=4, learning_rate=3e-3))
+        grpo = train_grpo(GRPOConfig(model=sft["final"], output_dir=str(out / "train" / "grpo"),
+                                     tasks=str(out / "tasks.jsonl"), seed=seed, iterations=1, groups_per_batch=2,
+                                     group_size=4, max_refill_rounds=0, learning_rate=1e-3, temperature=0.7,
+                                     max_new_tokens=96, max_steps=6, parallel=parallel, save_every=0))
+    finally:
+        torch.set_num_threads(threads)
+    last = grpo["last"]
+    return {"sft": {k: sft[k] for k in ("samples", "steps", "last_loss", "final")},
+            "grpo": {"final": grpo["final"], "rollouts": str(out / "train" / "grpo" / "rollouts"),
+                     **{k: last.get(k) for k in ("episodes", "groups", "zero_variance_groups", "reward", "success",
+                                                 "loss", "clip_fraction", "grad_norm", "response_length")}}}
 
 
 async def _evaluate(tasks: list[Any], policy: str, out: Path, seed: int, parallel: int) -> dict[str, Any]:
@@ -121,10 +160,13 @@ def register(cli: click.Group) -> None:
     @click.option("--serve/--no-serve", default=None,
                   help="serve the viewer at the end (default: when run from a terminal)")
     @click.option("--port", default=8765, show_default=True, type=int)
+    @click.option("--train/--no-train", default=True, show_default=True,
+                  help="train a tiny Qwen3-VL on the tasks (SFT, then one GRPO iteration; about a minute)")
     @click.option("--json", "as_json", is_flag=True)
     def demo(out: str, seed: int, sites: int, tasks_per_site: int, parallel: int, serve: bool | None, port: int,
-             as_json: bool) -> None:
-        """Offline end-to-end showcase: synth -> validate -> oracle/random runs -> record/infer/replay -> viewer."""
+             train: bool, as_json: bool) -> None:
+        """Offline end-to-end showcase: synth -> validate -> oracle/random runs -> record/infer/replay ->
+        tiny SFT + GRPO -> viewer."""
         import sys
 
         from rich.console import Console
@@ -134,7 +176,7 @@ def register(cli: click.Group) -> None:
         console = Console(stderr=True)
         out_dir = Path(out)
         try:
-            summary = run_demo(out_dir, seed, sites, tasks_per_site, parallel, console)
+            summary = run_demo(out_dir, seed, sites, tasks_per_site, parallel, console, train)
         except ChromiumNotFound as exc:
             raise UserError(str(exc)) from None
         viewer_cmd = f"weblica view {out_dir / 'run-oracle'} --compare {out_dir / 'run-random'}"
@@ -144,8 +186,11 @@ def register(cli: click.Group) -> None:
             f"\ndemo done in {summary['seconds']} s: {summary['synth']['sites']} sites, "
             f"{summary['synth']['tasks_valid']} valid tasks; oracle {summary['oracle']['success_rate']:.0%}, "
             f"random {summary['random']['success_rate']:.0%}; replay tiers {summary['cache']['replay']['tiers']}, "
-            f"outbound connections {summary['cache']['replay']['outbound_connections']}\n"
-            f"reports: {', '.join(summary['reports'])}\nviewer:  {viewer_cmd}"))
+            f"outbound connections {summary['cache']['replay']['outbound_connections']}"
+            + (f"; GRPO rollouts {summary['train']['grpo']['success']:.0%} successful" if "train" in summary else "")
+            + f"\nreports: {', '.join(summary['reports'])}\nviewer:  {viewer_cmd}"
+            + (f"\nGRPO rollouts: weblica view {summary['train']['grpo']['rollouts']}/iter-0000-r0"
+               if "train" in summary else "")))
         if serve is None:
             serve = sys.stdin.isatty() and sys.stdout.isatty() and not as_json
         if serve:

@@ -71,6 +71,9 @@ class Task:
     checks: list[Check] = field(default_factory=list)
     rubric: list[Any] | str | None = None
     oracle: list[Action] | None = None
+    # what the oracle says before each of its actions (a synth compiler names the element: 'Click "Cardio".');
+    # None where no reasons were recorded
+    oracle_thoughts: list[str] | None = None
     skill: str | None = None
     difficulty: str | int | None = None
     category: str | None = None
@@ -87,6 +90,9 @@ class Task:
                 out[key] = getattr(self, key)
         if self.oracle is not None:
             out["oracle"] = [a.to_dict() for a in self.oracle]
+            if self.oracle_thoughts is not None and len(self.oracle_thoughts) == len(self.oracle):
+                for entry, thought in zip(out["oracle"], self.oracle_thoughts):
+                    entry["thought"] = thought
         if self.metadata:
             out["metadata"] = self.metadata
         return out
@@ -108,12 +114,14 @@ class Task:
         for check in checks:
             if check.type not in CHECK_TYPES:
                 raise TaskError(f"task {data['id']}: unknown check type '{check.type}' (use {', '.join(CHECK_TYPES)})")
-        oracle = None
+        oracle = thoughts = None
         if data.get("oracle") is not None:
             try:
                 oracle = [make_action(a) for a in data["oracle"]]
             except ActionError as exc:
                 raise TaskError(f"task {data['id']}: bad oracle action: {exc}") from None
+            said = [a.get("thought") for a in data["oracle"]]
+            thoughts = said if said and all(isinstance(t, str) for t in said) else None
         known = {"id", "start_url", "instruction", "source", "max_steps", "checks", "rubric", "oracle",
                  "skill", "difficulty", "category", "metadata"}
         metadata = dict(data.get("metadata") or {})
@@ -122,7 +130,7 @@ class Task:
             id=data["id"], start_url=data["start_url"], instruction=data["instruction"],
             source=TaskSource(**{k: v for k, v in source.items() if k in TaskSource.__dataclass_fields__}),
             max_steps=int(data.get("max_steps", 15)), checks=checks, rubric=data.get("rubric"),
-            oracle=oracle, skill=data.get("skill"), difficulty=data.get("difficulty"),
+            oracle=oracle, oracle_thoughts=thoughts, skill=data.get("skill"), difficulty=data.get("difficulty"),
             category=data.get("category"), metadata=metadata,
         )
 

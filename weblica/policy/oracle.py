@@ -17,7 +17,11 @@ class OraclePolicy:
 
     async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
         plan = list(task.oracle or [])
+        thoughts = list(task.oracle_thoughts or [])
+        if len(thoughts) != len(plan):  # none recorded (or a hand-edited plan): say nothing specific
+            thoughts = ["Following the oracle plan."] * len(plan)
         if not plan or plan[-1].name != "done":
             plan.append(Action("done", {"answer": ""}))
-        action = plan[min(len(history), len(plan) - 1)]
-        return PolicyOutput(text=render_tool_calls([action], "Following the oracle plan."), actions=[action])
+            thoughts.append("The task is complete.")
+        turn = min(len(history), len(plan) - 1)
+        return PolicyOutput(text=render_tool_calls([plan[turn]], thoughts[turn]), actions=[plan[turn]])

@@ -90,7 +90,7 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
         kept = []
         for task, outcome in pairs:
             if outcome.valid:
-                task.oracle = outcome.oracle
+                task.oracle, task.oracle_thoughts = outcome.oracle, outcome.oracle_thoughts
                 # room for the oracle plus a few missteps: a long calendar walk must not hit the limit
                 task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5)
                 kept.append(task)

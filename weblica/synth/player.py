@@ -8,6 +8,7 @@ before the next box is measured, so the oracle is exactly what was played.
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,8 +172,12 @@ _BOX_JS = """([sel, text]) => {
     const h = document.elementFromPoint(cx, cy);
     hit = !!h && (h === el || el.contains(h) || (h.tagName === 'LABEL' && h.control === el));
   }
+  // what a person would call it: its label, else the first line of its text, without glyphs (a caret)
+  const named = el.getAttribute('aria-label') || el.getAttribute('placeholder') || el.getAttribute('title');
+  const line = (named || el.innerText || el.value || '').split('\\n').map((t) => t.trim()).find((t) => t) || '';
+  const label = line.replace(/\\p{So}/gu, '').replace(/\\s+/g, ' ').trim().slice(0, 60);
   return {x: cx, y: cy, top: r.top, bottom: r.bottom, left: r.left, width: r.width, height: r.height,
-          header: top, hit, tag: el.tagName, type: el.type || '',
+          header: top, hit, tag: el.tagName, type: el.type || '', label,
           canScroll: document.scrollingElement.scrollHeight > innerHeight + scrollY + 1};
 }"""
 
@@ -197,6 +202,14 @@ _DISTRACTOR_OR_BOX_JS = f"""([sel, text]) => {{
 }}"""
 
 
+def _named(box: dict[str, Any]) -> str:
+    """An element as a thought names it: its label in quotes, else its kind."""
+    if box.get("label"):
+        return json.dumps(box["label"], ensure_ascii=False)
+    kind = {"INPUT": "field", "TEXTAREA": "text box", "SELECT": "list", "A": "link", "BUTTON": "button"}
+    return f"the {kind.get(box.get('tag', ''), 'element')}"
+
+
 @dataclass
 class Compiler:
     """Runs a plan on a live page and records the actions it took."""
@@ -204,15 +217,17 @@ class Compiler:
     page: Any
     tracker: RequestTracker
     actions: list[Action] = field(default_factory=list)
+    thoughts: list[str] = field(default_factory=list)  # one per action: what it does, naming the element
     answer: str | None = None
 
-    async def emit(self, name: str, **args: Any) -> None:
+    async def emit(self, name: str, thought: str, **args: Any) -> None:
         for key in ("x", "y", "x1", "y1", "x2", "y2"):
             if key in args:
                 limit = VIEWPORT_WIDTH if key.startswith("x") else VIEWPORT_HEIGHT
                 args[key] = float(min(max(round(args[key]), 0), limit - 1))
         action = Action(name, args)
         self.actions.append(action)
+        self.thoughts.append(thought)
         result = await perform(self.page, action)
         if name == "done":
             self.answer = result
@@ -238,7 +253,8 @@ class Compiler:
             found = await self.eval(_DISTRACTOR_OR_BOX_JS, [sel, text])
             if "distractor" not in found:
                 return found["box"]
-            await self.emit("click", x=found["distractor"]["x"], y=found["distractor"]["y"])
+            await self.emit("click", "Close the pop-up that covers the page.", x=found["distractor"]["x"],
+                            y=found["distractor"]["y"])
         return await self.box(sel, text)
 
     async def reach(self, sel: str, text: str | None = None) -> dict[str, Any]:
@@ -263,7 +279,8 @@ class Compiler:
                 delta = b["y"] - (b["header"] + (VIEWPORT_HEIGHT - b["header"]) / 3)
             direction = "down" if delta > 0 else "up"
             amount = max(0.05, round(abs(delta) / VIEWPORT_HEIGHT, 2))
-            await self.emit("scroll", direction=direction, amount=amount)
+            await self.emit("scroll", f"Scroll {direction} to bring {_named(b)} into view.", direction=direction,
+                            amount=amount)
         raise PlanError(f"could not bring {sel!r} into view")
 
     async def run(self, plan: list[dict[str, Any]]) -> list[Action]:
@@ -274,20 +291,22 @@ class Compiler:
     # ---- plan operations ----------------------------------------------------------------------------
     async def op_click(self, sel: str, text: str | None = None, clicks: int = 1) -> None:
         b = await self.reach(sel, text)
-        await self.emit("click", x=b["x"], y=b["y"], **({"clicks": clicks} if clicks != 1 else {}))
+        verb = "Click" if clicks == 1 else "Double-click" if clicks == 2 else f"Click {clicks} times on"
+        await self.emit("click", f"{verb} {_named(b)}.", x=b["x"], y=b["y"],
+                        **({"clicks": clicks} if clicks != 1 else {}))
 
     async def op_hover(self, sel: str, text: str | None = None) -> None:
         b = await self.reach(sel, text)
-        await self.emit("hover", x=b["x"], y=b["y"])
+        await self.emit("hover", f"Hover over {_named(b)}.", x=b["x"], y=b["y"])
 
     async def op_fill(self, sel: str, text: str, enter: bool = False) -> None:
         await self.op_click(sel)
-        await self.emit("write", text=text)
+        await self.emit("write", f"Type {json.dumps(text, ensure_ascii=False)}.", text=text)
         if enter:
-            await self.emit("press_keys", keys=["Enter"])
+            await self.emit("press_keys", "Press Enter to submit.", keys=["Enter"])
 
     async def op_keys(self, keys: list[str]) -> None:
-        await self.emit("press_keys", keys=list(keys))
+        await self.emit("press_keys", f"Press {' then '.join(keys)}.", keys=list(keys))
 
     async def op_select(self, sel: str, value: str) -> None:
         """A native <select> is driven by keyboard (its popup is not part of the page); a custom one by clicks."""
@@ -297,9 +316,10 @@ class Compiler:
                 sel, "(e, v) => [e.selectedIndex, Array.from(e.options).findIndex(o => o.value === v)]", value)
             if target < 0:
                 raise PlanError(f"{sel} has no option {value!r}")
-            await self.emit("click", x=b["x"], y=b["y"])
+            await self.emit("click", f"Open {_named(b)}.", x=b["x"], y=b["y"])
             key = "ArrowDown" if target >= current else "ArrowUp"
-            await self.emit("press_keys", keys=[key] * abs(target - current) + ["Enter"])
+            await self.emit("press_keys", f"Choose {json.dumps(value, ensure_ascii=False)} with the arrow keys.",
+                            keys=[key] * abs(target - current) + ["Enter"])
         else:
             await self.op_click(f"{sel} [data-cs-trigger]")
             await self.op_click(f"{sel} [role=option][data-value=\"{value}\"]")
@@ -315,13 +335,14 @@ class Compiler:
             b = await self.reach(sel)
             thumb = 16
             x = b["left"] + thumb / 2 + (current - lo) / (hi - lo) * (b["width"] - thumb)
-            await self.emit("click", x=x, y=b["y"])
+            await self.emit("click", f"Click the slider {_named(b)} to focus it.", x=x, y=b["y"])
         else:
             await self.op_click(f"{sel} .cs-thumb")
         now = (await self.page.eval_on_selector(sel, read))[3]
         n = round(abs(value - now) / step)
         if n:
-            await self.emit("press_keys", keys=["ArrowRight" if value > now else "ArrowLeft"] * n)
+            await self.emit("press_keys", f"Move the slider to {value:g} with the arrow keys.",
+                            keys=["ArrowRight" if value > now else "ArrowLeft"] * n)
 
     async def op_calendar(self, sel: str, value: str) -> None:
         """Custom date picker: open it, page months until the day is shown, click the day."""
@@ -334,9 +355,9 @@ class Compiler:
     async def op_date(self, sel: str, value: str) -> None:
         """Native date input (en-US segments mm/dd/yyyy): click the month segment, type the digits."""
         b = await self.reach(sel)
-        await self.emit("click", x=b["left"] + 14, y=b["y"])
+        await self.emit("click", f"Click the month of the date field {_named(b)}.", x=b["left"] + 14, y=b["y"])
         y, m, d = value.split("-")
-        await self.emit("write", text=f"{m}{d}{y}")
+        await self.emit("write", f"Type the date {value} as month, day, year.", text=f"{m}{d}{y}")
 
     async def op_drag(self, sel: str, to: str, where: str = "before") -> None:
         a = await self.reach(sel)
@@ -344,7 +365,7 @@ class Compiler:
         if b is None or not (b["header"] <= b["top"] and b["bottom"] <= VIEWPORT_HEIGHT):
             raise PlanError(f"drag target {to!r} is not in view together with {sel!r}")
         y2 = b["top"] + b["height"] * (0.25 if where == "before" else 0.75)
-        await self.emit("drag", x1=a["x"], y1=a["y"], x2=a["x"], y2=y2)
+        await self.emit("drag", f"Drag {_named(a)} {where} {_named(b)}.", x1=a["x"], y1=a["y"], x2=a["x"], y2=y2)
 
     async def op_click_until(self, sel: str, until: str, limit: int = 24) -> None:
         for _ in range(limit):
@@ -361,8 +382,9 @@ class Compiler:
         for _ in range(limit):
             if await self.box(sel) is not None:
                 return
-            await self.emit("scroll", direction="down", amount=0.8)
+            await self.emit("scroll", "Scroll down for more.", direction="down", amount=0.8)
         raise PlanError(f"{sel!r} did not appear while scrolling")
 
     async def op_done(self, answer: str) -> None:
-        await self.emit("done", answer=answer)
+        await self.emit("done", f"The answer is {json.dumps(answer, ensure_ascii=False)}." if answer else "The task is complete.",
+                        answer=answer)

@@ -33,6 +33,7 @@ class TaskOutcome:
     negatives_rejected: bool = True
     failures: list[str] = field(default_factory=list)
     oracle: list[Action] | None = None
+    oracle_thoughts: list[str] | None = None
 
     @property
     def valid(self) -> bool:
@@ -241,9 +242,11 @@ class Validator:
                 if compile_plan or task.oracle is None:  # a bundle written without validation has plans only
                     compiler = Compiler(page, tracker)
                     outcome.oracle = await compiler.run(task.metadata.get("plan", []))
+                    outcome.oracle_thoughts = list(compiler.thoughts)
                     answer = compiler.answer
                 else:
                     outcome.oracle = list(task.oracle or [])
+                    outcome.oracle_thoughts = task.oracle_thoughts
                     answer = await play(page, tracker, outcome.oracle)
             except PlanError as exc:
                 outcome.failures.append(f"oracle plan failed: {exc}")
