@@ -70,3 +70,23 @@ def test_validate_command_reports_json(tmp_path):
     summary = json.loads(result.stdout)
     assert set(summary) == {"sites", "tasks", "valid_tasks", "oracle_success", "negatives_rejected", "failures"}
     assert (summary["sites"], summary["tasks"], summary["valid_tasks"]) == (1, 1, 1) and result.exit_code == 0
+
+
+def test_bundle_bytes_do_not_depend_on_the_hash_seed(tmp_path):
+    """Set order changes with PYTHONHASHSEED (a fresh process each time): one seed must still give one
+    bundle. Money answers are where it showed: their regex lists the separator spellings of a number."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys; from pathlib import Path; from weblica.synth.generate import write_unvalidated; "
+              "from weblica.synth.spec import sample_spec; "
+              "write_unvalidated(sample_spec(1, 'filter-sort', 'electronics'), Path(sys.argv[1]))")
+    digests = []
+    for hash_seed in ("1", "2", "3"):
+        out = tmp_path / hash_seed
+        subprocess.run([sys.executable, "-c", script, str(out)], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        digests.append(_digest(out))
+    assert any("1,669" in line for line in (next(out.iterdir()) / "tasks.jsonl").read_text().splitlines())
+    assert digests[0] == digests[1] == digests[2]

@@ -22,7 +22,9 @@ def number_pattern(value: float, decimals: int = 2) -> str:
     digits = str(whole)
     groups = [digits[max(0, i - 3):i] for i in range(len(digits), 0, -3)][::-1]
     wholes = {digits} | {sep.join(groups) for sep in (",", ".", " ", "\u202f", "'")}
-    whole_re = "|".join(sorted((re.escape(w) for w in wholes), key=len, reverse=True))
+    # longest first (a regex alternation takes the first that matches), ties in text order: the pattern
+    # must not depend on set order, which changes with PYTHONHASHSEED (one seed, one bundle)
+    whole_re = "|".join(sorted((re.escape(w) for w in wholes), key=lambda w: (-len(w), w)))
     if frac:
         frac_text = f"{frac:0{decimals}d}"
         short = frac_text.rstrip("0")

@@ -173,7 +173,8 @@ _BOX_JS = """([sel, text]) => {
     hit = !!h && (h === el || el.contains(h) || (h.tagName === 'LABEL' && h.control === el));
   }
   // what a person would call it: its label, else the first line of its text, without glyphs (a caret)
-  const named = el.getAttribute('aria-label') || el.getAttribute('placeholder') || el.getAttribute('title');
+  const named = el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText)
+    || el.getAttribute('placeholder') || el.getAttribute('title');
   const line = (named || el.innerText || el.value || '').split('\\n').map((t) => t.trim()).find((t) => t) || '';
   const label = line.replace(/\\p{So}/gu, '').replace(/\\s+/g, ' ').trim().slice(0, 60);
   return {x: cx, y: cy, top: r.top, bottom: r.bottom, left: r.left, width: r.width, height: r.height,
