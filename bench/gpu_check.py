@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import io
 import json
 import platform
@@ -143,9 +144,9 @@ def samples_from(generations: list, convs: list, backend: HFBackend, group: int 
 
 
 def grpo_and_sft(ckpt: Path, samples: list[TurnSample], device: str, gradient_checkpointing: bool,
-                 reps: int = 1, on_policy: bool = True) -> dict:
-    """Figures of `ppo_update` and `sft_step`. With `on_policy` (the samples' log-probs came from this
-    model) also the gap between the trainer's forward pass and the rollout's log-probs."""
+                 reps: int = 1, on_policy: bool = True, micro_batch_sizes: tuple[int, ...] = (1,)) -> dict:
+    """Figures of `ppo_update` (per micro-batch size) and `sft_step`. With `on_policy` (the samples'
+    log-probs came from this model) also the gap between the trainer's forward and the rollout's log-probs."""
     import torch
 
     dtype = "bfloat16" if device.startswith("cuda") else "float32"
@@ -162,31 +163,33 @@ def grpo_and_sft(ckpt: Path, samples: list[TurnSample], device: str, gradient_ch
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats()
     tokens = sum(len(s.prompt.input_ids) + len(s.response_ids) for s in samples)
-    timings, metrics = [], {}
-    for rep in range(reps + 1):  # the first is a warm-up
-        sync_cuda(device)
-        start = time.perf_counter()
-        metrics = ppo_update(model, optimizer, samples, config, iteration=rep, device=device)
-        sync_cuda(device)
-        timings.append(time.perf_counter() - start)
-    passes = config.ppo_epochs  # every sample goes forward and backward once per PPO epoch
-    update_seconds = min(timings[1:]) if reps else timings[0]
+    updates, metrics = {}, {}
+    for micro in micro_batch_sizes:
+        config = dataclasses.replace(config, micro_batch_size=micro)
+        timings = []
+        for rep in range(reps + 1):  # the first is a warm-up
+            sync_cuda(device)
+            start = time.perf_counter()
+            metrics = ppo_update(model, optimizer, samples, config, iteration=rep, device=device)
+            sync_cuda(device)
+            timings.append(time.perf_counter() - start)
+        seconds = min(timings[1:]) if reps else timings[0]
+        # every sample goes forward and backward once per PPO epoch
+        updates[f"micro_batch_{micro}"] = {**metrics, "seconds": round(seconds, 3),
+                                           "train_tokens_per_s": round(tokens * config.ppo_epochs / seconds, 1)}
     sync_cuda(device)
     start = time.perf_counter()
-    sft = sft_step(trainable, optimizer, samples, SFTConfig())
+    sft = sft_step(trainable, optimizer, samples, SFTConfig(micro_batch_size=max(micro_batch_sizes)))
     sync_cuda(device)
     out = {"parameters_m": round(sum(p.numel() for p in model.parameters()) / 1e6, 1),
            "samples": len(samples), "sequence_tokens": tokens, "dtype": dtype,
-           "gradient_checkpointing": gradient_checkpointing,
-           "update": {**metrics, "seconds": round(update_seconds, 3),
-                      "train_tokens_per_s": round(tokens * passes / update_seconds, 1)},
-           "sft_step": {**sft, "seconds": round(time.perf_counter() - start, 3)}}
+           "gradient_checkpointing": gradient_checkpointing, "update": updates,
+           "sft_step": {**sft, "micro_batch": max(micro_batch_sizes), "seconds": round(time.perf_counter() - start, 3)}}
     if gap is not None:
         out.update(logprob_gap_mean=round(float(gap.mean()), 5), logprob_gap_max=round(float(gap.max()), 5))
     if device.startswith("cuda"):
         out["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
-    finite = all(abs(v) < float("inf") for v in metrics.values()) and sft["loss"] == sft["loss"]
-    out["finite"] = finite
+    out["finite"] = all(abs(v) < float("inf") for u in updates.values() for v in u.values()) and sft["loss"] == sft["loss"]
     del trainable, model, optimizer
     if device.startswith("cuda"):
         torch.cuda.empty_cache()
@@ -256,6 +259,8 @@ def main() -> None:
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--quick", action="store_true", help="small counts (a CPU dry run)")
     parser.add_argument("--out", type=Path, default=None, help="write gpu_check.json here")
+    parser.add_argument("--parts", default="generation,tiny,wide",
+                        help="comma-separated: generation (hf and vLLM), tiny (GRPO/SFT on the tiny model), wide")
     args = parser.parse_args()
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise SystemExit("no CUDA device: run on a GPU machine, or --device cpu --quick for a dry run")
@@ -278,32 +283,36 @@ def main() -> None:
             report[name] = {"error": f"{type(exc).__name__}: {exc}"}
         console.print(f"[bold]{name}[/] ({time.perf_counter() - start:.1f} s):", report[name])
 
+    parts = set(args.parts.split(","))
     frame = frame_for_model_type("qwen3_vl")
-    ckpt = build_tiny_qwen3_vl(work / "tiny", seed=0, warm_start_steps=160)
-    convs = conversations(n, frame)
-    state: dict[str, Any] = {}
+    if parts & {"generation", "tiny"}:  # the tiny model's update trains on what it generated
+        ckpt = build_tiny_qwen3_vl(work / "tiny", seed=0, warm_start_steps=160)
+        convs = conversations(n, frame)
+        state: dict[str, Any] = {}
 
-    def generate() -> dict:
-        state["hf"], state["generations"], figures = hf_generation(ckpt, convs, args.device, new_tokens)
-        return figures
+        def generate() -> dict:
+            state["hf"], state["generations"], figures = hf_generation(ckpt, convs, args.device, new_tokens)
+            return figures
 
-    step("hf_generation", generate)
-    if args.device.startswith("cuda"):
-        step("vllm", lambda: vllm_generation(ckpt, convs, state["hf"], 256, new_tokens))
-    else:
-        report["vllm"] = {"skipped": "CPU dry run"}
-    if "generations" in state:
-        samples = samples_from(state["generations"], convs, state.pop("hf"))
-        step("tiny_grpo_and_sft", lambda: grpo_and_sft(ckpt, samples, args.device, gradient_checkpointing=False))
+        step("hf_generation", generate)
+        if "generation" in parts and args.device.startswith("cuda"):
+            step("vllm", lambda: vllm_generation(ckpt, convs, state["hf"], 256, new_tokens))
+        elif "generation" in parts:
+            report["vllm"] = {"skipped": "CPU dry run"}
+        if "tiny" in parts and "generations" in state:
+            samples = samples_from(state["generations"], convs, state.pop("hf"))
+            step("tiny_grpo_and_sft", lambda: grpo_and_sft(ckpt, samples, args.device, gradient_checkpointing=False,
+                                                           micro_batch_sizes=(1, 8)))
 
     def wide() -> dict:
         wide_ckpt = build_wide(work / "wide", args.quick)
         samples = wide_samples(wide_ckpt, conversations(4 if args.quick else 16, frame, seed=1),
                                response_tokens=32 if args.quick else 256)
         return grpo_and_sft(wide_ckpt, samples, args.device, gradient_checkpointing=True, reps=1,
-                            on_policy=False)
+                            on_policy=False, micro_batch_sizes=(1, 4))
 
-    step("wide_grpo_update", wide)
+    if "wide" in parts:
+        step("wide_grpo_update", wide)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "gpu_check.json").write_text(json.dumps(report, indent=2) + "\n")

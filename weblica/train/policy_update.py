@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from weblica.policy.backends.hf import varying_length_attention
 from weblica.train.algorithms import clipped_policy_loss, derive_seed
 from weblica.train.config import GRPOConfig
-from weblica.train.samples import TurnSample, sequence_logprobs
+from weblica.train.samples import TurnSample, batch_logprobs
 
 
 def ppo_update(model: Any, optimizer: Any, samples: Sequence[TurnSample], config: GRPOConfig, iteration: int,
@@ -42,20 +42,19 @@ def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], cfg: GRPO
             tokens = sum(len(s.response_ids) for s in mini)
             optimizer.zero_grad(set_to_none=True)
             row = dict.fromkeys(logged, 0.0)
-            for sample in mini:
-                logprobs, entropy = sequence_logprobs(model, sample, device, cfg.temperature,
-                                                      with_entropy=bool(cfg.entropy_coef), banned=banned)
-                old = torch.tensor(sample.old_logprobs, device=logprobs.device)
+            for first in range(0, len(mini), cfg.micro_batch_size):
+                micro = mini[first:first + cfg.micro_batch_size]
+                scores = batch_logprobs(model, micro, device, cfg.temperature, with_entropy=bool(cfg.entropy_coef),
+                                        banned=banned)
                 ref = None
                 if reference is not None:
                     with torch.no_grad():
-                        ref, _ = sequence_logprobs(reference, sample, device, cfg.temperature, banned=banned)
-                    ref = ref[None]
+                        ref = batch_logprobs(reference, micro, device, cfg.temperature, banned=banned).logprobs
                 loss, stats = clipped_policy_loss(
-                    logprobs[None], old[None], torch.tensor([[sample.advantage]], device=logprobs.device),
-                    torch.ones_like(logprobs)[None], cfg.clip_low, cfg.clip_high, ref, cfg.kl_coef,
-                    entropy[None] if entropy is not None else None, cfg.entropy_coef)
-                weight = len(sample.response_ids) / tokens  # token-mean over the mini-batch
+                    scores.logprobs, _aligned([s.old_logprobs for s in micro], scores.mask),
+                    torch.tensor([[s.advantage] for s in micro], device=scores.mask.device), scores.mask,
+                    cfg.clip_low, cfg.clip_high, ref, cfg.kl_coef, scores.entropy, cfg.entropy_coef)
+                weight = stats.tokens / tokens  # token-mean over the mini-batch
                 (loss * weight).backward()
                 for key in logged:
                     row[key] += getattr(stats, key) * weight
@@ -64,3 +63,16 @@ def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], cfg: GRPO
             rows.append(row)
     model.eval()
     return {key: round(statistics.fmean(row[key] for row in rows), 6) for key in rows[0]}
+
+
+def _aligned(rows: Sequence[Sequence[float]], mask: Any) -> Any:
+    """Per-sample values laid out like `mask` ([batch, longest], each row's values in its last columns)."""
+    import torch
+
+    out = torch.zeros_like(mask)
+    for i, values in enumerate(rows):
+        if len(values or ()) != int(mask[i].sum()):
+            raise ValueError(f"a sample has {len(values or ())} rollout log-probs for {int(mask[i].sum())} response "
+                             "tokens: GRPO needs a rollout backend that returns log-probs (hf, vllm)")
+        out[i, mask.shape[1] - len(values):] = torch.tensor(values, dtype=mask.dtype)
+    return out

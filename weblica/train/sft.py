@@ -14,7 +14,7 @@ from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
                                     seed_everything)
-from weblica.train.samples import TurnSample, sequence_logprobs, sft_samples
+from weblica.train.samples import TurnSample, batch_logprobs, sft_samples
 
 
 def on_grid(task: Any, frame: Any) -> Any:
@@ -129,12 +129,12 @@ def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SF
     optimizer.zero_grad(set_to_none=True)
     tokens = sum(len(s.response_ids) for s in batch)
     total = 0.0
-    for sample in batch:
+    for first in range(0, len(batch), config.micro_batch_size):
+        micro = batch[first:first + config.micro_batch_size]
         with varying_length_attention():
-            logprobs, _ = sequence_logprobs(trainable.model, sample, trainable.device)
-            # per-sample backward, weighted so the sum is the batch's token mean
-            weight = len(sample.response_ids) / tokens
-            loss = masked_token_nll(logprobs[None], torch.ones_like(logprobs)[None]) * weight
+            scores = batch_logprobs(trainable.model, micro, trainable.device)
+            # one backward per micro-batch, weighted so the sum is the batch's token mean
+            loss = masked_token_nll(scores.logprobs, scores.mask) * (float(scores.mask.sum()) / tokens)
             loss.backward()
         total += float(loss.detach())
     grad_norm = torch.nn.utils.clip_grad_norm_(trainable.model.parameters(), config.max_grad_norm)

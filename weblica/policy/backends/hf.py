@@ -68,23 +68,29 @@ def _takes(model: Any, argument: str) -> bool:
     return argument in inspect.signature(model.forward).parameters
 
 
-def response_logits(model: Any, inputs: dict[str, Any], prompt_length: int, response_length: int) -> Any:
-    """The logits that predict the response tokens, [response_length, vocab]. The LM head runs on those
-    positions only where the model allows it: over a 150k vocabulary the prompt's logits would be most of
-    the memory and a fifth of the compute of a training forward pass."""
+def response_logits(model: Any, inputs: dict[str, Any], prompt_length: int, response_length: int,
+                    rows: Any = 0) -> Any:
+    """The logits that predict the last `response_length` tokens, [response_length, vocab] (of batch row
+    `rows`; a slice keeps the batch axis). The LM head runs on those positions only where the model
+    allows it: over a 150k vocabulary the prompt's logits would take most of the memory, and the head is
+    a third of a 1B model's forward compute (a tenth of an 8B's)."""
     if _takes(model, "logits_to_keep"):
-        return model(**inputs, logits_to_keep=response_length + 1).logits[0, :response_length]
-    return model(**inputs).logits[0, prompt_length - 1:prompt_length - 1 + response_length]
+        return model(**inputs, logits_to_keep=response_length + 1).logits[rows, :response_length]
+    return model(**inputs).logits[rows, prompt_length - 1:prompt_length - 1 + response_length]
 
 
-def model_inputs(model: Any, input_ids: Sequence[int], pixel_values: Any, image_grid_thw: Any,
-                 device: str) -> dict[str, Any]:
-    """Forward-pass inputs of one sequence. transformers 5's Qwen-VL models also want `mm_token_type_ids`
-    (1 on image placeholders) to lay out the multimodal RoPE positions; 4.x finds the placeholders itself."""
+def model_inputs(model: Any, input_ids: Any, pixel_values: Any, image_grid_thw: Any, device: str,
+                 attention_mask: Any = None) -> dict[str, Any]:
+    """Forward-pass inputs of one sequence (a list of ids) or a padded batch (a [batch, length] tensor with
+    its attention mask; images in order of appearance). transformers 5's Qwen-VL models also want
+    `mm_token_type_ids` (1 on image placeholders) to lay out the multimodal RoPE positions; 4.x finds the
+    placeholders itself."""
     import torch
 
-    ids = torch.tensor([list(input_ids)], device=device)
+    ids = input_ids.to(device) if torch.is_tensor(input_ids) else torch.tensor([list(input_ids)], device=device)
     inputs: dict[str, Any] = {"input_ids": ids}
+    if attention_mask is not None:
+        inputs["attention_mask"] = attention_mask.to(device)
     if pixel_values is not None:
         inputs["pixel_values"] = pixel_values.to(device, model.dtype)
         inputs["image_grid_thw"] = image_grid_thw.to(device)
