@@ -189,7 +189,8 @@ def grpo_and_sft(ckpt: Path, samples: list[TurnSample], device: str, gradient_ch
         out.update(logprob_gap_mean=round(float(gap.mean()), 5), logprob_gap_max=round(float(gap.max()), 5))
     if device.startswith("cuda"):
         out["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
-    out["finite"] = all(abs(v) < float("inf") for u in updates.values() for v in u.values()) and sft["loss"] == sft["loss"]
+    numbers = [v for u in updates.values() for v in u.values()] + [sft["loss"]]
+    out["finite"] = all(abs(v) < float("inf") for v in numbers)  # nan compares false too
     del trainable, model, optimizer
     if device.startswith("cuda"):
         torch.cuda.empty_cache()

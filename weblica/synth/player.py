@@ -387,5 +387,5 @@ class Compiler:
         raise PlanError(f"{sel!r} did not appear while scrolling")
 
     async def op_done(self, answer: str) -> None:
-        await self.emit("done", f"The answer is {json.dumps(answer, ensure_ascii=False)}." if answer else "The task is complete.",
-                        answer=answer)
+        said = f"The answer is {json.dumps(answer, ensure_ascii=False)}." if answer else "The task is complete."
+        await self.emit("done", said, answer=answer)
