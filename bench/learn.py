@@ -17,19 +17,24 @@ family (new host, name, data, slightly shifted menu), not to unseen sections.
 
 Stages, all on one CPU thread, greedy decoding (temperature 0) at evaluation:
 - base: the tiny model warm-started to answer in the protocol (a constant click, then done);
-- SFT: behaviour cloning of the oracle on the train tasks (`weblica.train.sft`), 40 epochs. The oracle
-  says what it does before each action ('Hover over "Classes".', 'Click "Cardio".'), so the clone writes
-  the section's name right before the click that depends on it;
+- SFT: behaviour cloning of the oracle on the train tasks (`weblica.train.sft`), 40 epochs;
 - GRPO: multi-turn GRPO from the SFT weights on the train tasks (`weblica.train.grpo`): 8 iterations of
   16 groups x 4 rollouts at temperature 0.8, 3 PPO epochs, learning rate 3e-4, KL 0.1 to the SFT policy.
   At 1e-3 without KL the policy drifted out of the response format within ten iterations.
 Prints success (train and held-out), mean steps, wall times, and held-out successes per section (a gain
 that came from always clicking one section per department would show there). Same seed, same figures.
 
-Measured here (2 CPU cores, 2026-11-30, the defaults; ~15 min): held-out 0/72 -> 17/72 (SFT) -> 33/72
-(GRPO); train 0/64 -> 22/64 -> 43/64. GRPO gained on 6 of the 9 sections, all three of one department. Three
-stayed at 0 (Cardio, Annual, Monthly): there the policy's thought names another section or garbles the
-name (Cardio -> "Strength", Annual -> "Angthlassesonal"), and its click follows its thought.
+Measured here (2 CPU cores, 2026-11-30, the defaults; ~18 min):
+
+| teacher says before each action | train base / SFT / GRPO | held-out base / SFT / GRPO |
+|---|---|---|
+| the same sentence (default, `--no-oracle-thoughts`) | 0 / 44 / 63 of 64 | 0 / 28 / 38 of 72 |
+| what it does (`--oracle-thoughts`: 'Click "Cardio".') | 0 / 22 / 43 of 64 | 0 / 17 / 33 of 72 |
+
+Without thoughts every section but one is solved at least once after SFT, and GRPO gains on 7 of the 9.
+With thoughts the clone must copy the section's name before the click. This 0.5M-parameter model garbles
+names ("Card and body") or names the wrong section, and its click follows what it wrote, so SFT
+learns less. GRPO then gains on 6 sections, all three of one department; three stay at 0.
 """
 from __future__ import annotations
 
@@ -60,8 +65,10 @@ def is_open_task(task: Any) -> bool:
     return bool(task.checks) and all(c.type == "url_match" for c in task.checks) and task.oracle is not None
 
 
-def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_steps: int) -> dict[str, Any]:
-    """Synthesize and validate the sites (once), split their url_match tasks by site into train / held-out."""
+def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_steps: int,
+            oracle_thoughts: bool = False) -> dict[str, Any]:
+    """Synthesize and validate the sites (once), split their url_match tasks by site into train / held-out.
+    Without `oracle_thoughts` the teacher says the same sentence before every action."""
     from weblica.env.task import load_tasks, save_tasks
     from weblica.synth.generate import keep_valid, site_seeds, write_unvalidated
 
@@ -82,6 +89,8 @@ def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_step
                 continue
             task.source.bundle = str(bundle)
             task.max_steps = max_steps  # the oracle needs 3 (hover, click, done); a lost policy stops early
+            if not oracle_thoughts:
+                task.oracle_thoughts = None
             splits["train" if i < train_sites else "heldout"].append(task)
     for name, tasks in splits.items():
         save_tasks(tasks, out / f"{name}.jsonl")
@@ -157,6 +166,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ppo-epochs", type=int, default=3, help="GRPO passes over each rollout batch")
     parser.add_argument("--kl-coef", type=float, default=0.1, help="GRPO k3 KL penalty against the SFT policy")
     parser.add_argument("--grpo-save-every", type=int, default=0, help="GRPO checkpoints (0: only the final one)")
+    parser.add_argument("--oracle-thoughts", action=argparse.BooleanOptionalAction, default=False,
+                        help="the teacher names what it acts on before each action (the synth oracle's thoughts)")
     parser.add_argument("--stop-after-sft", action="store_true")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
@@ -165,7 +176,12 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    info = prepare(args.out, args.seed, args.train_sites, args.heldout_sites, args.max_steps)
+    teacher = args.out / "teacher.json"  # the stages are cached in --out: they must come from one teacher
+    said = {"oracle_thoughts": args.oracle_thoughts}
+    if teacher.exists() and json.loads(teacher.read_text()) != said:
+        raise SystemExit(f"{args.out} holds stages trained with {teacher.read_text().strip()}; use another --out")
+    teacher.write_text(json.dumps(said) + "\n")
+    info = prepare(args.out, args.seed, args.train_sites, args.heldout_sites, args.max_steps, args.oracle_thoughts)
     print(json.dumps(info, indent=1), f"prepare {time.monotonic() - started:.0f}s", file=sys.stderr)
     if args.prepare_only:
         return
