@@ -3,7 +3,7 @@
 Synthesizes a handful of sites across skills and validates them in Chromium, runs the oracle and the
 random policy on their tasks (reports with pass@k, per skill), records one synth site through the
 recording proxy as if it were live, infers replay rules from the two recordings, replays it with the
-network cut, trains a tiny Qwen3-VL on the tasks (SFT on the oracle's episodes, then one GRPO
+network cut, trains a tiny Qwen3-VL on a menus site (SFT on the oracle's episodes, then one GRPO
 iteration in the same environments), and serves the trajectory viewer over the runs.
 """
 from __future__ import annotations
@@ -66,10 +66,12 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
                   f"outbound connections {summary['cache']['replay']['outbound_connections']}")
     # 4. train: the trainer on the same environments (a tiny model, so it takes about a minute of CPU)
     if train:
-        _stage(console, "training a tiny Qwen3-VL: SFT on the oracle's episodes, then one GRPO iteration")
+        _stage(console, "training a tiny Qwen3-VL on a menus site: SFT on the oracle's episodes, then one GRPO "
+                        "iteration")
         summary["train"] = _train_tiny(out, seed, parallel)
         sft, grpo = summary["train"]["sft"], summary["train"]["grpo"]
-        console.print(f"    SFT: {sft['samples']} turns, {sft['steps']} steps, last loss {sft['last_loss']}")
+        console.print(f"    {summary['train']['site']}: {summary['train']['tasks']} tasks; "
+                      f"SFT: {sft['samples']} turns, {sft['steps']} steps, last loss {sft['last_loss']}")
         console.print(f"    GRPO: {grpo['episodes']} episodes, success {grpo['success']:.0%}, "
                       f"informative groups {grpo['groups']}, loss {grpo['loss']}")
     summary["seconds"] = round(time.monotonic() - started, 1)
@@ -78,30 +80,47 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
 
 
 def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
-    """SFT of a tiny Qwen3-VL (built from a config, warm-started to the response format) on the oracle's
-    successful episodes, then one GRPO iteration (rollouts, rewards, update) on the demo's tasks."""
+    """The tiny recipe's skill (train/tiny-cpu.yaml): a menus site is synthesized and validated, a tiny
+    Qwen3-VL (built from a config, warm-started to the response format) clones the oracle on its
+    "Open the <section> section under <department>." tasks, then one GRPO iteration (rollouts, rewards,
+    update) runs from the clone. The teacher says one fixed sentence before each action: a model this
+    small learns the clicks better than when it must first copy the target's name (bench/learn.py)."""
     import torch
 
+    from weblica.env.task import load_tasks, save_tasks
     from weblica.policy.tiny import WARM_START_STEPS
+    from weblica.synth.generate import synthesize
     from weblica.train.config import GRPOConfig, SFTConfig
     from weblica.train.grpo import train_grpo
     from weblica.train.sft import train_sft
 
+    work = out / "train"
+    site = synthesize(skill="menus", category="fitness", style="glass", n=1, seed=seed, out=work / "sites",
+                      concurrency=parallel)[0]
+    tasks = [t for t in load_tasks(site.path / "tasks.jsonl")
+             if t.oracle and t.checks and all(c.type == "url_match" for c in t.checks)]
+    for task in tasks:
+        task.source.bundle = str(site.path.resolve())
+        task.oracle_thoughts, task.max_steps = None, 5  # the oracle needs 3 steps
+    if not tasks:
+        raise UserError(f"the menus site {site.site_id} kept no navigation task: {site.failures[:2]}")
+    save_tasks(tasks, work / "tasks.jsonl")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a model this small runs fastest on one thread; more only spin
     try:
         sft = train_sft(SFTConfig(model="tiny", tiny_seed=seed, tiny_warm_start_steps=WARM_START_STEPS,
-                                  output_dir=str(out / "train" / "sft"), trajectories=[str(out / "run-oracle")],
-                                  seed=seed, epochs=3, batch_size=4, learning_rate=3e-3))
-        grpo = train_grpo(GRPOConfig(model=sft["final"], output_dir=str(out / "train" / "grpo"),
-                                     tasks=str(out / "tasks.jsonl"), seed=seed, iterations=1, groups_per_batch=2,
-                                     group_size=4, max_refill_rounds=0, learning_rate=1e-3, temperature=0.7,
-                                     max_new_tokens=96, max_steps=6, parallel=parallel, save_every=0))
+                                  output_dir=str(work / "sft"), tasks=str(work / "tasks.jsonl"), seed=seed,
+                                  epochs=40, batch_size=4, learning_rate=3e-3, parallel=parallel))
+        grpo = train_grpo(GRPOConfig(model=sft["final"], output_dir=str(work / "grpo"), tasks=str(work / "tasks.jsonl"),
+                                     seed=seed, iterations=1, groups_per_batch=2, group_size=4, max_refill_rounds=1,
+                                     learning_rate=3e-4, temperature=0.5, max_new_tokens=96, parallel=parallel,
+                                     save_every=0))
     finally:
         torch.set_num_threads(threads)
     last = grpo["last"]
-    return {"sft": {k: sft[k] for k in ("samples", "steps", "last_loss", "final")},
-            "grpo": {"final": grpo["final"], "rollouts": str(out / "train" / "grpo" / "rollouts"),
+    return {"site": site.site_id, "tasks": len(tasks),
+            "sft": {k: sft[k] for k in ("samples", "steps", "last_loss", "final")},
+            "grpo": {"final": grpo["final"], "rollouts": str(work / "grpo" / "rollouts"),
                      **{k: last.get(k) for k in ("episodes", "groups", "zero_variance_groups", "reward", "success",
                                                  "loss", "clip_fraction", "grad_norm", "response_length")}}}
 
@@ -161,7 +180,7 @@ def register(cli: click.Group) -> None:
                   help="serve the viewer at the end (default: when run from a terminal)")
     @click.option("--port", default=8765, show_default=True, type=int)
     @click.option("--train/--no-train", default=True, show_default=True,
-                  help="train a tiny Qwen3-VL on the tasks (SFT, then one GRPO iteration; about a minute)")
+                  help="train a tiny Qwen3-VL on a menus site (SFT, then one GRPO iteration; about a minute)")
     @click.option("--json", "as_json", is_flag=True)
     def demo(out: str, seed: int, sites: int, tasks_per_site: int, parallel: int, serve: bool | None, port: int,
              train: bool, as_json: bool) -> None:
