@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from weblica.env.task import load_tasks
+from weblica.policy.backends.hf import varying_length_attention
 from weblica.policy.context import ContextBuilder
 from weblica.train.algorithms import masked_token_nll
 from weblica.train.config import SFTConfig
@@ -123,8 +124,6 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
 def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig) -> dict[str, float]:
     """One optimizer step of behaviour cloning on a batch (token-mean NLL of the responses)."""
     import torch
-
-    from weblica.policy.backends.hf import varying_length_attention
 
     optimizer.zero_grad(set_to_none=True)
     tokens = sum(len(s.response_ids) for s in batch)
