@@ -25,6 +25,19 @@ def test_the_8b_recipe_loads_as_documented():
     assert config.gradient_checkpointing and config.freeze_vision and Path(config.model).is_absolute()
 
 
+def test_counts_below_one_name_the_option():
+    import pytest
+
+    from weblica.train.config import ConfigError, config_from_dict
+
+    for cls, name in ((GRPOConfig, "micro_batch_size"), (GRPOConfig, "group_size"), (SFTConfig, "epochs")):
+        with pytest.raises(ConfigError, match=f"{name} must be a whole number >= 1, not 0"):
+            config_from_dict(cls, {name: 0})
+    with pytest.raises(ConfigError, match="mini_batches must be a whole number >= 1, not '2'"):
+        config_from_dict(GRPOConfig, {"mini_batches": "2"})
+    assert config_from_dict(GRPOConfig, {"micro_batch_size": 4}).micro_batch_size == 4
+
+
 def test_teacher_pixels_are_cloned_on_the_student_grid():
     frame = CoordinateFrame.for_convention("relative1000")
     actions = [{"name": "hover", "arguments": {"x": 640.0, "y": 36.0}},

@@ -117,12 +117,22 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
     return config_from_dict(CONFIGS[kind], data, str(path))
 
 
+# counts that must be at least 1 (0 would train nothing, or divide by zero deep inside a loop)
+AT_LEAST_ONE = ("epochs", "batch_size", "micro_batch_size", "iterations", "groups_per_batch", "group_size",
+                "ppo_epochs", "mini_batches", "parallel")
+
+
 def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> Any:
     known = {f.name for f in fields(cls)}
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f"{where}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return cls(**data)
+    config = cls(**data)
+    for name in AT_LEAST_ONE:
+        value = getattr(config, name, 1)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"{where}: {name} must be a whole number >= 1, not {value!r}")
+    return config
 
 
 def describe(cls: type) -> str:
