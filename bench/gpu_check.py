@@ -114,11 +114,9 @@ def vllm_generation(ckpt: Path, convs: list, hf: HFBackend, batch: int, max_new_
         if g.logprobs:
             recomputed = hf.sequence_logprobs(hf.encode(conv), g.token_ids)
             gaps.extend(abs(a - b) for a, b in zip(recomputed, g.logprobs))
-    prompts = [{"prompt_token_ids": encode_qwen_prompt(convs[i % len(convs)], backend.tokenizer, None,
-                                                       expand_images=False).input_ids,
-                "multi_modal_data": {"image": encode_qwen_prompt(convs[i % len(convs)], backend.tokenizer, None,
-                                                                 expand_images=False).images}}
-               for i in range(batch)]
+    encoded = [encode_qwen_prompt(c, backend.tokenizer, None, expand_images=False) for c in convs]
+    prompts = [{"prompt_token_ids": e.input_ids, "multi_modal_data": {"image": e.images}}
+               for e in (encoded[i % len(encoded)] for i in range(batch))]
     params = vllm.SamplingParams(temperature=1.0, max_tokens=max_new_tokens, seed=0, ignore_eos=True)
     start = time.perf_counter()
     outs = backend.llm.generate(prompts, params, use_tqdm=False)
