@@ -65,10 +65,8 @@ def is_open_task(task: Any) -> bool:
     return bool(task.checks) and all(c.type == "url_match" for c in task.checks) and task.oracle is not None
 
 
-def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_steps: int,
-            oracle_thoughts: bool = False) -> dict[str, Any]:
-    """Synthesize and validate the sites (once), split their url_match tasks by site into train / held-out.
-    Without `oracle_thoughts` the teacher says the same sentence before every action."""
+def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_steps: int) -> dict[str, Any]:
+    """Synthesize and validate the sites (once), split their url_match tasks by site into train / held-out."""
     from weblica.env.task import load_tasks, save_tasks
     from weblica.synth.generate import keep_valid, site_seeds, write_unvalidated
 
@@ -89,8 +87,6 @@ def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_step
                 continue
             task.source.bundle = str(bundle)
             task.max_steps = max_steps  # the oracle needs 3 (hover, click, done); a lost policy stops early
-            if not oracle_thoughts:
-                task.oracle_thoughts = None
             splits["train" if i < train_sites else "heldout"].append(task)
     for name, tasks in splits.items():
         save_tasks(tasks, out / f"{name}.jsonl")
@@ -181,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     if teacher.exists() and json.loads(teacher.read_text()) != said:
         raise SystemExit(f"{args.out} holds stages trained with {teacher.read_text().strip()}; use another --out")
     teacher.write_text(json.dumps(said) + "\n")
-    info = prepare(args.out, args.seed, args.train_sites, args.heldout_sites, args.max_steps, args.oracle_thoughts)
+    info = prepare(args.out, args.seed, args.train_sites, args.heldout_sites, args.max_steps)
     print(json.dumps(info, indent=1), f"prepare {time.monotonic() - started:.0f}s", file=sys.stderr)
     if args.prepare_only:
         return
@@ -215,7 +211,8 @@ def main(argv: list[str] | None = None) -> None:
     sft = done_sft(out / "sft", args.sft_epochs)
     if sft is None:
         sft = train_sft(SFTConfig(model=str(base), output_dir=str(out / "sft"), tasks=str(train_file), seed=seed,
-                                  epochs=args.sft_epochs, batch_size=4, learning_rate=args.sft_lr, parallel=2))
+                                  epochs=args.sft_epochs, batch_size=4, learning_rate=args.sft_lr, parallel=2,
+                                  oracle_thoughts=args.oracle_thoughts))
     else:
         t0 = None  # trained already (a rerun of the bench)
     stages["sft"] = {"train_seconds": round(time.monotonic() - t0, 1) if t0 is not None else None,

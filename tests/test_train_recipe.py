@@ -70,3 +70,26 @@ def test_oracle_teacher_plays_on_the_student_grid():
     # 472 px is 368.75 on the grid; the student writes 369, which lands on 472.32 px
     assert snapped.oracle[0].args == {"x": 472.32, "y": 30.24} and snapped.oracle[1] == task.oracle[1]
     assert task.oracle[0].args["x"] == 472.0
+
+
+def test_oracle_teacher_speaks_its_thoughts_unless_told_not_to():
+    import asyncio
+
+    from weblica.env.actions import Action
+    from weblica.env.task import Task
+    from weblica.policy.oracle import OraclePolicy
+    from weblica.train.sft import teacher_task
+
+    frame = CoordinateFrame.for_convention("relative1000")
+    task = Task(id="t", start_url="http://x.test/", instruction="Open the Cardio section under Classes.",
+                oracle=[Action("hover", {"x": 472.0, "y": 30.0}), Action("click", {"x": 300.0, "y": 80.0})],
+                oracle_thoughts=['Hover over "Classes".', 'Click "Cardio".'])
+
+    def first_text(config: SFTConfig) -> str:
+        played = teacher_task(task, config, frame)
+        assert played.oracle[0].args == {"x": 472.32, "y": 30.24}  # snapped to the student's grid either way
+        return asyncio.run(OraclePolicy().act(None, played, [])).text
+
+    assert first_text(SFTConfig()).startswith('<think>Hover over "Classes".</think>')
+    assert first_text(SFTConfig(oracle_thoughts=False)).startswith("<think>Following the oracle plan.</think>")
+    assert load_config(RECIPE, "sft").oracle_thoughts is False  # the tiny recipe clones the fixed sentence

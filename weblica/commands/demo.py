@@ -101,7 +101,7 @@ def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
              if t.oracle and t.checks and all(c.type == "url_match" for c in t.checks)]
     for task in tasks:
         task.source.bundle = str(site.path.resolve())
-        task.oracle_thoughts, task.max_steps = None, 5  # the oracle needs 3 steps
+        task.max_steps = 5  # the oracle needs 3 steps
     if not tasks:
         raise UserError(f"the menus site {site.site_id} kept no navigation task: {site.failures[:2]}")
     save_tasks(tasks, work / "tasks.jsonl")
@@ -110,7 +110,8 @@ def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
     try:
         sft = train_sft(SFTConfig(model="tiny", tiny_seed=seed, tiny_warm_start_steps=WARM_START_STEPS,
                                   output_dir=str(work / "sft"), tasks=str(work / "tasks.jsonl"), seed=seed,
-                                  epochs=40, batch_size=4, learning_rate=3e-3, parallel=parallel))
+                                  oracle_thoughts=False, epochs=40, batch_size=4, learning_rate=3e-3,
+                                  parallel=parallel))
         grpo = train_grpo(GRPOConfig(model=sft["final"], output_dir=str(work / "grpo"), tasks=str(work / "tasks.jsonl"),
                                      seed=seed, iterations=1, groups_per_batch=2, group_size=4, max_refill_rounds=1,
                                      learning_rate=3e-4, temperature=0.5, max_new_tokens=96, parallel=parallel,

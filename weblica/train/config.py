@@ -45,6 +45,8 @@ class SFTConfig(OptimizerOptions, ModelOptions):
     trajectories: list[str] = _f([], "run directories (episodes.jsonl + screens/) to clone")
     tasks: str | None = _f(None, "tasks.jsonl: when set, a teacher first plays these tasks into output_dir/teacher")
     teacher: str = _f("oracle", "policy spec of the teacher (oracle, openai:URL, anthropic:MODEL, hf:DIR)")
+    oracle_thoughts: bool = _f(True, "the oracle teacher says each action's recorded thought ('Click \"Cardio\".'); "
+                                     "false: one fixed sentence, which a tiny model clones better (bench/learn.py)")
     only_successful: bool = _f(True, "clone successful episodes only")
     epochs: int = _f(3, "passes over the samples")
     batch_size: int = _f(4, "assistant turns per optimizer step")

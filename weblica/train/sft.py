@@ -3,10 +3,11 @@ assistant's tokens only; checkpoints that resume exactly; Hugging Face-format ex
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from weblica.env.task import load_tasks
+from weblica.env.task import Task, load_tasks
 from weblica.policy.backends.hf import varying_length_attention
 from weblica.policy.context import ContextBuilder
 from weblica.train.algorithms import masked_token_nll
@@ -22,8 +23,6 @@ def on_grid(task: Any, frame: Any) -> Any:
     """The task with its oracle snapped to what a student in `frame` can write: pixels -> the student's
     integer coordinates -> pixels. The oracle then plays exactly the clicks the cloned student will make,
     so the feedback it clones ("clicked ... at (472.32, 30.24)") is the feedback the student will read."""
-    from dataclasses import replace
-
     from weblica.env.actions import Action
     from weblica.policy.coords import X_KEYS, Y_KEYS
 
@@ -39,6 +38,16 @@ def on_grid(task: Any, frame: Any) -> Any:
     return replace(task, oracle=actions)
 
 
+def teacher_task(task: Task, config: SFTConfig, frame: Any = None) -> Task:
+    """The task as the teacher plays it: for the oracle, snapped to the student's grid (`frame`) and, with
+    `oracle_thoughts` off, without its recorded thoughts (it then says one fixed sentence)."""
+    if config.teacher != "oracle":
+        return task
+    if frame is not None:
+        task = on_grid(task, frame)
+    return task if config.oracle_thoughts else replace(task, oracle_thoughts=None)
+
+
 def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> list[Path]:
     """Play the configured tasks with the teacher policy (once; reused on resume). With `frame` (the
     student's), the oracle teacher plays its actions snapped to the student's coordinate grid."""
@@ -48,9 +57,7 @@ def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> lis
     from weblica.env.sources import open_backends
     from weblica.rollout import run_tasks
 
-    tasks = load_tasks(config.tasks or "")
-    if frame is not None and config.teacher == "oracle":
-        tasks = [on_grid(t, frame) for t in tasks]
+    tasks = [teacher_task(t, config, frame) for t in load_tasks(config.tasks or "")]
 
     async def go() -> None:
         async with open_backends(tasks) as backends:
