@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from weblica.policy.backends.hf import varying_length_attention
 from weblica.train.algorithms import clipped_policy_loss, derive_seed
 from weblica.train.config import GRPOConfig
-from weblica.train.samples import TurnSample, batch_logprobs
+from weblica.train.samples import TurnSample, batch_logprobs, left_aligned
 
 
 def ppo_update(model: Any, optimizer: Any, samples: Sequence[TurnSample], config: GRPOConfig, iteration: int,
@@ -67,12 +67,8 @@ def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], cfg: GRPO
 
 def _aligned(rows: Sequence[Sequence[float]], mask: Any) -> Any:
     """Per-sample values laid out like `mask` ([batch, longest], each row's values in its last columns)."""
-    import torch
-
-    out = torch.zeros_like(mask)
     for i, values in enumerate(rows):
         if len(values or ()) != int(mask[i].sum()):
             raise ValueError(f"a sample has {len(values or ())} rollout log-probs for {int(mask[i].sum())} response "
                              "tokens: GRPO needs a rollout backend that returns log-probs (hf, vllm)")
-        out[i, mask.shape[1] - len(values):] = torch.tensor(values, dtype=mask.dtype)
-    return out
+    return left_aligned(rows, mask.dtype)[0].to(mask.device)

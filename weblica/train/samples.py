@@ -136,6 +136,21 @@ def _scores(logits: Any, target: Any, temperature: float, with_entropy: bool, ba
     return logprobs, entropy
 
 
+def left_aligned(rows: Sequence[Sequence[float]], dtype: Any) -> tuple[Any, Any]:
+    """Rows of different lengths as one [rows, longest] tensor, each row in its last columns (zeros in
+    front), and the float mask that is 1 where a row has values."""
+    import torch
+
+    width = max(len(row) for row in rows)
+    values = torch.zeros((len(rows), width), dtype=dtype)
+    mask = torch.zeros((len(rows), width))
+    for i, row in enumerate(rows):
+        if len(row):
+            values[i, width - len(row):] = torch.tensor(list(row), dtype=dtype)
+            mask[i, width - len(row):] = 1
+    return values, mask
+
+
 @dataclass
 class BatchScores:
     """Response log-probs of a batch, [batch, longest response], left-aligned like the sequences: `mask`
@@ -158,17 +173,9 @@ def batch_logprobs(model: Any, samples: Sequence[TurnSample], device: str, tempe
         logprobs, entropy = sequence_logprobs(model, samples[0], device, temperature, with_entropy, banned)
         return BatchScores(logprobs[None], entropy[None] if entropy is not None else None,
                            torch.ones_like(logprobs)[None])
-    sequences = [list(s.prompt.input_ids) + list(s.response_ids) for s in samples]
-    width, longest = max(map(len, sequences)), max(len(s.response_ids) for s in samples)
-    ids = torch.zeros((len(samples), width), dtype=torch.long)
-    attention = torch.zeros_like(ids)
-    target = torch.zeros((len(samples), longest), dtype=torch.long)
-    mask = torch.zeros((len(samples), longest))
-    for row, (sequence, sample) in enumerate(zip(sequences, samples)):
-        ids[row, width - len(sequence):] = torch.tensor(sequence)
-        attention[row, width - len(sequence):] = 1
-        target[row, longest - len(sample.response_ids):] = torch.tensor(sample.response_ids)
-        mask[row, longest - len(sample.response_ids):] = 1
+    ids, attention = left_aligned([list(s.prompt.input_ids) + list(s.response_ids) for s in samples], torch.long)
+    target, mask = left_aligned([s.response_ids for s in samples], torch.long)
+    width, longest = ids.shape[1], target.shape[1]
     prompts = [s.prompt for s in samples if s.prompt.pixel_values is not None]
     pixels = torch.cat([p.pixel_values for p in prompts]) if prompts else None
     grid = torch.cat([p.image_grid_thw for p in prompts]) if prompts else None

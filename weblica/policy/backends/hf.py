@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import threading
 from dataclasses import dataclass
@@ -63,9 +64,15 @@ def varying_length_attention() -> Iterator[None]:
 
 
 def _takes(model: Any, argument: str) -> bool:
+    return argument in _forward_parameters(type(model))
+
+
+@functools.lru_cache(maxsize=None)
+def _forward_parameters(model_class: type) -> frozenset[str]:
+    """The arguments a model class's forward takes (read once per class: forward runs per token)."""
     import inspect
 
-    return argument in inspect.signature(model.forward).parameters
+    return frozenset(inspect.signature(model_class.forward).parameters)
 
 
 def response_logits(model: Any, inputs: dict[str, Any], prompt_length: int, response_length: int,
