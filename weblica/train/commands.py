@@ -13,10 +13,13 @@ def register(cli: click.Group) -> None:
                   help="YAML recipe (see train/*.yaml); its keys are the trainer's config fields")
     @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
                   help="override a recipe value (YAML syntax), e.g. --set iterations=2")
+    @click.option("--nproc", type=click.IntRange(min=1), default=1, show_default=True,
+                  help="data-parallel ranks on this node, one per GPU (launches torchrun)")
     @click.option("--json", "as_json", is_flag=True)
-    def train(kind: str, config_path: str, overrides: tuple[str, ...], as_json: bool) -> None:
+    def train(kind: str, config_path: str, overrides: tuple[str, ...], nproc: int, as_json: bool) -> None:
         """Train with SFT or multi-turn GRPO; resumes from the newest checkpoint in output_dir."""
         import dataclasses
+        import os
 
         import yaml
 
@@ -34,6 +37,9 @@ def register(cli: click.Group) -> None:
                 config = config_from_dict(type(config), values, "--set")
         except ConfigError as exc:
             raise UserError(str(exc)) from None
+        if nproc > 1 and "WORLD_SIZE" not in os.environ:
+            launch_ranks(nproc, kind, config_path, overrides, as_json)
+            return
         try:
             if kind == "sft":
                 from weblica.train.sft import train_sft
@@ -45,4 +51,21 @@ def register(cli: click.Group) -> None:
                 summary = train_grpo(config)  # type: ignore[arg-type]
         except (FileNotFoundError, ValueError) as exc:
             raise UserError(str(exc)) from None
-        emit(summary, as_json)
+        if os.environ.get("RANK", "0") == "0":  # the other ranks hold the same summary
+            emit(summary, as_json)
+
+
+def launch_ranks(nproc: int, kind: str, config_path: str, overrides: tuple[str, ...], as_json: bool) -> None:
+    """Run this training command as `nproc` ranks under torchrun on this node; exits with its status."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={nproc}",
+               "-m", "weblica.cli", "train", kind, "--config", config_path]
+    for item in overrides:
+        command += ["--set", item]
+    if as_json:
+        command.append("--json")
+    status = subprocess.run(command).returncode
+    if status:
+        raise SystemExit(status)

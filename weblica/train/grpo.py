@@ -6,6 +6,10 @@ Groups whose rewards are all equal are dropped and the batch is refilled with ot
 sampling); episodes ended by the environment are removed and contribute nothing. The update is
 `ppo_epochs` passes of the clipped token-mean surrogate on the rollout log-probs. With a fixed seed two
 runs produce the same trajectories, rewards and metric lines.
+
+Data-parallel (`torchrun`, one rank per GPU): every rank draws the same tasks and plays its share of
+the groups; the ranks pool the episodes' outcomes, so all decide alike which groups are informative,
+and the update is that of the whole batch (`weblica.train.distributed`).
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import asyncio
 import random
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -26,12 +30,13 @@ from weblica.policy.model_policy import ModelPolicy
 from weblica.train.algorithms import derive_seed, group_advantages, is_informative
 from weblica.train.config import GRPOConfig
 from weblica.train.curriculum import DifficultySampler
+from weblica.train.distributed import World, close_world, init_world
 from weblica.train.filters import changed_step_indices
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
                                     seed_everything)
-from weblica.train.policy_update import ppo_update
+from weblica.train.policy_update import Shards, ppo_update
 from weblica.train.samples import TurnSample
 
 
@@ -77,17 +82,48 @@ def horizon_for(config: GRPOConfig, iteration: int) -> int:
     return horizon
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What the ranks pool of an episode: enough to form groups and to log metrics."""
+
+    task_id: str
+    reward: float
+    success: bool
+    removed: bool
+    termination_reason: str | None
+    steps: int
+
+    @classmethod
+    def of(cls, traj: Trajectory) -> "Outcome":
+        return cls(traj.task_id, traj.reward, traj.success, traj.removed, traj.termination_reason, len(traj.steps))
+
+
 @dataclass
 class Batch:
-    samples: list[TurnSample]
-    trajectories: list[Trajectory]
+    samples: list[TurnSample]    # this rank's
+    outcomes: list[Outcome]      # every episode played, on every rank
     groups: int
     zero_variance_groups: int
     rounds: int
+    owners: list[int] = field(default_factory=list)           # the rank of each sample of the whole batch
+    response_lengths: list[int] = field(default_factory=list)  # of every sample of the whole batch
+
+
+def sample_owners(accepted: Sequence[int], counts: Sequence[Sequence[int]]) -> list[int]:
+    """The rank holding each sample of the batch, group after group: `accepted` gives each group's rank
+    in batch order, `counts[rank]` the sample counts of that rank's groups in the same order."""
+    owners: list[int] = []
+    taken = [0] * len(counts)
+    for rank in accepted:
+        owners += [rank] * counts[rank][taken[rank]]
+        taken[rank] += 1
+    return owners
 
 
 class GRPOTrainer:
     def __init__(self, config: GRPOConfig) -> None:
+        self.world, device = init_world(config.device)
+        config = replace(config, device=device)
         self.config = config
         self.out = Path(config.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
@@ -143,12 +179,13 @@ class GRPOTrainer:
         return asyncio.run(go()), sinks
 
     def collect(self, iteration: int) -> Batch:
-        cfg = self.config
+        cfg, world = self.config, self.world
         horizon = horizon_for(cfg, iteration)
         samples: list[TurnSample] = []
-        kept: list[Trajectory] = []
+        outcomes: list[Outcome] = []
+        accepted: list[int] = []  # the rank holding each accepted group, in batch order
+        counts: list[int] = []    # samples of each group this rank holds, in batch order
         groups = zero_var = rounds = 0
-        all_trajs: list[Trajectory] = []
         while groups < cfg.groups_per_batch and rounds <= cfg.max_refill_rounds:
             need = cfg.groups_per_batch - groups
             rng = random.Random(derive_seed(cfg.seed, iteration, rounds, "tasks"))
@@ -157,29 +194,43 @@ class GRPOTrainer:
                 picked = [replace(t, max_steps=horizon) for t in picked]
             run_seed = derive_seed(cfg.seed, iteration, rounds, "rollout")
             run_dir = self.out / "rollouts" / f"iter-{iteration:04d}-r{rounds}"
-            trajs, sinks = self._rollout(picked, run_seed, run_dir)
+            if world.distributed:
+                run_dir = run_dir / f"rank-{world.rank}"
+            mine = world.share(picked)
+            trajs, sinks = self._rollout(mine, run_seed, run_dir) if mine else ([], {})
             asyncio.run(self._score(trajs, run_dir))
-            all_trajs.extend(trajs)
+            # each task's episodes all come from its one rank, in repeat order
+            pooled = [o for part in world.gather([Outcome.of(t) for t in trajs]) for o in part]
+            outcomes.extend(pooled)
             rounds += 1
-            by_task: dict[str, list[Trajectory]] = defaultdict(list)
+            by_task: dict[str, list[Outcome]] = defaultdict(list)
+            for outcome in pooled:
+                if not outcome.removed:
+                    by_task[outcome.task_id].append(outcome)
+            local = defaultdict(list)
             for traj in trajs:
                 if not traj.removed:
-                    by_task[traj.task_id].append(traj)
-            for task in picked:
-                group = by_task.get(task.id, [])
-                rewards = [t.reward for t in group]
+                    local[traj.task_id].append(traj)
+            for index, task in enumerate(picked):
+                rewards = [o.reward for o in by_task.get(task.id, [])]
                 if cfg.dynamic_sampling and not is_informative(rewards, cfg.estimator):
                     zero_var += 1
                     continue
-                if not group or groups >= cfg.groups_per_batch:
+                if not rewards or groups >= cfg.groups_per_batch:
                     continue
                 groups += 1
-                for traj, advantage in zip(group, group_advantages(rewards, cfg.estimator)):
-                    kept.append(traj)
+                accepted.append(world.owner(index))
+                if world.owner(index) != world.rank:
+                    continue
+                before = len(samples)
+                for traj, advantage in zip(local[task.id], group_advantages(rewards, cfg.estimator)):
                     samples.extend(self._turn_samples(traj, sinks[(traj.task_id, traj.seed)], advantage))
+                counts.append(len(samples) - before)
             if not cfg.dynamic_sampling:
                 break
-        return Batch(samples, all_trajs, groups, zero_var, rounds)
+        held = world.gather((counts, [len(s.response_ids) for s in samples]))
+        return Batch(samples, outcomes, groups, zero_var, rounds, sample_owners(accepted, [c for c, _ in held]),
+                     [n for _, lengths in held for n in lengths])
 
     async def _score(self, trajs: list[Trajectory], run_dir: Path) -> None:
         """Rewards by the shared rules (checks, judge, format gate); env failures and judge errors remove."""
@@ -212,9 +263,9 @@ class GRPOTrainer:
         """Token ids the rollout engine never samples; the recomputed log-probs mask them the same way."""
         return list(getattr(self.backend, "banned_ids", []))
 
-    def update(self, samples: list[TurnSample], iteration: int) -> dict[str, float]:
+    def update(self, samples: list[TurnSample], iteration: int, shards: Shards | None = None) -> dict[str, float]:
         return ppo_update(self.trainable.model, self.optimizer, samples, self.config, iteration,
-                          self.trainable.device, self.reference, self.backend_banned)
+                          self.trainable.device, self.reference, self.backend_banned, shards)
 
     def _sync_rollout_weights(self) -> None:
         """Give the rollout engine the updated weights (the hf backend already shares them)."""
@@ -232,41 +283,56 @@ class GRPOTrainer:
     # ---- loop ------------------------------------------------------------------------------------
 
     def train(self) -> dict[str, Any]:
-        cfg = self.config
+        cfg, world = self.config, self.world
         start = 0
         if self.resume_from is not None:
             start = load_training_state(self.resume_from, self.optimizer)["iteration"] + 1
-        logger = MetricsLogger(self.out, resume_after=start - 1 if self.resume_from is not None else None)
+        # one rank writes; the others compute the same lines
+        logger = MetricsLogger(self.out, resume_after=start - 1 if self.resume_from is not None else None) \
+            if world.main else None
+        last: dict[str, Any] = {}
         try:
             for iteration in range(start, cfg.iterations):
                 batch = self.collect(iteration)
-                update = self.update(batch.samples, iteration)
+                update = self.update(batch.samples, iteration, Shards(world, batch.owners))
                 self._sync_rollout_weights()
-                logger.log(iteration, self._metrics(batch, update, iteration))
+                last = {"step": iteration, **self._metrics(batch, update, iteration)}
+                if logger is not None:
+                    logger.log(iteration, last)
                 if cfg.save_every and (iteration + 1) % cfg.save_every == 0:
-                    save_checkpoint(self.out / f"checkpoint-{iteration}", self.trainable, self.optimizer,
-                                    {"iteration": iteration, "config": config_record(cfg)})
+                    if world.main:
+                        save_checkpoint(self.out / f"checkpoint-{iteration}", self.trainable, self.optimizer,
+                                        {"iteration": iteration, "config": config_record(cfg)})
+                    world.barrier()
         finally:
-            logger.close()
-        export_model(self.trainable, self.out / "final")
-        return {"iterations": cfg.iterations, "final": str(self.out / "final"), "last": logger.last}
+            if logger is not None:
+                logger.close()
+        if world.main:
+            export_model(self.trainable, self.out / "final")
+        world.barrier()
+        return {"iterations": cfg.iterations, "final": str(self.out / "final"), "last": last,
+                **({"ranks": world.size} if world.distributed else {})}
 
     def _metrics(self, batch: Batch, update: dict[str, float], iteration: int) -> dict[str, Any]:
-        trajs = batch.trajectories
-        valid = [t for t in trajs if not t.removed]
-        removal = Counter(t.termination_reason for t in trajs if t.removed)
-        lengths = [len(s.response_ids) for s in batch.samples]
+        episodes = batch.outcomes
+        valid = [e for e in episodes if not e.removed]
+        removal = Counter(e.termination_reason for e in episodes if e.removed)
+        lengths = batch.response_lengths
         return {
-            "reward": round(statistics.fmean([t.reward for t in valid]), 6) if valid else 0.0,
-            "success": round(sum(t.success for t in valid) / len(valid), 6) if valid else 0.0,
-            "episodes": len(trajs), "groups": batch.groups, "zero_variance_groups": batch.zero_variance_groups,
-            "refill_rounds": batch.rounds - 1, "samples": len(batch.samples), "removed": dict(sorted(removal.items())),
-            "terminations": dict(sorted(Counter(t.termination_reason for t in trajs).items())),
+            "reward": round(statistics.fmean([e.reward for e in valid]), 6) if valid else 0.0,
+            "success": round(sum(e.success for e in valid) / len(valid), 6) if valid else 0.0,
+            "episodes": len(episodes), "groups": batch.groups, "zero_variance_groups": batch.zero_variance_groups,
+            "refill_rounds": batch.rounds - 1, "samples": len(lengths), "removed": dict(sorted(removal.items())),
+            "terminations": dict(sorted(Counter(e.termination_reason for e in episodes).items())),
             "response_length": round(statistics.fmean(lengths), 3) if lengths else 0.0,
-            "steps_per_episode": round(statistics.fmean([len(t.steps) for t in trajs]), 3) if trajs else 0.0,
+            "steps_per_episode": round(statistics.fmean([e.steps for e in episodes]), 3) if episodes else 0.0,
             "horizon": horizon_for(self.config, iteration), **update,
         }
 
 
 def train_grpo(config: GRPOConfig) -> dict[str, Any]:
-    return GRPOTrainer(config).train()
+    trainer = GRPOTrainer(config)
+    try:
+        return trainer.train()
+    finally:
+        close_world(trainer.world)

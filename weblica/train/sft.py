@@ -1,5 +1,6 @@
 """Supervised fine-tuning: multi-turn behaviour cloning, one sample per assistant turn, loss on the
-assistant's tokens only; checkpoints that resume exactly; Hugging Face-format export."""
+assistant's tokens only; checkpoints that resume exactly; Hugging Face-format export. Data-parallel
+under `torchrun`: each rank takes every size-th sample of a batch, and the step is the whole batch's."""
 from __future__ import annotations
 
 import asyncio
@@ -12,6 +13,7 @@ from weblica.policy.backends.hf import varying_length_attention
 from weblica.policy.context import ContextBuilder
 from weblica.train.algorithms import masked_token_nll
 from weblica.train.config import SFTConfig
+from weblica.train.distributed import World, close_world, init_world
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
@@ -76,6 +78,14 @@ def _frame(trainable: Any) -> Any:
 
 def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
     """Run SFT to completion (resuming from the newest checkpoint in output_dir); returns a summary."""
+    world, device = init_world(config.device)
+    try:
+        return _train_sft(replace(config, device=device), world)
+    finally:
+        close_world(world)
+
+
+def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
     import torch
 
     out = Path(config.output_dir)
@@ -86,6 +96,9 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
     run_dirs = [Path(p) for p in config.trajectories]
     tasks_by_id: dict[str, Any] = {}
     if config.tasks:
+        if world.main:  # one rank plays the teacher; the others read its episodes
+            collect_teacher_runs(config, out / "teacher", _frame(trainable))
+        world.barrier()
         run_dirs += collect_teacher_runs(config, out / "teacher", _frame(trainable))
         tasks_by_id.update({t.id: t for t in load_tasks(config.tasks)})
     for run_dir in config.trajectories:
@@ -104,7 +117,14 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
     if resume is not None:
         state = load_training_state(resume, optimizer)
     steps_per_epoch = (len(samples) + config.batch_size - 1) // config.batch_size
-    logger = MetricsLogger(out, resume_after=state["step"] if resume is not None else None)
+    logger = MetricsLogger(out, resume_after=state["step"] if resume is not None else None) if world.main else None
+    last: dict[str, Any] = {}
+
+    def save() -> None:
+        if world.main:
+            save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer, {**state, "config": config_record(config)})
+        world.barrier()
+
     trainable.model.train()
     try:
         for epoch in range(state["epoch"], config.epochs):
@@ -112,37 +132,45 @@ def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
             order = torch.randperm(len(samples), generator=torch.Generator().manual_seed(config.seed * 1000 + epoch))
             for b in range(state["batch"] if epoch == state["epoch"] else 0, steps_per_epoch):
                 batch = [samples[i] for i in order[b * config.batch_size:(b + 1) * config.batch_size].tolist()]
-                metrics = sft_step(trainable, optimizer, batch, config)
+                last = {"epoch": epoch, **sft_step(trainable, optimizer, batch, config, world)}
                 state = {"step": state["step"] + 1, "epoch": epoch, "batch": b + 1}
-                logger.log(state["step"], {"epoch": epoch, **metrics})
+                if logger is not None:
+                    logger.log(state["step"], last)
                 if config.save_every and state["step"] % config.save_every == 0:
-                    save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer,
-                                    {**state, "config": config_record(config)})
+                    save()
             state = {"step": state["step"], "epoch": epoch + 1, "batch": 0}
     finally:
-        logger.close()
+        if logger is not None:
+            logger.close()
     trainable.model.eval()
-    save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer, {**state, "config": config_record(config)})
-    export_model(trainable, out / "final")
+    save()
+    if world.main:
+        export_model(trainable, out / "final")
+    world.barrier()
     return {"samples": len(samples), "steps": state["step"], "final": str(out / "final"),
-            "last_loss": logger.last.get("loss")}
+            "last_loss": last.get("loss"), **({"ranks": world.size} if world.distributed else {})}
 
 
-def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig) -> dict[str, float]:
-    """One optimizer step of behaviour cloning on a batch (token-mean NLL of the responses)."""
+def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig,
+             world: World = World()) -> dict[str, float]:
+    """One optimizer step of behaviour cloning on a batch (token-mean NLL of the responses); split over
+    data-parallel ranks, each computes its share and the gradients are summed."""
     import torch
 
     optimizer.zero_grad(set_to_none=True)
     tokens = sum(len(s.response_ids) for s in batch)
     total = 0.0
-    for first in range(0, len(batch), config.micro_batch_size):
-        micro = batch[first:first + config.micro_batch_size]
+    mine = world.share(batch)
+    for first in range(0, len(mine), config.micro_batch_size):
+        micro = mine[first:first + config.micro_batch_size]
         with varying_length_attention():
             scores = batch_logprobs(trainable.model, micro, trainable.device)
             # one backward per micro-batch, weighted so the sum is the batch's token mean
             loss = masked_token_nll(scores.logprobs, scores.mask) * (float(scores.mask.sum()) / tokens)
             loss.backward()
         total += float(loss.detach())
+    world.sum_gradients(trainable.model.parameters())
+    (total,) = world.sum_floats([total])
     grad_norm = torch.nn.utils.clip_grad_norm_(trainable.model.parameters(), config.max_grad_norm)
     optimizer.step()
     return {"loss": round(total, 6), "tokens": tokens, "grad_norm": round(float(grad_norm), 6)}
