@@ -5,6 +5,11 @@ of N sites with sampled styles, against the same for N sites sharing one resolve
 density, layout, widgets, locale and distractors pinned; skill, category and content still vary): the
 ratio says how much the style space, beyond the content, changes what an agent sees.
 
+Where the time goes: the machine's CPU seconds per validated site, against the budget the goal of 60
+sites a minute leaves on this machine's cores, and the share of it that page loads alone take (the
+documents validation loads per site, times the CPU of one load of a validated site's start page,
+measured in the same run in a browser set up like validation's).
+
     python bench/synth.py --n 12 [--seed 0] [--style brutalist] [--concurrency 4] [--json]
 """
 from __future__ import annotations
@@ -21,6 +26,43 @@ from typing import Any
 
 from weblica.synth.generate import synthesize_specs, write_unvalidated
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills
+
+
+GOAL_SITES_PER_MINUTE = 60
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time used by every process on this machine (Linux): Chromium's processes are not children
+    this process waits for, so its own rusage would miss them."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle and iowait
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+async def page_load_cpu_ms(paths: list[Path], loads: int = 20) -> float:
+    """Machine CPU per load of a site's start page, reloaded in one page as validation reuses its pages."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import context_kwargs, launch_browser
+    from weblica.serve.server import SiteServer
+    from weblica.synth.validate import _DETERMINISM
+
+    with SiteServer(paths) as server:
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            context = await browser.new_context(**context_kwargs(proxy=server.url))
+            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+            page = await context.new_page()
+            spent = 0.0
+            for path in paths:
+                url = f"http://{path.name}.synth.test/"
+                await page.goto(url, wait_until="load")
+                start = machine_cpu_seconds()
+                for _ in range(loads):
+                    await page.goto(url, wait_until="load")
+                spent += machine_cpu_seconds() - start
+            await browser.close()
+    return spent / (loads * len(paths)) * 1000
 
 
 def generate(n: int, seed: int, out: Path, style: str | None, concurrency: int) -> tuple[list[Any], float]:
@@ -83,12 +125,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         load = os.getloadavg()[0]
+        cpu = machine_cpu_seconds()
         mixed, seconds = generate(args.n, args.seed, Path(tmp) / "mixed", None, args.concurrency)
+        cpu = machine_cpu_seconds() - cpu
         load = max(load, os.getloadavg()[0])
+        load_ms = asyncio.run(page_load_cpu_ms([r.path for r in mixed if r.ok][:4]))
         same = one_style_sites(args.n, args.seed + 1, Path(tmp) / "same", args.style)
         validated = sum(r.ok for r in mixed)
         across = mean_phash_distance(asyncio.run(first_screenshots([r.path for r in mixed])))
         within = mean_phash_distance(asyncio.run(first_screenshots(same)))
+    cores = len(os.sched_getaffinity(0))
+    loads = sum(r.page_loads for r in mixed)
     summary = {
         "sites": args.n, "validated_sites": validated, "seconds": round(seconds, 1),
         "validated_sites_per_minute": round(validated / seconds * 60, 2),
@@ -96,6 +143,10 @@ def main() -> None:
         "tasks_kept": sum(r.tasks_kept for r in mixed), "tasks_generated": sum(r.tasks_generated for r in mixed),
         "phash_distance_across_styles": round(across, 2), "phash_distance_within_style": round(within, 2),
         "diversity_ratio": round(across / within, 2) if within else None,
+        "cores": cores, "cpu_seconds_per_site": round(cpu / args.n, 2),
+        "cpu_seconds_per_site_at_goal": round(cores * 60 / GOAL_SITES_PER_MINUTE, 2),
+        "page_loads_per_site": round(loads / args.n, 1), "page_load_cpu_ms": round(load_ms, 1),
+        "page_loads_cpu_seconds_per_site": round(loads / args.n * load_ms / 1000, 2),
     }
     if args.json:
         print(json.dumps(summary, sort_keys=True))

@@ -49,6 +49,8 @@ def test_validate_replays_kept_oracles_and_rejects_a_broken_task(validated, tmp_
     summary = report.to_dict()
     assert summary["tasks"] == summary["valid_tasks"] == summary["oracle_success"] == 4 * TASKS_PER_SITE
     assert summary["failures"] == []
+    # every oracle episode loads its start page, and a random run per start page loads it again
+    assert all(report.page_loads[r.site_id] > TASKS_PER_SITE for r in results[:4]), report.page_loads
     # corrupt one gold answer / expected state: validation must notice
     broken = results[0].path
     lines = (broken / "tasks.jsonl").read_text().splitlines()

@@ -22,6 +22,7 @@ class SynthResult:
     tasks_kept: int
     failures: list[str] = field(default_factory=list)
     min_tasks: int = MIN_TASKS
+    page_loads: int = 0  # documents Chromium loaded to validate the site
 
     @property
     def ok(self) -> bool:
@@ -83,7 +84,7 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
     """Compile and check every task of the bundles; rewrite tasks.jsonl with the valid ones only."""
     from weblica.synth.validate import validate_bundles
 
-    _, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser)
+    report, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser)
     results = []
     for path in paths:
         pairs = per_bundle.get(path, [])
@@ -96,5 +97,6 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
                 kept.append(task)
         save_tasks(kept, path / "tasks.jsonl")
         failures = [f"{o.task_id}: {f}" for _, o in pairs for f in o.failures]
-        results.append(SynthResult(path.name, path, len(pairs), len(kept), failures))
+        results.append(SynthResult(path.name, path, len(pairs), len(kept), failures,
+                                   page_loads=report.page_loads[path.name]))
     return results

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ class ValidationReport:
     tasks: int = 0
     outcomes: list[TaskOutcome] = field(default_factory=list)
     site_failures: list[str] = field(default_factory=list)
+    page_loads: Counter[str] = field(default_factory=Counter)  # documents loaded per site: the browser work
 
     @property
     def valid_tasks(self) -> int:
@@ -140,10 +142,16 @@ class _Tab:
         self.tracker = RequestTracker(page)
         self.errors: list[str] = []
         self.origins: set[str] = set()
+        self.loads = 0
+        page.on("load", self._loaded)
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("framenavigated", lambda f: self.origins.add(_origin(f.url)) if f == page.main_frame else None)
         page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
+
+
+    def _loaded(self, _page: Any) -> None:
+        self.loads += 1
 
 
 def _origin(url: str) -> str:
@@ -172,6 +180,7 @@ class Validator:
         self.determinism = _DETERMINISM.read_text(encoding="utf-8")
         self._shared: Any = None
         self._idle: list[_Tab] = []
+        self.page_loads: Counter[str] = Counter()
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
@@ -201,6 +210,7 @@ class Validator:
             tab = self._idle.pop() if self._idle else _Tab(await (await self._context()).new_page())
             origin = _origin(task.start_url)
             ok = False
+            loads = tab.loads
             try:
                 await tab.page.set_extra_http_headers(net.extra_headers)
                 tab.errors, tab.origins = [], set()
@@ -210,6 +220,7 @@ class Validator:
                 ok = True
                 return result
             finally:
+                self.page_loads[task.source.site or ""] += tab.loads - loads
                 if ok:
                     await self._release(tab, origin)
                 else:
@@ -346,6 +357,7 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
             try:
                 await asyncio.gather(*(one(p) for p in paths))
             finally:
+                report.page_loads.update(validator.page_loads)
                 await validator.close()
 
     if browser is not None:  # the caller's browser (an agent loop validating again and again)
