@@ -130,6 +130,13 @@ def test_grpo_on_two_ranks_plays_and_learns_like_one_process(any_answer_tasks, t
         for (_, a), (_, b) in zip(episodes, alone):  # after an update, log-probs differ by float noise only
             assert a == pytest.approx(b, abs=1e-4)
     assert (tmp_path / "two" / "checkpoint-1").is_dir() and (tmp_path / "two" / "final" / "config.json").exists()
+    # stopped after one iteration and resumed on two ranks: the uninterrupted run's lines
+    for iterations in (1, 2):
+        recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "split"),
+                                          **{**common, "iterations": iterations}}))
+        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--json")
+        assert done.returncode == 0, done.stderr[-3000:]
+    assert _lines(tmp_path / "split" / "metrics.jsonl") == two
 
 
 def test_sft_on_two_ranks_steps_like_one_process(site, tmp_path):

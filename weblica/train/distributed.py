@@ -19,6 +19,9 @@ T = TypeVar("T")
 
 # gradients travel in flat buckets of this many elements: one collective per bucket, not per tensor
 BUCKET_ELEMENTS = 1 << 24
+# ranks wait for each other's rollouts inside a collective: a round of long episodes on a slow rank
+# must not trip the default watchdog (10 minutes for NCCL)
+COLLECTIVE_TIMEOUT_S = 4 * 3600
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,9 @@ def init_world(device: str) -> tuple[World, str]:
     else:
         backend = "gloo"
     if not dist.is_initialized():
-        dist.init_process_group(backend)
+        import datetime
+
+        dist.init_process_group(backend, timeout=datetime.timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     return world, device
 
 
