@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
 
@@ -64,6 +64,12 @@ class World:
             import torch.distributed as dist
 
             dist.barrier()
+
+    def on_main(self, write: Callable[[], Any]) -> None:
+        """Do `write` on the main rank only (a checkpoint, an export); every rank goes on once it is done."""
+        if self.main:
+            write()
+        self.barrier()
 
     def sum_floats(self, values: Sequence[float]) -> list[float]:
         """Element-wise sum over ranks of a few floats (loss terms to log)."""

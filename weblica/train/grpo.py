@@ -300,16 +300,12 @@ class GRPOTrainer:
                 if logger is not None:
                     logger.log(iteration, last)
                 if cfg.save_every and (iteration + 1) % cfg.save_every == 0:
-                    if world.main:
-                        save_checkpoint(self.out / f"checkpoint-{iteration}", self.trainable, self.optimizer,
-                                        {"iteration": iteration, "config": config_record(cfg)})
-                    world.barrier()
+                    path, state = self.out / f"checkpoint-{iteration}", {"iteration": iteration, "config": config_record(cfg)}
+                    world.on_main(lambda: save_checkpoint(path, self.trainable, self.optimizer, state))
         finally:
             if logger is not None:
                 logger.close()
-        if world.main:
-            export_model(self.trainable, self.out / "final")
-        world.barrier()
+        world.on_main(lambda: export_model(self.trainable, self.out / "final"))
         return {"iterations": cfg.iterations, "final": str(self.out / "final"), "last": last,
                 **({"ranks": world.size} if world.distributed else {})}
 

@@ -96,9 +96,8 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
     run_dirs = [Path(p) for p in config.trajectories]
     tasks_by_id: dict[str, Any] = {}
     if config.tasks:
-        if world.main:  # one rank plays the teacher; the others read its episodes
-            collect_teacher_runs(config, out / "teacher", _frame(trainable))
-        world.barrier()
+        # one rank plays the teacher; the others read its episodes
+        world.on_main(lambda: collect_teacher_runs(config, out / "teacher", _frame(trainable)))
         run_dirs += collect_teacher_runs(config, out / "teacher", _frame(trainable))
         tasks_by_id.update({t.id: t for t in load_tasks(config.tasks)})
     for run_dir in config.trajectories:
@@ -121,9 +120,8 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
     last: dict[str, Any] = {}
 
     def save() -> None:
-        if world.main:
-            save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer, {**state, "config": config_record(config)})
-        world.barrier()
+        world.on_main(lambda: save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer,
+                                              {**state, "config": config_record(config)}))
 
     trainable.model.train()
     try:
@@ -144,9 +142,7 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
             logger.close()
     trainable.model.eval()
     save()
-    if world.main:
-        export_model(trainable, out / "final")
-    world.barrier()
+    world.on_main(lambda: export_model(trainable, out / "final"))
     return {"samples": len(samples), "steps": state["step"], "final": str(out / "final"),
             "last_loss": last.get("loss"), **({"ranks": world.size} if world.distributed else {})}
 
