@@ -15,7 +15,7 @@ from test_train_loops import any_answer_tasks, fixed_port_site  # noqa: F401  (t
 
 from weblica.env.task import save_tasks
 from weblica.train.config import GRPOConfig, SFTConfig
-from weblica.train.distributed import World
+from weblica.train.distributed import World, own_gpu
 from weblica.train.grpo import sample_owners, train_grpo
 from weblica.train.model_io import load_trainable, make_optimizer
 from weblica.train.policy_update import Shards, ppo_update
@@ -164,3 +164,12 @@ def test_sample_owners_follow_the_batch_order():
     # groups in batch order held by ranks 1, 0, 1; rank 0's group has 2 samples, rank 1's 3 and 1
     assert sample_owners([1, 0, 1], [[2], [3, 1]]) == [1, 1, 1, 0, 0, 1]
     assert sample_owners([], [[], []]) == []
+
+
+def test_each_gpu_rank_sees_only_its_own_gpu(monkeypatch):
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5,6")
+    assert own_gpu(World(rank=1, size=3, local_rank=1)) == "cuda:0"
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "5"
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,5")
+    with pytest.raises(RuntimeError, match="--nproc at most the number of GPUs"):
+        own_gpu(World(rank=2, size=3, local_rank=2))

@@ -141,16 +141,7 @@ def init_world(device: str) -> tuple[World, str]:
     import torch.distributed as dist
 
     if device.startswith("cuda") or device == "auto" and torch.cuda.is_available():
-        if torch.cuda.is_initialized():
-            raise RuntimeError("CUDA started before the training ranks were set up; start training before "
-                               "anything touches the GPU")
-        visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-        gpus = visible.split(",") if visible else [str(i) for i in range(torch.cuda.device_count())]
-        if world.local_rank >= len(gpus):
-            raise RuntimeError(f"rank {world.rank} has no GPU: {len(gpus)} visible for {world.size} ranks "
-                               "(one rank per GPU: --nproc at most the number of GPUs)")
-        os.environ["CUDA_VISIBLE_DEVICES"] = gpus[world.local_rank]
-        device, backend = "cuda:0", "nccl"
+        device, backend = own_gpu(world), "nccl"
     else:
         backend = "gloo"
     if not dist.is_initialized():
@@ -158,6 +149,23 @@ def init_world(device: str) -> tuple[World, str]:
 
         dist.init_process_group(backend, timeout=datetime.timedelta(seconds=COLLECTIVE_TIMEOUT_S))
     return world, device
+
+
+def own_gpu(world: World) -> str:
+    """Narrow this process to the GPU of its local rank (`CUDA_VISIBLE_DEVICES`, so the rank's vLLM
+    engine lands there too) and return that GPU's device name, which is then `cuda:0`."""
+    import torch
+
+    if torch.cuda.is_initialized():
+        raise RuntimeError("CUDA started before the training ranks were set up; start training before "
+                           "anything touches the GPU")
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    gpus = visible.split(",") if visible else [str(i) for i in range(torch.cuda.device_count())]
+    if world.local_rank >= len(gpus):
+        raise RuntimeError(f"rank {world.rank} has no GPU: {len(gpus)} visible for {world.size} ranks "
+                           "(one rank per GPU: --nproc at most the number of GPUs)")
+    os.environ["CUDA_VISIBLE_DEVICES"] = gpus[world.local_rank]
+    return "cuda:0"
 
 
 def close_world(world: World) -> None:
