@@ -149,7 +149,6 @@ class _Tab:
         page.on("framenavigated", lambda f: self.origins.add(_origin(f.url)) if f == page.main_frame else None)
         page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
 
-
     def _loaded(self, _page: Any) -> None:
         self.loads += 1
 
