@@ -50,11 +50,12 @@ def teacher_task(task: Task, config: SFTConfig, frame: Any = None) -> Task:
     return task if config.oracle_thoughts else replace(task, oracle_thoughts=None)
 
 
-def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> list[Path]:
-    """Play the configured tasks with the teacher policy (once; reused on resume). With `frame` (the
-    student's), the oracle teacher plays its actions snapped to the student's coordinate grid."""
+def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> None:
+    """Play the configured tasks with the teacher policy into the run directory `out` (once; reused on
+    resume). With `frame` (the student's), the oracle teacher plays its actions snapped to the student's
+    coordinate grid."""
     if (out / "episodes.jsonl").exists():
-        return [out]
+        return
     from weblica.commands.run import policy_factory
     from weblica.env.sources import open_backends
     from weblica.rollout import run_tasks
@@ -67,7 +68,6 @@ def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> lis
                             seed=config.seed, backends=backends)
 
     asyncio.run(go())
-    return [out]
 
 
 def _frame(trainable: Any) -> Any:
@@ -96,9 +96,9 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
     run_dirs = [Path(p) for p in config.trajectories]
     tasks_by_id: dict[str, Any] = {}
     if config.tasks:
-        # one rank plays the teacher; the others read its episodes
+        # one rank plays the teacher; every rank then reads its episodes
         world.on_main(lambda: collect_teacher_runs(config, out / "teacher", _frame(trainable)))
-        run_dirs += collect_teacher_runs(config, out / "teacher", _frame(trainable))
+        run_dirs.append(out / "teacher")
         tasks_by_id.update({t.id: t for t in load_tasks(config.tasks)})
     for run_dir in config.trajectories:
         tasks_file = Path(run_dir) / "tasks.jsonl"
