@@ -25,7 +25,7 @@ from weblica.cache.canonical import request_view
 from weblica.cache.exchange import HOP_HEADERS, Exchange
 from weblica.cache.matcher import TIERS, ReplayIndex
 from weblica.cache.rules import Rule, RuleBook
-from weblica.cache.store import Store
+from weblica.cache.store import Store, StoreError
 from weblica.env.backend import EPISODE_HEADER
 
 logger = logging.getLogger(__name__)
@@ -246,6 +246,7 @@ class ReplayStats:
     tiers: Counter = field(default_factory=lambda: Counter({t: 0 for t in TIERS}))
     outbound_attempts: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)   # the store could not answer (a body missing or corrupt)
 
     @property
     def requests(self) -> int:
@@ -281,7 +282,15 @@ class Replayer:
         conditional = "if-none-match" in req.headers or "if-modified-since" in req.headers
         match = source.index.match(view, episode, conditional)
         if match.exchange is not None:
-            flow.response = make_response(source.store, match.exchange)
+            try:
+                flow.response = make_response(source.store, match.exchange)
+            except StoreError as exc:  # a body missing or corrupt: answered and reported, never sent upstream
+                flow.response = local_error(502, f"weblica replay: {exc}\n", "miss")
+                self._count("miss", flow, {"method": req.method, "url": req.pretty_url, "closest": match.exchange.url,
+                                           "differing": {}, "error": str(exc)})
+                with self._lock:
+                    self.stats.errors.append(str(exc))
+                return
             flow.response.headers[REPLAY_HEADER] = match.tier
             self._count(match.tier, flow)
             return

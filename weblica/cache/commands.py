@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import click
 
@@ -39,6 +41,21 @@ def _store_errors() -> tuple[type[Exception], ...]:
     from weblica.cache.store import StoreError
 
     return (StoreError, RuleError, InteropError, ProxyError, ChromiumNotFound)
+
+
+@contextmanager
+def _reported(as_json: bool) -> Iterator[None]:
+    """A store, file or input error as one line naming the file: `{"error": …}` on stdout with --json
+    (exit status 1), else click's usual error on stderr."""
+    try:
+        yield
+    except (UserError, *_store_errors()) as exc:
+        message = exc.format_message() if isinstance(exc, click.ClickException) else str(exc)
+        message = " ".join(message.split())
+        if as_json:
+            click.echo(json.dumps({"error": message}))
+            sys.exit(1)
+        raise UserError(message) from None
 
 
 def register(cli: click.Group) -> None:
@@ -85,7 +102,7 @@ def register(cli: click.Group) -> None:
         """Cache rules: which request fields replay may ignore or must match."""
 
     @rules_group.command("infer")
-    @click.argument("recording", type=click.Path(exists=True, file_okay=False))
+    @click.argument("recording", type=click.Path())
     @click.option("--out", default="cache_rules", show_default=True, type=click.Path(file_okay=False))
     @click.option("--json", "as_json", is_flag=True)
     def infer_command(recording: str, out: str, as_json: bool) -> None:
@@ -94,8 +111,8 @@ def register(cli: click.Group) -> None:
         from weblica.cache.rules import load_rules, save_rules
         from weblica.cache.store import Store
 
-        try:
-            with Store.open_dir(recording) as store:
+        with _reported(as_json):
+            with Store.open_dir(recording, readonly=True) as store:
                 runs = store.runs()
                 rulesets = infer_rules(store)
             files = []
@@ -103,15 +120,13 @@ def register(cli: click.Group) -> None:
                 existing_path = Path(out) / f"{domain}.yaml"
                 existing = load_rules(existing_path) if existing_path.exists() else None
                 files.append(str(save_rules(merge_with_existing(ruleset, existing), out)))
-        except _store_errors() as exc:
-            raise UserError(str(exc)) from None
         summary: dict[str, Any] = {"recording": recording, "runs": len(runs), "files": files, **summarize(rulesets)}
         if len(runs) < 2:
             summary["warning"] = "one run only: record with --runs 2 or more to tell volatile values from semantic ones"
         emit(summary, as_json)
 
     @cli.command("replay")
-    @click.argument("recording", type=click.Path(exists=True, file_okay=False))
+    @click.argument("recording", type=click.Path())
     @click.option("--actions", "actions_path", type=click.Path(exists=True, dir_okay=False),
                   help="actions to play (default: the recorded ones)")
     @click.option("--check", is_flag=True, help="replay offline and report tiers, screens and outbound connections")
@@ -125,60 +140,75 @@ def register(cli: click.Group) -> None:
     def replay_command(recording: str, actions_path: str | None, check: bool, serve: bool, port: int, seed: int,
                        start_url: str | None, rules_dirs: tuple[str, ...], as_json: bool) -> None:
         """Replay a recording with the network cut."""
-        from weblica.cache import replay
-
-        dirs = list(rules_dirs) or None
-        if check == serve:
-            raise UserError("choose one of --check (validate offline) or --serve (run the replay proxy)")
-        try:
-            if check:
-                summary = asyncio.run(replay.check(recording, _load_actions(actions_path), seed=seed, rules_dirs=dirs,
-                                                   start_url=start_url))
-                emit(summary, as_json, _human_check(summary))
-                return
-
-            def ready(url: str) -> None:
-                emit({"recording": recording, "proxy": url, "ignore_https_errors": True}, as_json,
-                     f"replay proxy for {recording} on {url} (point a browser at it; accept its certificate "
-                     "or ignore HTTPS errors). Ctrl-C stops it.")
-
-            asyncio.run(replay.serve(recording, port, dirs, ready))
-        except KeyboardInterrupt:
-            pass
-        except _store_errors() as exc:
-            raise UserError(str(exc)) from None
+        with _reported(as_json):
+            if check == serve:
+                raise UserError("choose one of --check (validate offline) or --serve (run the replay proxy)")
+            _replay(recording, actions_path, check, port, seed, start_url, list(rules_dirs) or None, as_json)
 
     @cli.command("import")
-    @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+    @click.argument("file", type=click.Path())
     @click.option("--out", default=None, type=click.Path(file_okay=False), help="recording directory")
+    @click.option("--again", is_flag=True, help="import the file even if this recording already holds it")
+    @click.option("--skip-bad", is_flag=True,
+                  help="import the good records of a damaged file and list the bad ones (default: import nothing)")
     @click.option("--json", "as_json", is_flag=True)
-    def import_command(file: str, out: str | None, as_json: bool) -> None:
-        """Import a HAR or WARC file as a recording."""
+    def import_command(file: str, out: str | None, again: bool, skip_bad: bool, as_json: bool) -> None:
+        """Import a HAR or WARC file as a recording (new, or more runs of an existing one): all or nothing."""
         from weblica.cache.interop import import_file
 
         name = Path(file).name.split(".")[0]
-        try:
-            summary = import_file(file, out or str(Path("recordings") / name))
-        except _store_errors() as exc:
-            raise UserError(str(exc)) from None
-        emit(summary, as_json)
+        with _reported(as_json):
+            summary = import_file(file, out or str(Path("recordings") / name), again=again, skip_bad=skip_bad)
+        emit(summary, as_json, _human_import(summary))
 
     @cli.command("export")
-    @click.argument("recording", type=click.Path(exists=True, file_okay=False))
+    @click.argument("recording", type=click.Path())
     @click.option("--format", "fmt", type=click.Choice(["har", "warc"]), required=True)
     @click.option("--out", default=None, type=click.Path(dir_okay=False))
-    @click.option("--keep-secrets", is_flag=True, help="keep Authorization and Cookie values (redacted by default)")
+    @click.option("--keep-secrets", is_flag=True,
+                  help="keep credentials, cookies, tokens and passwords (redacted by default; see README)")
     @click.option("--json", "as_json", is_flag=True)
     def export_command(recording: str, fmt: str, out: str | None, keep_secrets: bool, as_json: bool) -> None:
-        """Export a recording as HAR or WARC."""
+        """Export a recording as HAR or WARC (read-only; secrets redacted unless --keep-secrets)."""
         from weblica.cache.interop import export_har, export_warc
 
         out = out or f"{Path(recording).name}.{'har' if fmt == 'har' else 'warc.gz'}"
-        try:
+        with _reported(as_json):
             summary = (export_har if fmt == "har" else export_warc)(recording, out, keep_secrets)
-        except _store_errors() as exc:
-            raise UserError(str(exc)) from None
         emit(summary, as_json)
+
+
+def _replay(recording: str, actions_path: str | None, check: bool, port: int, seed: int, start_url: str | None,
+            dirs: list[str] | None, as_json: bool) -> None:
+    from weblica.cache import replay
+
+    try:
+        if check:
+            summary = asyncio.run(replay.check(recording, _load_actions(actions_path), seed=seed, rules_dirs=dirs,
+                                               start_url=start_url))
+            emit(summary, as_json, _human_check(summary))
+            if summary.get("store_errors"):  # the recording is damaged: the check failed
+                sys.exit(1)
+            return
+
+        def ready(url: str) -> None:
+            emit({"recording": recording, "proxy": url, "ignore_https_errors": True}, as_json,
+                 f"replay proxy for {recording} on {url} (point a browser at it; accept its certificate "
+                 "or ignore HTTPS errors). Ctrl-C stops it.")
+
+        asyncio.run(replay.serve(recording, port, dirs, ready))
+    except KeyboardInterrupt:
+        pass
+
+
+def _human_import(summary: dict[str, Any]) -> str:
+    if summary.get("skipped"):
+        return f"skipped: {summary['reason']}"
+    lines = [f"{summary['recording']}: {summary['runs']} run(s), {summary['exchanges']} exchange(s) imported"]
+    for bad in summary.get("bad_records", []):
+        at = f" at byte {bad['offset']}" if "offset" in bad else ""
+        lines.append(f"skipped record {bad['index']}{at}: {bad['reason']}")
+    return "\n".join(lines)
 
 
 def _human_check(summary: dict[str, Any]) -> str:
@@ -186,6 +216,8 @@ def _human_check(summary: dict[str, Any]) -> str:
     lines = [f"{summary['requests']} requests: {tiers}",
              f"screens identical: {summary['screens_identical']}",
              f"outbound connections: {summary['outbound_connections']}"]
+    if summary.get("error"):
+        lines.append(f"error: {summary['error']}")
     for miss in summary.get("misses", [])[:10]:
         lines.append(f"miss {miss['method']} {miss['url']} (closest {miss['closest']}; differs in "
                      f"{', '.join(miss['differing'])})")

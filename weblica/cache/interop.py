@@ -2,28 +2,41 @@
 
 A HAR whose `pages` are repeated loads of one site (as WebPageTest and sitespeed.io write them) imports
 as one run per page, so rules can be inferred from it. Where a HAR has no bodies, response identity
-falls back to status, size, content type and validators. Secrets (Authorization, Cookie, Set-Cookie)
-stay in the recording for replay and are redacted on export unless asked otherwise.
+falls back to status, size, content type and validators.
+
+Imports are all or nothing: the file is read and checked completely first (a HAR entry of the wrong
+shape, a WARC record whose length or digest is wrong, a truncated file), then its runs are written in
+one transaction, into a new recording built beside its final place and moved there. A file already
+imported into a recording (same sha256) is skipped unless asked again.
+
+Secrets stay in the recording for replay and are redacted on export (see `redact.py`) unless asked
+otherwise; every export is written to a temporary file and moved into place.
 """
 from __future__ import annotations
 
 import base64
+import binascii
+import hashlib
 import json
+import os
+import shutil
+import tempfile
 from collections import defaultdict
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from io import BytesIO
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from weblica.cache.exchange import HOP_HEADERS, Exchange, header
-from weblica.cache.store import Store, StoreError
+from weblica.cache.redact import exported_exchange, redact_url
+from weblica.cache.store import DB_NAME, PendingRun, Store, StoreError
+from weblica.cache.warc import BadRecord, read_warc
 
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-REDACTED = "REDACTED"
 
-
-class InteropError(ValueError):
-    pass
+class InteropError(StoreError):
+    """A HAR or WARC file that cannot be imported, or an export that cannot be written."""
 
 
 def _parse_time(text: str | None) -> float:
@@ -39,211 +52,342 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts or 0, tz=timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def _clean_headers(headers: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def file_digest(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# ---- HAR: reading and checking ------------------------------------------------------------------------
+
+_KINDS = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list"}
+
+
+def _get(obj: dict[str, Any], key: str, kinds: tuple[type, ...], where: str, required: bool = False) -> Any:
+    """obj[key] if it has one of `kinds` (None when absent and optional); else an InteropError naming the field."""
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise InteropError(f"{where}.{key}: missing")
+        return None
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        expected = " or ".join(_KINDS.get(k, k.__name__) for k in kinds)
+        raise InteropError(f"{where}.{key}: expected {expected}, got {type(value).__name__} {str(value)[:40]!r}")
+    return value
+
+
+def _har_headers(obj: dict[str, Any], where: str) -> list[tuple[str, str]]:
     # HTTP/2 pseudo-headers are not headers; bodies in HAR are decoded, so their transfer headers go
-    return [(h["name"], str(h.get("value", ""))) for h in headers
-            if not h["name"].startswith(":") and h["name"].lower() not in HOP_HEADERS]
+    out = []
+    for i, item in enumerate(_get(obj, "headers", (list,), where) or []):
+        if not isinstance(item, dict):
+            raise InteropError(f"{where}.headers[{i}]: expected an object with name and value")
+        name = _get(item, "name", (str,), f"{where}.headers[{i}]", required=True)
+        value = _get(item, "value", (str, int, float), f"{where}.headers[{i}]")
+        if not name.startswith(":") and name.lower() not in HOP_HEADERS:
+            out.append((name, "" if value is None else str(value)))
+    return out
 
 
-# ---- HAR ----------------------------------------------------------------------------------------------
-
-def import_har(path: str | Path, out: str | Path) -> dict[str, Any]:
-    try:
-        log = json.loads(Path(path).read_text(encoding="utf-8"))["log"]
-        entries = log["entries"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise InteropError(f"{path} is not a HAR file ({exc}); export one from the browser's network panel") from None
-    pages = log.get("pages") or []
-    groups: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
-    for entry in entries:
-        groups[entry.get("pageref") if len(pages) > 1 else None].append(entry)
-    order = [p.get("id") for p in pages if p.get("id") in groups] if len(pages) > 1 else [None]
-    order += [k for k in groups if k not in order]
-    store = Store.open_dir(out, create=True)
-    try:
-        total = 0
-        for page_id in order:
-            page = next((p for p in pages if p.get("id") == page_id), {})
-            items = sorted(groups[page_id], key=lambda e: _parse_time(e.get("startedDateTime")))
-            start_url = items[0]["request"]["url"] if items else None
-            run_id = store.new_run("import", start_url=start_url,
-                                   info={"source": str(path), "page": page_id, "title": page.get("title")})
-            for seq, entry in enumerate(items):
-                store.add_exchange(*_har_exchange(entry, run_id, seq))
-                total += 1
-            store.finish_run(run_id)
-        return {"recording": str(out), "runs": len(order), "exchanges": total}
-    finally:
-        store.close()
-
-
-def _har_exchange(entry: dict[str, Any], run_id: int, seq: int) -> tuple[Exchange, bytes | None, bytes | None]:
-    req, resp = entry["request"], entry["response"]
-    post = req.get("postData") or {}
-    request_headers = _clean_headers(req.get("headers", []))
+def _har_exchange(entry: Any, where: str, seq: int) -> tuple[Exchange, bytes | None, bytes | None]:
+    if not isinstance(entry, dict):
+        raise InteropError(f"{where}: expected an object, got {type(entry).__name__}")
+    req = _get(entry, "request", (dict,), where, required=True)
+    resp = _get(entry, "response", (dict,), where, required=True)
+    method = _get(req, "method", (str,), f"{where}.request", required=True)
+    url = _get(req, "url", (str,), f"{where}.request", required=True)
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        raise InteropError(f"{where}.request.url: expected an absolute http(s) URL, got {url[:60]!r}")
+    request_headers = _har_headers(req, f"{where}.request")
+    post = _get(req, "postData", (dict,), f"{where}.request") or {}
     request_body: bytes | None = None
-    if post.get("text") is not None:
-        request_body = post["text"].encode("utf-8")
+    text = _get(post, "text", (str,), f"{where}.request.postData")
+    if text is not None:
+        request_body = text.encode("utf-8")
     elif post.get("params"):
-        from urllib.parse import urlencode
-        request_body = urlencode([(p["name"], p.get("value", "")) for p in post["params"]]).encode()
-    if request_body is not None and post.get("mimeType") and not header(request_headers, "content-type"):
-        request_headers.append(("Content-Type", post["mimeType"]))
-    content = resp.get("content") or {}
+        params = _get(post, "params", (list,), f"{where}.request.postData")
+        pairs = []
+        for i, p in enumerate(params):
+            at = f"{where}.request.postData.params[{i}]"
+            if not isinstance(p, dict):
+                raise InteropError(f"{at}: expected an object with name and value")
+            pairs.append((_get(p, "name", (str,), at, required=True), _get(p, "value", (str,), at) or ""))
+        request_body = urlencode(pairs).encode()
+    mime = _get(post, "mimeType", (str,), f"{where}.request.postData")
+    if request_body is not None and mime and not header(request_headers, "content-type"):
+        request_headers.append(("Content-Type", mime))
+    status = _get(resp, "status", (int,), f"{where}.response", required=True)
+    content = _get(resp, "content", (dict,), f"{where}.response") or {}
     response_body: bytes | None = None
-    if content.get("text") is not None:
-        text = content["text"]
-        response_body = base64.b64decode(text) if content.get("encoding") == "base64" else text.encode("utf-8")
-    started = _parse_time(entry.get("startedDateTime"))
-    response_headers = _clean_headers(resp.get("headers", []))
-    ex = Exchange(method=req["method"], url=req["url"], request_headers=request_headers,
-                  status=int(resp.get("status", 0)), reason=resp.get("statusText", ""),
-                  response_headers=response_headers, http_version=resp.get("httpVersion") or "HTTP/1.1",
-                  started=started, ended=started + float(entry.get("time") or 0) / 1000, seq=seq, run_id=run_id)
+    body_text = _get(content, "text", (str,), f"{where}.response.content")
+    encoding = _get(content, "encoding", (str,), f"{where}.response.content")
+    if body_text is not None:
+        if encoding == "base64":
+            try:
+                response_body = base64.b64decode("".join(body_text.split()), validate=True)
+            except (binascii.Error, ValueError) as exc:
+                raise InteropError(f"{where}.response.content.text: not valid base64 ({exc})") from None
+        elif encoding:
+            raise InteropError(f"{where}.response.content.encoding: unknown encoding {encoding!r} (HAR knows base64)")
+        else:
+            response_body = body_text.encode("utf-8")
+    started = _parse_time(_get(entry, "startedDateTime", (str,), where))
+    elapsed = _get(entry, "time", (int, float), where) or 0
+    response_headers = _har_headers(resp, f"{where}.response")
+    ex = Exchange(method=method, url=url, request_headers=request_headers, status=status,
+                  reason=_get(resp, "statusText", (str,), f"{where}.response") or "",
+                  response_headers=response_headers,
+                  http_version=_get(resp, "httpVersion", (str,), f"{where}.response") or "HTTP/1.1",
+                  started=started, ended=started + float(elapsed) / 1000, seq=seq)
     if response_body is None:
-        size = content.get("size", -1)
-        ex.response_body_size = max(int(size), 0)
-        ex.response_fingerprint = ":".join([str(ex.status), str(size), (content.get("mimeType") or "").split(";")[0],
-                                            header(response_headers, "etag"),
-                                            header(response_headers, "last-modified")])
+        size = _get(content, "size", (int, float), f"{where}.response.content")
+        size = -1 if size is None else int(size)
+        mime_type = _get(content, "mimeType", (str,), f"{where}.response.content") or ""
+        ex.response_body_size = max(size, 0)
+        ex.response_fingerprint = ":".join([str(status), str(size), mime_type.split(";")[0],
+                                            header(response_headers, "etag"), header(response_headers, "last-modified")])
     return ex, request_body, response_body
 
 
-def _redact(headers: list[tuple[str, str]], keep_secrets: bool) -> list[tuple[str, str]]:
-    if keep_secrets:
-        return headers
-    return [(k, REDACTED if k.lower() in SECRET_HEADERS else v) for k, v in headers]
+def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun], list[BadRecord]]:
+    """The runs a HAR file holds (one per page when it has several pages), checked entry by entry."""
+    try:
+        log = json.loads(Path(path).read_text(encoding="utf-8"))["log"]
+        entries = log["entries"]
+        if not isinstance(entries, list):
+            raise TypeError("log.entries is not a list")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InteropError(f"{path} is not a HAR file ({exc}); export one from the browser's network panel") from None
+    pages = [p for p in (log.get("pages") or []) if isinstance(p, dict)] if isinstance(log.get("pages"), list) else []
+    bad: list[BadRecord] = []
+    groups: dict[Any, list[tuple[Exchange, bytes | None, bytes | None]]] = defaultdict(list)
+    for i, entry in enumerate(entries):
+        try:
+            item = _har_exchange(entry, f"entries[{i}]", 0)
+        except InteropError as exc:
+            if not skip_bad:
+                raise InteropError(f"{path}: {exc}; nothing was imported. Fix: correct or remove that entry, or "
+                                   "pass --skip-bad to import the other entries") from None
+            bad.append(BadRecord(index=i, offset=None, record_id=None, uri=None, reason=str(exc)))
+            continue
+        page_ref = entry.get("pageref") if len(pages) > 1 else None
+        groups[page_ref if isinstance(page_ref, str) else None].append(item)
+    order = [p.get("id") for p in pages if p.get("id") in groups] if len(pages) > 1 else [None]
+    order += [k for k in groups if k not in order]
+    runs = []
+    for page_id in order:
+        page = next((p for p in pages if p.get("id") == page_id), {})
+        items = sorted(groups[page_id], key=lambda item: item[0].started)
+        for seq, (ex, _, _) in enumerate(items):
+            ex.seq = seq
+        title = page.get("title")
+        runs.append(PendingRun("import", start_url=items[0][0].url if items else None, exchanges=items,
+                               info={"source": str(path), "page": page_id,
+                                     "title": title if isinstance(title, str) else None}))
+    return [r for r in runs if r.exchanges], bad
+
+
+# ---- WARC: reading ------------------------------------------------------------------------------------
+
+def read_warc_runs(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun], list[BadRecord]]:
+    """One run of the WARC's response records (with their requests), every record checked first."""
+    try:
+        records, bad = read_warc(path)
+    except OSError as exc:
+        raise InteropError(f"{path} cannot be read ({exc.strerror or exc})") from None
+    if bad and not skip_bad:
+        listed = "; ".join(b.describe() for b in bad[:3]) + (f"; and {len(bad) - 3} more" if len(bad) > 3 else "")
+        raise InteropError(f"{path}: {len(bad)} bad WARC record(s): {listed}; nothing was imported. Fix: export "
+                           "the WARC again, or pass --skip-bad to import only the good records")
+    requests = {r.concurrent_to: r for r in records if r.kind == "request" and r.concurrent_to}
+    bad_requests_of = {b.concurrent_to for b in bad if b.concurrent_to}
+    exchanges = []
+    for record in records:
+        if record.kind != "response":
+            continue
+        request = requests.get(record.record_id)
+        if record.record_id in bad_requests_of:  # half an exchange is not imported
+            bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri, "its request record is bad"))
+            continue
+        try:
+            status_parts = record.http_headers.statusline.split(" ", 1)
+            status = int(status_parts[0])
+        except (ValueError, IndexError):
+            reason = f"status line {record.http_headers.statusline[:40]!r} is not HTTP"
+            if not skip_bad:
+                raise InteropError(f"{path}: record {record.index} ({record.uri}): {reason}; nothing was imported")
+            bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri, reason))
+            continue
+        # warcio splits a request line "GET /x HTTP/1.1" into protocol "GET" and statusline "/x HTTP/1.1"
+        method = (request.http_headers.protocol or "GET") if request is not None else "GET"
+        ex = Exchange(method=method, url=record.uri or "",
+                      request_headers=list(request.http_headers.headers) if request is not None else [],
+                      status=status, reason=status_parts[1] if len(status_parts) > 1 else "",
+                      response_headers=[(k, v) for k, v in record.http_headers.headers if k.lower() not in HOP_HEADERS],
+                      started=_parse_time(record.date), ended=_parse_time(record.date), seq=len(exchanges))
+        exchanges.append((ex, (request.body if request is not None else b"") or None, record.body))
+    runs = [PendingRun("import", start_url=exchanges[0][0].url, exchanges=exchanges,
+                       info={"source": str(path)})] if exchanges else []
+    return runs, bad
+
+
+# ---- import: all or nothing ---------------------------------------------------------------------------
+
+def import_file(path: str | Path, out: str | Path, again: bool = False, skip_bad: bool = False) -> dict[str, Any]:
+    """Import a .har, .warc or .warc.gz file into the recording `out` (new or existing), atomically."""
+    path, out = Path(path), Path(out)
+    if not path.is_file():
+        raise InteropError(f"{path} does not exist or is not a file; give a .har, .warc or .warc.gz file")
+    suffix = "".join(path.suffixes[-2:]).lower()
+    if suffix.endswith(".har"):
+        return import_har(path, out, again, skip_bad)
+    if suffix.endswith((".warc", ".warc.gz")):
+        return import_warc(path, out, again, skip_bad)
+    raise InteropError(f"{path}: unknown format; import a .har, .warc or .warc.gz file")
+
+
+def import_har(path: str | Path, out: str | Path, again: bool = False, skip_bad: bool = False) -> dict[str, Any]:
+    runs, bad = read_har(path, skip_bad)
+    return _commit(Path(path), Path(out), runs, bad, again)
+
+
+def import_warc(path: str | Path, out: str | Path, again: bool = False, skip_bad: bool = False) -> dict[str, Any]:
+    runs, bad = read_warc_runs(path, skip_bad)
+    return _commit(Path(path), Path(out), runs, bad, again)
+
+
+def _commit(path: Path, out: Path, runs: list[PendingRun], bad: list[BadRecord], again: bool) -> dict[str, Any]:
+    if not runs:
+        raise InteropError(f"{path} holds no complete exchange (no request with its response); nothing was imported")
+    digest = file_digest(path)
+    for run in runs:
+        run.info["sha256"] = digest
+    total = sum(len(r.exchanges) for r in runs)
+    summary: dict[str, Any] = {"recording": str(out), "runs": len(runs), "exchanges": total}
+    if bad:
+        summary["bad_records"] = [b.to_dict() for b in bad]
+    if (out / DB_NAME).exists():
+        with Store.open_dir(out) as store:
+            earlier = [r.id for r in store.runs(("import",)) if r.info.get("sha256") == digest]
+            if earlier and not again:
+                return {"recording": str(out), "runs": 0, "exchanges": 0, "skipped": True,
+                        "reason": f"{path} (sha256 {digest[:12]}…) is already imported as run(s) "
+                                  f"{', '.join(map(str, earlier))}; pass --again to import it once more"}
+            store.add_runs(runs)
+        return summary
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise InteropError(f"{out} exists and is not a recording; choose a new --out (or an empty directory)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.importing-", dir=out.parent))
+    try:
+        with Store.open_dir(building, create=True) as store:
+            store.add_runs(runs)
+        if out.exists():
+            out.rmdir()
+        os.rename(building, out)
+    except OSError as exc:
+        raise InteropError(f"{out}: the import could not be moved into place ({exc}); nothing was imported") from None
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return summary
+
+
+# ---- export -------------------------------------------------------------------------------------------
+
+@contextmanager
+def _written_atomically(out: str | Path) -> Iterator[Path]:
+    """A temporary file beside `out`, moved onto it when the block succeeds, removed when it fails."""
+    out = Path(out)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent if str(out.parent) else ".")
+    except OSError as exc:
+        raise InteropError(f"{out}: cannot write the export ({exc.strerror or exc}); choose another --out") from None
+    os.close(fd)
+    try:
+        yield Path(name)
+        os.replace(name, out)
+    finally:
+        if os.path.exists(name):
+            os.unlink(name)
 
 
 def export_har(recording: str | Path, out: str | Path, keep_secrets: bool = False) -> dict[str, Any]:
-    store = Store.open_dir(recording)
-    try:
+    with Store.open_dir(recording, readonly=True) as store:
         runs = store.runs()
         pages, entries = [], []
         for run in runs:
             page_id = f"run_{run.id}"
-            pages.append({"id": page_id, "startedDateTime": _iso(run.started), "title": run.start_url or page_id,
+            title = run.start_url if keep_secrets or not run.start_url else redact_url(run.start_url)
+            pages.append({"id": page_id, "startedDateTime": _iso(run.started), "title": title or page_id,
                           "pageTimings": {}})
             for ex in store.exchanges(run_ids=[run.id]):
                 entries.append(_har_entry(store, ex, page_id, keep_secrets))
-        har = {"log": {"version": "1.2", "creator": {"name": "weblica", "version": "0.1"}, "pages": pages,
-                       "entries": entries}}
-        Path(out).write_text(json.dumps(har, indent=1), encoding="utf-8")
-        return {"recording": str(recording), "out": str(out), "format": "har", "runs": len(runs),
-                "exchanges": len(entries), "secrets": "kept" if keep_secrets else "redacted"}
-    finally:
-        store.close()
+    har = {"log": {"version": "1.2", "creator": {"name": "weblica", "version": "0.1"}, "pages": pages,
+                   "entries": entries}}
+    with _written_atomically(out) as part:
+        part.write_text(json.dumps(har, indent=1), encoding="utf-8")
+    return {"recording": str(recording), "out": str(out), "format": "har", "runs": len(runs),
+            "exchanges": len(entries), "secrets": "kept" if keep_secrets else "redacted"}
 
 
 def _har_entry(store: Store, ex: Exchange, page_id: str, keep_secrets: bool) -> dict[str, Any]:
-    from urllib.parse import parse_qsl, urlsplit
-
-    body = store.bodies.get(ex.response_body_digest)
-    content: dict[str, Any] = {"size": ex.response_body_size, "mimeType": header(ex.response_headers, "content-type")}
+    out = exported_exchange(ex, ex.request_body or b"", store.bodies.get(ex.response_body_digest), keep_secrets)
+    body = out.response_body
+    size = len(body) if ex.response_body_digest else ex.response_body_size
+    content: dict[str, Any] = {"size": size, "mimeType": header(out.response_headers, "content-type")}
     if ex.response_body_digest:
         try:
             content["text"] = body.decode("utf-8")
         except UnicodeDecodeError:
             content.update(text=base64.b64encode(body).decode(), encoding="base64")
     request: dict[str, Any] = {
-        "method": ex.method, "url": ex.url, "httpVersion": ex.http_version,
-        "headers": [{"name": k, "value": v} for k, v in _redact(ex.request_headers, keep_secrets)],
-        "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(ex.url).query, keep_blank_values=True)],
-        "cookies": [], "headersSize": -1, "bodySize": len(ex.request_body or b""),
+        "method": ex.method, "url": out.url, "httpVersion": ex.http_version,
+        "headers": [{"name": k, "value": v} for k, v in out.request_headers],
+        "queryString": [{"name": k, "value": v} for k, v in parse_qsl(urlsplit(out.url).query, keep_blank_values=True)],
+        "cookies": [], "headersSize": -1, "bodySize": len(out.request_body),
     }
-    if ex.request_body:
-        request["postData"] = {"mimeType": header(ex.request_headers, "content-type"),
-                               "text": ex.request_body.decode("utf-8", "replace")}
+    if out.request_body:
+        request["postData"] = {"mimeType": header(out.request_headers, "content-type"),
+                               "text": out.request_body.decode("utf-8", "replace")}
     return {
         "pageref": page_id, "startedDateTime": _iso(ex.started), "time": max(ex.ended - ex.started, 0) * 1000,
         "request": request,
         "response": {"status": ex.status, "statusText": ex.reason, "httpVersion": ex.http_version,
-                     "headers": [{"name": k, "value": v} for k, v in _redact(ex.response_headers, keep_secrets)],
-                     "cookies": [], "content": content, "redirectURL": header(ex.response_headers, "location"),
-                     "headersSize": -1, "bodySize": ex.response_body_size},
+                     "headers": [{"name": k, "value": v} for k, v in out.response_headers],
+                     "cookies": [], "content": content, "redirectURL": header(out.response_headers, "location"),
+                     "headersSize": -1, "bodySize": size},
         "cache": {}, "timings": {"send": 0, "wait": max(ex.ended - ex.started, 0) * 1000, "receive": 0},
     }
 
-
-# ---- WARC ---------------------------------------------------------------------------------------------
 
 def export_warc(recording: str | Path, out: str | Path, keep_secrets: bool = False) -> dict[str, Any]:
     from warcio.statusandheaders import StatusAndHeaders
     from warcio.warcwriter import WARCWriter
 
-    store = Store.open_dir(recording)
     count = 0
-    try:
-        with open(out, "wb") as f:
+    with Store.open_dir(recording, readonly=True) as store, _written_atomically(out) as part:
+        with open(part, "wb") as f:
             writer = WARCWriter(f, gzip=str(out).endswith(".gz"))
             for ex in store.exchanges():
-                body = store.bodies.get(ex.response_body_digest)
-                resp_headers = _redact(ex.response_headers, keep_secrets) + [("Content-Length", str(len(body)))]
-                status = StatusAndHeaders(f"{ex.status} {ex.reason or 'OK'}", resp_headers, protocol="HTTP/1.1")
-                response = writer.create_warc_record(ex.url, "response", payload=BytesIO(body), http_headers=status,
+                sent = exported_exchange(ex, ex.request_body or b"", store.bodies.get(ex.response_body_digest),
+                                         keep_secrets)
+                body = sent.response_body
+                resp_headers = [(k, v) for k, v in sent.response_headers if k.lower() != "content-length"]
+                status = StatusAndHeaders(f"{ex.status} {ex.reason or 'OK'}",
+                                          resp_headers + [("Content-Length", str(len(body)))], protocol="HTTP/1.1")
+                response = writer.create_warc_record(sent.url, "response", payload=BytesIO(body), http_headers=status,
                                                      warc_headers_dict={"WARC-Date": _iso(ex.started)})
-                from urllib.parse import urlsplit
-                parts = urlsplit(ex.url)
+                parts = urlsplit(sent.url)
                 target = parts.path + (f"?{parts.query}" if parts.query else "")
-                req_status = StatusAndHeaders(f"{ex.method} {target or '/'} HTTP/1.1",
-                                              _redact(ex.request_headers, keep_secrets), is_http_request=True)
-                request = writer.create_warc_record(ex.url, "request", payload=BytesIO(ex.request_body or b""),
+                req_status = StatusAndHeaders(f"{ex.method} {target or '/'} HTTP/1.1", sent.request_headers,
+                                              is_http_request=True)
+                request = writer.create_warc_record(sent.url, "request", payload=BytesIO(sent.request_body),
                                                     http_headers=req_status)
                 request.rec_headers.add_header("WARC-Concurrent-To", response.rec_headers.get_header("WARC-Record-ID"))
                 writer.write_record(response)
                 writer.write_record(request)
                 count += 1
-        return {"recording": str(recording), "out": str(out), "format": "warc", "exchanges": count,
-                "secrets": "kept" if keep_secrets else "redacted"}
-    finally:
-        store.close()
-
-
-def import_warc(path: str | Path, out: str | Path) -> dict[str, Any]:
-    from warcio.archiveiterator import ArchiveIterator
-    from warcio.exceptions import ArchiveLoadFailed
-
-    responses: list[tuple[str, Any, bytes, float, str]] = []
-    requests: dict[str, tuple[Any, bytes]] = {}
-    try:
-        with open(path, "rb") as f:
-            for record in ArchiveIterator(f):
-                kind = record.rec_type
-                if kind not in ("response", "request") or record.http_headers is None:
-                    continue
-                body = record.content_stream().read()
-                if kind == "response":
-                    responses.append((record.rec_headers.get_header("WARC-Record-ID"), record.http_headers, body,
-                                      _parse_time(record.rec_headers.get_header("WARC-Date")),
-                                      record.rec_headers.get_header("WARC-Target-URI")))
-                else:
-                    requests[record.rec_headers.get_header("WARC-Concurrent-To") or ""] = (record.http_headers, body)
-    except (OSError, ArchiveLoadFailed) as exc:
-        raise InteropError(f"{path} is not a WARC file ({exc})") from None
-    store = Store.open_dir(out, create=True)
-    try:
-        run_id = store.new_run("import", start_url=responses[0][4] if responses else None, info={"source": str(path)})
-        for seq, (record_id, http_headers, body, started, url) in enumerate(responses):
-            req_headers, req_body = requests.get(record_id, (None, b""))
-            # warcio splits a request line "GET /x HTTP/1.1" into protocol "GET" and statusline "/x HTTP/1.1"
-            method = (req_headers.protocol or "GET") if req_headers is not None else "GET"
-            status_parts = http_headers.statusline.split(" ", 1)
-            ex = Exchange(method=method, url=url,
-                          request_headers=list(req_headers.headers) if req_headers is not None else [],
-                          status=int(status_parts[0]), reason=status_parts[1] if len(status_parts) > 1 else "",
-                          response_headers=[(k, v) for k, v in http_headers.headers if k.lower() not in HOP_HEADERS],
-                          started=started, ended=started, seq=seq, run_id=run_id)
-            store.add_exchange(ex, req_body or None, body)
-        store.finish_run(run_id)
-        return {"recording": str(out), "runs": 1, "exchanges": len(responses)}
-    finally:
-        store.close()
-
-
-def import_file(path: str | Path, out: str | Path) -> dict[str, Any]:
-    suffix = "".join(Path(path).suffixes[-2:]).lower()
-    if suffix.endswith(".har"):
-        return import_har(path, out)
-    if suffix.endswith((".warc", ".warc.gz")):
-        return import_warc(path, out)
-    raise StoreError(f"{path}: unknown format; import a .har, .warc or .warc.gz file")
+    return {"recording": str(recording), "out": str(out), "format": "warc", "exchanges": count,
+            "secrets": "kept" if keep_secrets else "redacted"}

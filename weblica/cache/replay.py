@@ -50,7 +50,9 @@ async def check(recording: str | Path, actions: list[dict[str, Any]] | None = No
         "misses": stats.misses[:50],
         "reference_run": reference_run.id if reference_run else None,
         "replay_run": replay_run,
-        "error": result.error,
+        # a recording that could not answer (a body missing or corrupt) says so before anything else
+        "error": stats.errors[0] if stats.errors else result.error,
+        "store_errors": stats.errors[:50],
     }
 
 

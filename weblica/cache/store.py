@@ -8,19 +8,24 @@ A recording directory looks like:
     REC/actions.json              the actions every run played
 
 SQLite runs in WAL mode with a busy timeout and retries, so several recorders (processes or threads)
-may write to one recording at once and lose nothing.
+may write to one recording at once and lose nothing. Commands that only read open the file read-only
+(they cannot write it, not even a schema into an empty file); a body is checked against its digest
+when read. Every failure of the database or of a body is a StoreError that names the file.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import random
+import sqlite3
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import (JSON, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, create_engine,
                         event, insert, inspect, select, update)
@@ -37,7 +42,7 @@ T = TypeVar("T")
 
 
 class StoreError(RuntimeError):
-    """A recording that cannot be opened or written; the message names the fix."""
+    """A recording that cannot be opened, read or written; the message names the file and the fix."""
 
 
 metadata = MetaData()
@@ -97,6 +102,16 @@ class Run:
 
 
 @dataclass
+class PendingRun:
+    """A run not yet stored: its exchanges with their bodies (what an import adds in one transaction)."""
+
+    kind: str
+    start_url: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    exchanges: list[tuple[Exchange, bytes | None, bytes | None]] = field(default_factory=list)
+
+
+@dataclass
 class Miss:
     id: int
     run_id: int
@@ -131,27 +146,47 @@ class BodyStore:
         return digest
 
     def get(self, digest: str | None) -> bytes:
+        """The body named `digest`; a missing body or one whose bytes no longer hash to it is a StoreError."""
         if not digest:
             return b""
+        path = self.path(digest)
         try:
-            return self.path(digest).read_bytes()
+            data = path.read_bytes()
         except FileNotFoundError:
-            raise StoreError(f"body {digest} is missing from {self.root}: the recording was copied "
-                             "without its bodies/ folder; copy the whole recording directory") from None
+            raise StoreError(f"body {path} is missing: the recording was copied without its bodies/ folder "
+                             "or the file was deleted; copy the whole recording directory again") from None
+        except OSError as exc:
+            raise StoreError(f"body {path} cannot be read ({exc.strerror or exc})") from None
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StoreError(f"body {path} is corrupt (its bytes no longer match its sha256 name); copy the "
+                             "recording again from its source or record it again")
+        return data
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")     # readers do not block the writer
-    cursor.execute("PRAGMA busy_timeout=30000")   # wait for the write lock instead of failing at once
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+def _sqlite_pragmas(readonly: bool) -> Callable[[Any, Any], None]:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA busy_timeout=30000")   # wait for the write lock instead of failing at once
+        if readonly:
+            cursor.execute("PRAGMA query_only=ON")
+        else:
+            cursor.execute("PRAGMA journal_mode=WAL")     # readers do not block the writer
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+    return on_connect
 
 
-def _check_sqlite_file(path: Path) -> None:
-    if not path.exists() or path.stat().st_size == 0:
+def _check_sqlite_file(path: Path, create: bool) -> None:
+    if not path.exists():
         return
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory, not a recording database. Fix: remove it or use another --out")
+    if path.stat().st_size == 0:
+        if create:
+            return
+        raise StoreError(f"{path} is empty (0 bytes): no recording in it. Fix: record or import the recording "
+                         "again, or remove the file")
     with path.open("rb") as f:
         head = f.read(16)
     if head != SQLITE_MAGIC:
@@ -159,32 +194,63 @@ def _check_sqlite_file(path: Path) -> None:
                          "recording directory made by `weblica record` or `weblica import`, or remove the file")
 
 
-class Store:
-    """One recording's runs, exchanges and misses. `url` is any SQLAlchemy URL; bodies go to `bodies_dir`."""
-
-    def __init__(self, url: str, bodies_dir: str | Path, create: bool = False):
-        self.url = url
-        self.bodies = BodyStore(bodies_dir)
-        if url.startswith("sqlite:///"):
-            _check_sqlite_file(Path(url[len("sqlite:///"):]))
-        self.engine: Engine = create_engine(url, future=True)
-        if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas)
+def _guarded(method: Callable[..., T]) -> Callable[..., T]:
+    """A database failure inside a Store method becomes one StoreError naming the database file."""
+    @functools.wraps(method)
+    def wrapper(self: "Store", *args: Any, **kwargs: Any) -> T:
         try:
-            self._open(create)
+            return method(self, *args, **kwargs)
+        except OperationalError as exc:
+            raise StoreError(f"{self.where}: {exc.orig}") from None
         except DatabaseError as exc:
-            self.engine.dispose()
-            raise StoreError(f"{url} cannot be read as a recording ({exc.orig}). Fix: point at a recording "
-                             "made by `weblica record` or `weblica import`") from None
+            raise StoreError(f"{self.where} is corrupt ({exc.orig}). Fix: restore the recording from a copy, or "
+                             "record or import it again") from None
+        except ValueError as exc:  # a column that no longer decodes (JSON written over)
+            raise StoreError(f"{self.where} holds an unreadable row ({exc}): the file is corrupt. Fix: restore "
+                             "the recording from a copy, or record or import it again") from None
+    return wrapper
 
+
+class Store:
+    """One recording's runs, exchanges and misses. `url` is any SQLAlchemy URL; bodies go to `bodies_dir`.
+
+    `create` makes the schema in a new database; `readonly` opens a SQLite file so that nothing can be
+    written to it (commands that only read use it); neither set: an existing recording, read and written.
+    """
+
+    def __init__(self, url: str, bodies_dir: str | Path, create: bool = False, readonly: bool = False):
+        self.url = url
+        self.readonly = readonly
+        self.bodies = BodyStore(bodies_dir)
+        self.where = url
+        kwargs: dict[str, Any] = {}
+        if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+            path = Path(url[len("sqlite:///"):])
+            self.where = str(path)
+            _check_sqlite_file(path, create and not readonly)
+            # SQLite's URI modes: ro never writes, rw never creates a missing file, rwc may create it
+            uri = f"file:{quote(str(path.absolute()))}?mode={'ro' if readonly else 'rwc' if create else 'rw'}"
+            kwargs["creator"] = lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
+        self.engine: Engine = create_engine(url, future=True, **kwargs)
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas(readonly))
+        else:
+            self.where = self.engine.url.render_as_string(hide_password=True)
+        try:
+            self._open(create and not readonly)
+        except StoreError:
+            self.engine.dispose()
+            raise
+
+    @_guarded
     def _open(self, create: bool) -> None:
         tables = set(inspect(self.engine).get_table_names())
         if "weblica_meta" not in tables:
             if tables:
-                raise StoreError(f"{self.url} is a database but not a weblica recording (tables: "
+                raise StoreError(f"{self.where} is a database but not a weblica recording (tables: "
                                  f"{', '.join(sorted(tables))}). Fix: use a new --out directory")
             if not create:
-                raise StoreError(f"{self.url} holds no recording. Fix: record one with `weblica record URL --out DIR`")
+                raise StoreError(f"{self.where} holds no recording. Fix: record one with `weblica record URL --out DIR`")
             self._retry(lambda: metadata.create_all(self.engine))
             with self.engine.begin() as conn:
                 existing = conn.execute(select(meta_table.c.key)).scalars().all()
@@ -195,19 +261,37 @@ class Store:
         with self.engine.connect() as conn:
             meta = dict(conn.execute(select(meta_table.c.key, meta_table.c.value)).all())
         if meta.get("app") != APP_ID:
-            raise StoreError(f"{self.url} is not a weblica recording (app={meta.get('app')!r})")
-        if int(meta.get("schema", 0)) > SCHEMA_VERSION:
-            raise StoreError(f"{self.url} was written by a newer weblica (schema {meta['schema']}); upgrade weblica")
+            raise StoreError(f"{self.where} is not a weblica recording (app={meta.get('app')!r})")
+        schema = str(meta.get("schema", "0"))
+        if not schema.isdigit():
+            raise StoreError(f"{self.where} is corrupt (schema version {schema!r}). Fix: restore the recording "
+                             "from a copy, or record or import it again")
+        if int(schema) > SCHEMA_VERSION:
+            raise StoreError(f"{self.where} was written by a newer weblica (schema {schema}); upgrade weblica")
+        expected = {t.name: {c.name for c in t.columns} for t in metadata.sorted_tables}
+        for name, columns in expected.items():
+            found = {c["name"] for c in inspect(self.engine).get_columns(name)} if name in tables or create else set()
+            if not columns <= found:
+                raise StoreError(f"{self.where} is not a complete weblica recording (table {name} lacks "
+                                 f"{', '.join(sorted(columns - found))}). Fix: record or import it again")
 
     @classmethod
-    def open_dir(cls, directory: str | Path, create: bool = False) -> "Store":
-        """Open the recording in `directory` (made with create=True)."""
+    def open_dir(cls, directory: str | Path, create: bool = False, readonly: bool = False) -> "Store":
+        """Open the recording in `directory`: a new one with create=True, read-only with readonly=True."""
         directory = Path(directory)
-        if not create and not (directory / DB_NAME).exists():
-            raise StoreError(f"{directory} is not a recording (no {DB_NAME}). Fix: record one with "
-                             "`weblica record URL --out DIR` or import one with `weblica import FILE`")
-        directory.mkdir(parents=True, exist_ok=True)
-        return cls(f"sqlite:///{directory / DB_NAME}", directory / "bodies", create=create)
+        if not create or readonly:
+            if not directory.exists():
+                raise StoreError(f"{directory} does not exist. Fix: record a recording with "
+                                 "`weblica record URL --out DIR` or import one with `weblica import FILE --out DIR`")
+            if not directory.is_dir():
+                raise StoreError(f"{directory} is a file, not a recording directory. Fix: give the directory "
+                                 f"that holds {DB_NAME}")
+            if not (directory / DB_NAME).exists():
+                raise StoreError(f"{directory} is not a recording (no {DB_NAME}). Fix: record one with "
+                                 "`weblica record URL --out DIR` or import one with `weblica import FILE`")
+        else:
+            directory.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{directory / DB_NAME}", directory / "bodies", create=create, readonly=readonly)
 
     def close(self) -> None:
         self.engine.dispose()
@@ -232,6 +316,7 @@ class Store:
                 time.sleep(min(0.5, 0.01 * 2 ** attempt) * (0.5 + random.random()))
         raise AssertionError("unreachable")
 
+    @_guarded
     def new_run(self, kind: str = "record", seed: int = 0, start_url: str | None = None,
                 info: dict[str, Any] | None = None) -> int:
         def go() -> int:
@@ -241,6 +326,7 @@ class Store:
                 return int(result.inserted_primary_key[0])
         return self._retry(go)
 
+    @_guarded
     def finish_run(self, run_id: int, info: dict[str, Any] | None = None) -> None:
         values: dict[str, Any] = {"ended": time.time()}
         if info is not None:
@@ -250,15 +336,25 @@ class Store:
                 conn.execute(update(runs_table).where(runs_table.c.id == run_id).values(**values))
         self._retry(go)
 
+    @_guarded
     def add_exchange(self, exchange: Exchange, request_body: bytes | None = None,
                      response_body: bytes | None = None) -> int:
         """Store one exchange (bodies first, so a row never names a missing body); returns its id."""
+        row = self._exchange_row(exchange, request_body, response_body)
+        def go() -> int:
+            with self.engine.begin() as conn:
+                return int(conn.execute(insert(exchanges_table).values(**row)).inserted_primary_key[0])
+        exchange.id = self._retry(go)
+        return exchange.id
+
+    def _exchange_row(self, exchange: Exchange, request_body: bytes | None,
+                      response_body: bytes | None) -> dict[str, Any]:
         if request_body:
             exchange.request_body_digest = self.bodies.put(request_body)
         if response_body is not None:
             exchange.response_body_digest = self.bodies.put(response_body) if response_body else None
             exchange.response_body_size = len(response_body)
-        row = {
+        return {
             "run_id": exchange.run_id, "seq": exchange.seq, "method": exchange.method, "url": exchange.url,
             "request_headers": [list(h) for h in exchange.request_headers],
             "request_body_digest": exchange.request_body_digest, "status": exchange.status,
@@ -268,12 +364,31 @@ class Store:
             "response_fingerprint": exchange.response_fingerprint, "http_version": exchange.http_version,
             "started": exchange.started, "ended": exchange.ended,
         }
-        def go() -> int:
-            with self.engine.begin() as conn:
-                return int(conn.execute(insert(exchanges_table).values(**row)).inserted_primary_key[0])
-        exchange.id = self._retry(go)
-        return exchange.id
 
+    @_guarded
+    def add_runs(self, pending: list[PendingRun]) -> list[int]:
+        """Store whole runs in one transaction: all of them with all their exchanges, or none.
+
+        Bodies are written first (content-addressed, so a body left by a failed transaction is only an
+        unreferenced file, never half a run)."""
+        rows = [[self._exchange_row(ex, req, resp) for ex, req, resp in run.exchanges] for run in pending]
+        def go() -> list[int]:
+            ids = []
+            with self.engine.begin() as conn:
+                for run, run_rows in zip(pending, rows):
+                    now = time.time()
+                    run_id = int(conn.execute(insert(runs_table).values(
+                        kind=run.kind, seed=0, started=now, ended=now, start_url=run.start_url,
+                        info=run.info)).inserted_primary_key[0])
+                    if run_rows:
+                        conn.execute(insert(exchanges_table), [{**row, "run_id": run_id} for row in run_rows])
+                    for ex, _, _ in run.exchanges:
+                        ex.run_id = run_id
+                    ids.append(run_id)
+            return ids
+        return self._retry(go)
+
+    @_guarded
     def add_miss(self, run_id: int, method: str, url: str, request_headers: Iterable[tuple[str, str]],
                  request_body: bytes | None, closest_exchange_id: int | None,
                  differing: dict[str, list[Any]]) -> None:
@@ -288,6 +403,7 @@ class Store:
 
     # ---- reading -----------------------------------------------------------------------------------
 
+    @_guarded
     def runs(self, kinds: Iterable[str] = ("record", "import")) -> list[Run]:
         kinds = list(kinds)
         with self.engine.connect() as conn:
@@ -296,6 +412,7 @@ class Store:
         return [Run(id=r["id"], kind=r["kind"], seed=r["seed"], started=r["started"], ended=r["ended"],
                     start_url=r["start_url"], info=r["info"] or {}) for r in rows]
 
+    @_guarded
     def exchanges(self, run_ids: Iterable[int] | None = None, with_request_bodies: bool = True) -> list[Exchange]:
         """Exchanges in recorded order (run, then seq); request bodies loaded so keys can be computed."""
         query = select(exchanges_table).order_by(exchanges_table.c.run_id, exchanges_table.c.seq,
@@ -318,11 +435,13 @@ class Store:
             out.append(ex)
         return out
 
+    @_guarded
     def count_exchanges(self) -> int:
         from sqlalchemy import func
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(exchanges_table)).scalar_one())
 
+    @_guarded
     def misses(self) -> list[Miss]:
         with self.engine.connect() as conn:
             rows = conn.execute(select(misses_table).order_by(misses_table.c.id)).mappings().all()
