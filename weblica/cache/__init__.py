@@ -10,6 +10,8 @@ replay sites offline and deterministically.
     record.py / replay.py / play.py   record runs, validate and serve replays, through the env
     backend.py    SiteBackend for tasks whose source is a recording
     infer.py      rule inference from K >= 2 runs and replay misses
-    interop.py    HAR and WARC import/export
+    interop.py    HAR and WARC import (checked, atomic) and export
+    warc.py       reading WARC records, each checked for length, truncation and digests
+    redact.py     secrets out of exports, by name and by value pattern
     commands.py   `weblica record | rules infer | replay | import | export`
 """

@@ -30,7 +30,7 @@ from typing import Any, Iterator
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from weblica.cache.exchange import HOP_HEADERS, Exchange, header
-from weblica.cache.redact import exported_exchange, redact_url
+from weblica.cache.redact import Redactor, exported_exchange
 from weblica.cache.store import DB_NAME, PendingRun, Store, StoreError
 from weblica.cache.warc import BadRecord, read_warc
 
@@ -146,8 +146,8 @@ def _har_exchange(entry: Any, where: str, seq: int) -> tuple[Exchange, bytes | N
         size = -1 if size is None else int(size)
         mime_type = _get(content, "mimeType", (str,), f"{where}.response.content") or ""
         ex.response_body_size = max(size, 0)
-        ex.response_fingerprint = ":".join([str(status), str(size), mime_type.split(";")[0],
-                                            header(response_headers, "etag"), header(response_headers, "last-modified")])
+        ex.response_fingerprint = ":".join([str(status), str(size), mime_type.split(";")[0], header(response_headers, "etag"),
+                                            header(response_headers, "last-modified")])
     return ex, request_body, response_body
 
 
@@ -209,7 +209,8 @@ def read_warc_runs(path: str | Path, skip_bad: bool = False) -> tuple[list[Pendi
             continue
         request = requests.get(record.record_id)
         if record.record_id in bad_requests_of:  # half an exchange is not imported
-            bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri, "its request record is bad"))
+            bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri,
+                                 "its request record is bad"))
             continue
         try:
             status_parts = record.http_headers.statusline.split(" ", 1)
@@ -314,16 +315,17 @@ def _written_atomically(out: str | Path) -> Iterator[Path]:
 
 
 def export_har(recording: str | Path, out: str | Path, keep_secrets: bool = False) -> dict[str, Any]:
+    redactor = None if keep_secrets else Redactor()
     with Store.open_dir(recording, readonly=True) as store:
         runs = store.runs()
         pages, entries = [], []
         for run in runs:
             page_id = f"run_{run.id}"
-            title = run.start_url if keep_secrets or not run.start_url else redact_url(run.start_url)
+            title = redactor.url(run.start_url) if redactor and run.start_url else run.start_url
             pages.append({"id": page_id, "startedDateTime": _iso(run.started), "title": title or page_id,
                           "pageTimings": {}})
             for ex in store.exchanges(run_ids=[run.id]):
-                entries.append(_har_entry(store, ex, page_id, keep_secrets))
+                entries.append(_har_entry(store, ex, page_id, redactor))
     har = {"log": {"version": "1.2", "creator": {"name": "weblica", "version": "0.1"}, "pages": pages,
                    "entries": entries}}
     with _written_atomically(out) as part:
@@ -332,8 +334,8 @@ def export_har(recording: str | Path, out: str | Path, keep_secrets: bool = Fals
             "exchanges": len(entries), "secrets": "kept" if keep_secrets else "redacted"}
 
 
-def _har_entry(store: Store, ex: Exchange, page_id: str, keep_secrets: bool) -> dict[str, Any]:
-    out = exported_exchange(ex, ex.request_body or b"", store.bodies.get(ex.response_body_digest), keep_secrets)
+def _har_entry(store: Store, ex: Exchange, page_id: str, redactor: Redactor | None) -> dict[str, Any]:
+    out = exported_exchange(ex, ex.request_body or b"", store.bodies.get(ex.response_body_digest), redactor)
     body = out.response_body
     size = len(body) if ex.response_body_digest else ex.response_body_size
     content: dict[str, Any] = {"size": size, "mimeType": header(out.response_headers, "content-type")}
@@ -367,12 +369,13 @@ def export_warc(recording: str | Path, out: str | Path, keep_secrets: bool = Fal
     from warcio.warcwriter import WARCWriter
 
     count = 0
+    redactor = None if keep_secrets else Redactor()
     with Store.open_dir(recording, readonly=True) as store, _written_atomically(out) as part:
         with open(part, "wb") as f:
             writer = WARCWriter(f, gzip=str(out).endswith(".gz"))
             for ex in store.exchanges():
                 sent = exported_exchange(ex, ex.request_body or b"", store.bodies.get(ex.response_body_digest),
-                                         keep_secrets)
+                                         redactor)
                 body = sent.response_body
                 resp_headers = [(k, v) for k, v in sent.response_headers if k.lower() != "content-length"]
                 status = StatusAndHeaders(f"{ex.status} {ex.reason or 'OK'}",

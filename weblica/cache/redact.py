@@ -10,8 +10,11 @@ each exchange passes through `redact_exchange` first. Secrets are found two ways
 - by value: JWTs, `Bearer …` credentials, AWS access key ids, GitHub/Slack/Google/Stripe keys and PEM
   private keys, wherever they appear (headers, URLs, fields, text bodies such as HTML and JS).
 
-A secret value becomes the fixed marker REDACTED; every Content-Length is recomputed so the exported
-file stays consistent. Bytes that hold no secret are exported unchanged.
+A secret value becomes a marker, `REDACTED-1`, `REDACTED-2`, …: the same value gets the same marker
+throughout one export and different values different ones, so an export still shows which values
+vary from run to run (rule inference from an exported HAR needs that) and nothing of the values
+themselves. Every Content-Length is recomputed so the exported file stays consistent; bytes that hold
+no secret are exported unchanged.
 """
 from __future__ import annotations
 
@@ -62,7 +65,7 @@ VALUE_PATTERNS = [
     re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
 ]
 # credentials in header values of any name: "Bearer x", "Basic x", "Token x"
-HEADER_CREDENTIAL = re.compile(r"\b(Bearer|Basic|Token|Digest|Negotiate)\s+[A-Za-z0-9._~+/=-]{8,}", re.I)
+HEADER_CREDENTIAL = re.compile(r"\b(Bearer|Basic|Token|Digest|Negotiate)\s+([A-Za-z0-9._~+/=-]{8,})", re.I)
 # HTML: <input name="csrf" value="…">, <input type="password" value="…">, <meta name="csrf-token" content="…">
 HTML_TAG = re.compile(r"<(?:input|meta)\b[^>]*>", re.I)
 HTML_ATTR = re.compile(r"""(?P<name>[\w:-]+)\s*=\s*(?:(?P<q>["'])(?P<value>.*?)(?P=q)|(?P<bare>[^\s"'>]+))""", re.S)
@@ -105,150 +108,163 @@ def is_secret_header(name: str) -> bool:
             or "authorization" in lower)
 
 
-def redact_text(text: str) -> str:
-    """Value patterns (JWTs, bearer credentials, well-known key formats) replaced wherever they occur."""
-    for pattern in VALUE_PATTERNS:
-        text = pattern.sub(REDACTED, text)
-    return text
+class Redactor:
+    """Redacts the exchanges of one export; `marker(value)` numbers each distinct secret value."""
 
+    def __init__(self) -> None:
+        self.markers: dict[str, str] = {}
 
-def _redact_pairs(text: str, separator: str = "&") -> str:
-    # pair by pair on the raw text, so bytes around a secret stay exactly as they were
-    out = []
-    for pair in text.split(separator):
-        name, eq, value = pair.partition("=")
-        if eq and is_secret_name(unquote_plus(name), unquote_plus(value)) and value:
-            out.append(f"{name}={REDACTED}")
-        elif eq:
+    def marker(self, value: str) -> str:
+        if value not in self.markers:
+            self.markers[value] = f"{REDACTED}-{len(self.markers) + 1}"
+        return self.markers[value]
+
+    def text(self, text: str) -> str:
+        """Value patterns (JWTs, bearer credentials, well-known key formats) replaced wherever they occur."""
+        for pattern in VALUE_PATTERNS:
+            text = pattern.sub(lambda m: self.marker(m.group(0)), text)
+        return text
+
+    def pairs(self, text: str, separator: str = "&") -> str:
+        """`name=value` pairs (a query, a form): pair by pair on the raw text, so other bytes stay as they were."""
+        out = []
+        for pair in text.split(separator):
+            name, eq, value = pair.partition("=")
             decoded = unquote_plus(value)
-            cleaned = redact_text(decoded)
-            out.append(f"{name}={quote_plus(cleaned, safe='/:')}" if cleaned != decoded else pair)
-        else:
-            out.append(pair)
-    return separator.join(out)
+            if eq and value and is_secret_name(unquote_plus(name), decoded):
+                out.append(f"{name}={self.marker(decoded)}")
+            elif eq:
+                cleaned = self.text(decoded)
+                out.append(f"{name}={quote_plus(cleaned, safe='/:')}" if cleaned != decoded else pair)
+            else:
+                out.append(pair)
+        return separator.join(out)
 
-
-def redact_url(url: str) -> str:
-    """Query and fragment fields named like secrets, userinfo passwords and secret-looking values."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return redact_text(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hostport = netloc.rpartition("@")
-        user, colon, _password = userinfo.partition(":")
-        netloc = f"{user}:{REDACTED}@{hostport}" if colon else netloc
-    query = _redact_pairs(parts.query)
-    fragment = _redact_pairs(parts.fragment) if "=" in parts.fragment else parts.fragment
-    path = PATH_PARAMETER.sub(lambda m: f";{m.group(1)}={REDACTED}" if is_secret_name(m.group(1), m.group(2))
-                              else m.group(0), redact_text(parts.path))
-    if (netloc, path, query, fragment) == (parts.netloc, parts.path, parts.query, parts.fragment):
-        return url
-    return urlunsplit((parts.scheme, netloc, path, query, fragment))
-
-
-def redact_headers(headers: Headers) -> Headers:
-    out = []
-    for name, value in headers:
-        lower = name.lower()
-        if is_secret_header(name):
-            value = REDACTED
-        elif lower in URL_HEADERS:
-            value = redact_url(value) if lower != "refresh" else redact_text(value)
-        else:
-            value = HEADER_CREDENTIAL.sub(lambda m: f"{m.group(1)} {REDACTED}", redact_text(value))
-        out.append((name, value))
-    return out
-
-
-def _redact_json(value: Any, secret: bool = False) -> Any:
-    if isinstance(value, dict):
-        return {k: _redact_json(v, secret or is_secret_name(str(k), v)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_redact_json(v, secret) for v in value]
-    if secret and isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return REDACTED
-    if isinstance(value, str):
-        return redact_text(value)
-    return value
-
-
-def _redact_html_tag(match: re.Match[str]) -> str:
-    tag = match.group(0)
-    attrs = {m.group("name").lower(): m.group("value") if m.group("q") else m.group("bare")
-             for m in HTML_ATTR.finditer(tag)}
-    field = attrs.get("name") or attrs.get("id") or attrs.get("property") or ""
-    secret = attrs.get("type", "").lower() == "password" or is_secret_name(field, attrs.get("value",
-                                                                                               attrs.get("content")))
-    if not secret:
-        return tag
-    return HTML_ATTR.sub(lambda m: (f"{m.group('name')}=\"{REDACTED}\""
-                                    if m.group("name").lower() in ("value", "content") and (m.group("value") or m.group("bare"))
-                                    else m.group(0)), tag)
-
-
-def _redact_script_assignment(match: re.Match[str]) -> str:
-    if not is_secret_name(match.group("key"), match.group("value")):
-        return match.group(0)
-    return f"{match.group('key')}{match.group('mid')}{match.group('q')}{REDACTED}{match.group('q')}"
-
-
-def _redact_multipart(body: bytes, content_type: str) -> bytes:
-    found = re.search(r'boundary="?([^";]+)"?', content_type, re.I)
-    if not found:
-        return body
-    delimiter = b"--" + found.group(1).encode("latin-1")
-    pieces = body.split(delimiter)
-    for i, piece in enumerate(pieces[1:], start=1):
-        head, sep, content = piece.partition(b"\r\n\r\n")
-        if not sep:
-            continue
-        disposition = head.decode("latin-1")
-        name = re.search(r'\bname="([^"]*)"', disposition, re.I)
-        has_file = re.search(r"\bfilename\*?=", disposition, re.I) is not None
-        trailer = b"\r\n" if content.endswith(b"\r\n") else b""
-        value = content[: len(content) - len(trailer)]
-        if has_file:
-            continue
-        text = value.decode("utf-8", "replace")
-        if name and is_secret_name(name.group(1), text):
-            new = REDACTED.encode()
-        else:
-            cleaned = redact_text(text)
-            new = cleaned.encode() if cleaned != text else value
-        pieces[i] = head + sep + new + trailer
-    return delimiter.join(pieces)
-
-
-def redact_body(body: bytes, content_type: str, content_encoding: str = "") -> bytes:
-    """A request or response body with its secrets replaced; binary and still-encoded bodies unchanged."""
-    if not body or content_encoding:
-        return body
-    ctype = content_type.split(";")[0].strip().lower()
-    if ctype.startswith("multipart/"):
-        return _redact_multipart(body, content_type)
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        return body
-    is_json = ctype == "application/json" or ctype.endswith("+json")
-    if is_json or (not ctype and text.lstrip()[:1] in ("{", "[")):
+    def url(self, url: str) -> str:
+        """Query, fragment and path-parameter fields named like secrets, userinfo passwords, secret values."""
         try:
-            data = json.loads(text)
+            parts = urlsplit(url)
         except ValueError:
-            data = None
-        if data is not None:
-            cleaned = _redact_json(data)
-            return body if cleaned == data else json.dumps(cleaned, ensure_ascii=False).encode("utf-8")
-    if ctype == "application/x-www-form-urlencoded":
-        cleaned_text = _redact_pairs(text)
-    elif is_json or ctype.startswith(TEXT_TYPES) or ctype.endswith(TEXT_TYPES) or not ctype:
-        cleaned_text = SCRIPT_ASSIGNMENT.sub(_redact_script_assignment, HTML_TAG.sub(_redact_html_tag, text))
-        cleaned_text = redact_text(cleaned_text)
-    else:
-        return body
-    return body if cleaned_text == text else cleaned_text.encode("utf-8")
+            return self.text(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, _, hostport = netloc.rpartition("@")
+            user, colon, password = userinfo.partition(":")
+            netloc = f"{user}:{self.marker(password)}@{hostport}" if colon else netloc
+        query = self.pairs(parts.query)
+        fragment = self.pairs(parts.fragment) if "=" in parts.fragment else parts.fragment
+        path = PATH_PARAMETER.sub(lambda m: f";{m.group(1)}={self.marker(m.group(2))}"
+                                  if is_secret_name(m.group(1), m.group(2)) else m.group(0), self.text(parts.path))
+        if (netloc, path, query, fragment) == (parts.netloc, parts.path, parts.query, parts.fragment):
+            return url
+        return urlunsplit((parts.scheme, netloc, path, query, fragment))
+
+    def headers(self, headers: Headers) -> Headers:
+        out = []
+        for name, value in headers:
+            lower = name.lower()
+            if is_secret_header(name):
+                value = self.marker(value)
+            elif lower in URL_HEADERS:
+                value = self.url(value) if lower != "refresh" else self.text(value)
+            else:
+                value = HEADER_CREDENTIAL.sub(lambda m: f"{m.group(1)} {self.marker(m.group(2))}", self.text(value))
+            out.append((name, value))
+        return out
+
+    def json(self, value: Any, secret: bool = False) -> Any:
+        if isinstance(value, dict):
+            return {k: self.json(v, secret or is_secret_name(str(k), v)) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.json(v, secret) for v in value]
+        if secret and isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return self.marker(str(value))
+        if isinstance(value, str):
+            return self.text(value)
+        return value
+
+    def _html_tag(self, match: re.Match[str]) -> str:
+        tag = match.group(0)
+        attrs = {m.group("name").lower(): m.group("value") if m.group("q") else m.group("bare")
+                 for m in HTML_ATTR.finditer(tag)}
+        field = attrs.get("name") or attrs.get("id") or attrs.get("property") or ""
+        secret = attrs.get("type", "").lower() == "password" or is_secret_name(
+            field, attrs.get("value", attrs.get("content")))
+        if not secret:
+            return tag
+
+        def value_attr(m: re.Match[str]) -> str:
+            value = m.group("value") if m.group("q") else m.group("bare")
+            holds_value = m.group("name").lower() in ("value", "content") and value
+            return f'{m.group("name")}="{self.marker(value)}"' if holds_value else m.group(0)
+        return HTML_ATTR.sub(value_attr, tag)
+
+    def _script_assignment(self, match: re.Match[str]) -> str:
+        if not is_secret_name(match.group("key"), match.group("value")):
+            return match.group(0)
+        q = match.group("q")
+        return f"{match.group('key')}{match.group('mid')}{q}{self.marker(match.group('value'))}{q}"
+
+    def _multipart(self, body: bytes, content_type: str) -> bytes:
+        found = re.search(r'boundary="?([^";]+)"?', content_type, re.I)
+        if not found:
+            return body
+        delimiter = b"--" + found.group(1).encode("latin-1")
+        pieces = body.split(delimiter)
+        for i, piece in enumerate(pieces[1:], start=1):
+            head, sep, content = piece.partition(b"\r\n\r\n")
+            disposition = head.decode("latin-1")
+            if not sep or re.search(r"\bfilename\*?=", disposition, re.I):
+                continue  # uploaded files are content, not fields
+            name = re.search(r'\bname="([^"]*)"', disposition, re.I)
+            trailer = b"\r\n" if content.endswith(b"\r\n") else b""
+            value = content[: len(content) - len(trailer)]
+            text = value.decode("utf-8", "replace")
+            if name and is_secret_name(name.group(1), text):
+                new = self.marker(text).encode()
+            else:
+                cleaned = self.text(text)
+                new = cleaned.encode() if cleaned != text else value
+            pieces[i] = head + sep + new + trailer
+        return delimiter.join(pieces)
+
+    def body(self, body: bytes, content_type: str, content_encoding: str = "") -> bytes:
+        """A request or response body with its secrets replaced; binary and still-encoded bodies unchanged."""
+        if not body or content_encoding:
+            return body
+        ctype = content_type.split(";")[0].strip().lower()
+        if ctype.startswith("multipart/"):
+            return self._multipart(body, content_type)
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            return body
+        is_json = ctype == "application/json" or ctype.endswith("+json")
+        if is_json or (not ctype and text.lstrip()[:1] in ("{", "[")):
+            try:
+                data = json.loads(text)
+            except ValueError:
+                data = None
+            if data is not None:
+                cleaned = self.json(data)
+                return body if cleaned == data else json.dumps(cleaned, ensure_ascii=False).encode("utf-8")
+        if ctype == "application/x-www-form-urlencoded":
+            cleaned_text = self.pairs(text)
+        elif is_json or ctype.startswith(TEXT_TYPES) or ctype.endswith(TEXT_TYPES) or not ctype:
+            cleaned_text = SCRIPT_ASSIGNMENT.sub(self._script_assignment, HTML_TAG.sub(self._html_tag, text))
+            cleaned_text = self.text(cleaned_text)
+        else:
+            return body
+        return body if cleaned_text == text else cleaned_text.encode("utf-8")
+
+    def exchange(self, exchange: Exchange, request_body: bytes, response_body: bytes) -> "ExportedExchange":
+        """The exchange as it may leave the machine, every Content-Length matching its redacted body."""
+        request = self.body(request_body, header(exchange.request_headers, "content-type"),
+                            header(exchange.request_headers, "content-encoding"))
+        response = self.body(response_body, header(exchange.response_headers, "content-type"),
+                             header(exchange.response_headers, "content-encoding"))
+        return ExportedExchange(self.url(exchange.url), _with_length(self.headers(exchange.request_headers), request),
+                                request, _with_length(self.headers(exchange.response_headers), response), response)
 
 
 def _with_length(headers: Headers, body: bytes) -> Headers:
@@ -267,14 +283,9 @@ class ExportedExchange:
 
 
 def exported_exchange(exchange: Exchange, request_body: bytes, response_body: bytes,
-                      keep_secrets: bool = False) -> ExportedExchange:
-    """The exchange to export: as recorded with `keep_secrets`, else redacted, Content-Length kept true."""
-    if keep_secrets:
-        return ExportedExchange(exchange.url, list(exchange.request_headers), request_body,
-                                list(exchange.response_headers), response_body)
-    request = redact_body(request_body, header(exchange.request_headers, "content-type"),
-                          header(exchange.request_headers, "content-encoding"))
-    response = redact_body(response_body, header(exchange.response_headers, "content-type"),
-                           header(exchange.response_headers, "content-encoding"))
-    return ExportedExchange(redact_url(exchange.url), _with_length(redact_headers(exchange.request_headers), request),
-                            request, _with_length(redact_headers(exchange.response_headers), response), response)
+                      redactor: Redactor | None) -> ExportedExchange:
+    """The exchange to export: redacted by `redactor`, or as recorded when it is None (--keep-secrets)."""
+    if redactor is not None:
+        return redactor.exchange(exchange, request_body, response_body)
+    return ExportedExchange(exchange.url, list(exchange.request_headers), request_body,
+                            list(exchange.response_headers), response_body)

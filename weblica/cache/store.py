@@ -163,14 +163,15 @@ class BodyStore:
         return data
 
 
-def _sqlite_pragmas(readonly: bool) -> Callable[[Any, Any], None]:
+def _sqlite_pragmas(readonly: bool, create: bool) -> Callable[[Any, Any], None]:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA busy_timeout=30000")   # wait for the write lock instead of failing at once
         if readonly:
             cursor.execute("PRAGMA query_only=ON")
         else:
-            cursor.execute("PRAGMA journal_mode=WAL")     # readers do not block the writer
+            if create:  # WAL mode is kept in the file: set once, so opening a foreign file changes nothing
+                cursor.execute("PRAGMA journal_mode=WAL")     # readers do not block the writer
             cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
@@ -233,7 +234,7 @@ class Store:
             kwargs["creator"] = lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
         self.engine: Engine = create_engine(url, future=True, **kwargs)
         if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas(readonly))
+            event.listen(self.engine, "connect", _sqlite_pragmas(readonly, create))
         else:
             self.where = self.engine.url.render_as_string(hide_password=True)
         try:
@@ -250,7 +251,8 @@ class Store:
                 raise StoreError(f"{self.where} is a database but not a weblica recording (tables: "
                                  f"{', '.join(sorted(tables))}). Fix: use a new --out directory")
             if not create:
-                raise StoreError(f"{self.where} holds no recording. Fix: record one with `weblica record URL --out DIR`")
+                raise StoreError(f"{self.where} holds no recording. Fix: record one with "
+                                 "`weblica record URL --out DIR`")
             self._retry(lambda: metadata.create_all(self.engine))
             with self.engine.begin() as conn:
                 existing = conn.execute(select(meta_table.c.key)).scalars().all()

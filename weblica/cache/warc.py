@@ -91,7 +91,8 @@ def _check(iterator: Any, record: Any, index: int) -> WarcRecord | BadRecord:
         if plain and length is not None and length.strip().isdigit() and int(length) != len(body):
             problem = f"its HTTP Content-Length ({length}) is not the payload's length ({len(body)})"
     if problem is not None:
-        return BadRecord(index, offset, record_id, uri, problem, concurrent_to if record.rec_type == "request" else None)
+        belongs_to = concurrent_to if record.rec_type == "request" else None
+        return BadRecord(index, offset, record_id, uri, problem, belongs_to)
     if record.rec_type in ("request", "response") and http is None:
         return BadRecord(index, offset, record_id, uri, f"a {record.rec_type} record without HTTP headers")
     return WarcRecord(index, offset, record.rec_type, record_id, uri, headers.get_header("WARC-Date"),
