@@ -173,6 +173,8 @@ def test_a_damaged_recording_is_one_line_naming_the_file_for_every_read_command(
         assert listing(out) == [], (name, listing(out))   # no half-written export, no rules from nothing
         if before is not None:
             assert snapshot(rec) == before, name      # read commands never write, not even a schema
+    if damage == "0-byte sqlite":
+        assert listing(rec) == [DB_NAME]              # not even SQLite's -wal and -shm files
 
 
 def test_garbage_in_the_sqlite_file_through_the_real_command_line(good):
@@ -217,7 +219,7 @@ def test_a_damaged_body_is_reported_by_replay_check_not_fetched_upstream(damage,
     assert plain.exit_code == 1 and f"error: body {body}" in plain.stdout
 
 
-def test_a_damaged_body_fails_export_and_inference_with_its_path(good, tmp_path):
+def test_a_damaged_body_fails_export_with_its_path(good, tmp_path):
     body = _body_path(good, "http://shop.test/")
     body.unlink()
     for args in (["export", str(good), "--format", "har", "--out", str(tmp_path / "x.har")],
@@ -226,6 +228,35 @@ def test_a_damaged_body_fails_export_and_inference_with_its_path(good, tmp_path)
         assert result.exit_code == 1 and str(body) in json.loads(result.stdout)["error"]
     assert not (tmp_path / "x.har").exists() and not (tmp_path / "x.warc").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rec"]  # no temporary export left either
+
+
+def test_a_missing_request_body_stops_replay_and_inference_before_they_start(good, tmp_path):
+    with Store.open_dir(good) as store:
+        run = store.new_run("record", start_url="http://shop.test/")
+        post = Exchange(method="POST", url="http://shop.test/search", status=303, run_id=run,
+                        request_headers=[("Content-Type", "application/x-www-form-urlencoded")])
+        store.add_exchange(post, b"q=lamp&page=1", b"")
+        store.finish_run(run)
+        body = store.bodies.path(post.request_body_digest)
+    body.unlink()
+    for args in (["replay", str(good), "--check"], ["rules", "infer", str(good), "--out", str(tmp_path / "rules")]):
+        result = cli(*args, "--json")
+        assert result.exit_code == 1 and str(body) in json.loads(result.stdout)["error"], result.output
+    assert not (tmp_path / "rules").exists()
+
+
+def test_import_of_what_is_not_an_importable_file(good, tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "x.txt").write_text("mine")
+    (tmp_path / "a.har").write_text(json.dumps(_har(1)))
+    for args, expected in ((["import", str(tmp_path / "nope.har")], "does not exist"),
+                           (["import", str(tmp_path / "notes")], "not a file"),
+                           (["import", str(tmp_path / "notes" / "x.txt")], "unknown format"),
+                           (["import", str(tmp_path / "a.har"), "--out", str(tmp_path / "notes")], "not a recording")):
+        before = listing(tmp_path)
+        result = cli(*args, "--out", str(tmp_path / "new"), "--json") if "--out" not in args else cli(*args, "--json")
+        assert result.exit_code == 1 and expected in json.loads(result.stdout)["error"], result.output
+        assert listing(tmp_path) == before
 
 
 # ---- HAR imports -------------------------------------------------------------------------------------

@@ -73,8 +73,12 @@ def test_foreign_sqlite_file_gives_a_clear_error(tmp_path):
     con.execute("create table customers (id integer)")
     con.commit()
     con.close()
+    before = (rec / "recording.sqlite").read_bytes()
     with pytest.raises(StoreError, match="not a weblica recording"):
         Store.open_dir(rec)
+    with pytest.raises(StoreError, match="not a weblica recording"):
+        Store.open_dir(rec, create=True)  # recording into it: refused before anything is written
+    assert (rec / "recording.sqlite").read_bytes() == before
 
 
 def test_missing_recording_names_the_fix(tmp_path):

@@ -163,15 +163,14 @@ class BodyStore:
         return data
 
 
-def _sqlite_pragmas(readonly: bool, create: bool) -> Callable[[Any, Any], None]:
+def _sqlite_pragmas(readonly: bool) -> Callable[[Any, Any], None]:
+    # nothing here writes to the file: a foreign or damaged file is refused before anything changes it
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA busy_timeout=30000")   # wait for the write lock instead of failing at once
         if readonly:
             cursor.execute("PRAGMA query_only=ON")
         else:
-            if create:  # WAL mode is kept in the file: set once, so opening a foreign file changes nothing
-                cursor.execute("PRAGMA journal_mode=WAL")     # readers do not block the writer
             cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
@@ -234,14 +233,24 @@ class Store:
             kwargs["creator"] = lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
         self.engine: Engine = create_engine(url, future=True, **kwargs)
         if self.engine.dialect.name == "sqlite":
-            event.listen(self.engine, "connect", _sqlite_pragmas(readonly, create))
+            event.listen(self.engine, "connect", _sqlite_pragmas(readonly))
         else:
             self.where = self.engine.url.render_as_string(hide_password=True)
         try:
             self._open(create and not readonly)
+            if create and not readonly and self.engine.dialect.name == "sqlite":
+                self._use_wal()
         except StoreError:
             self.engine.dispose()
             raise
+
+    @_guarded
+    def _use_wal(self) -> None:
+        # WAL (readers do not block the writer) is a property of the file: set once, on a checked recording
+        def go() -> None:
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql("PRAGMA journal_mode=WAL")
+        self._retry(go)
 
     @_guarded
     def _open(self, create: bool) -> None:
