@@ -218,3 +218,6 @@ def test_names_and_patterns():
     untouched = b'{"q":  "lamp", "page": 2}'
     assert r.body(untouched, "application/json") is untouched  # nothing secret: bytes as recorded
     assert r.body(b"\x89PNG password=x", "image/png") == b"\x89PNG password=x"
+    graphql = json.dumps({"query": 'mutation { login(user: "bob", password: "gq-Secret-1") { ok } }'}).encode()
+    assert b"gq-Secret-1" not in r.body(graphql, "application/json") and b'user: \\"bob\\"' in r.body(graphql, "")
+    assert r.body(b"user=bob&password=pt-Secret-2", "text/plain") == b"user=bob&password=REDACTED-10"

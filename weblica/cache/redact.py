@@ -71,7 +71,9 @@ HTML_TAG = re.compile(r"<(?:input|meta)\b[^>]*>", re.I)
 HTML_ATTR = re.compile(r"""(?P<name>[\w:-]+)\s*=\s*(?:(?P<q>["'])(?P<value>.*?)(?P=q)|(?P<bare>[^\s"'>]+))""", re.S)
 # scripts and inline JSON: csrfToken = "…", "api_key": '…'
 SCRIPT_ASSIGNMENT = re.compile(
-    r"""(?P<key>[A-Za-z_$][\w$-]*)(?P<mid>["']?\s*[:=]\s*)(?P<q>["'])(?P<value>[^"'\\\s<>]{4,})(?P=q)""")
+    r"""(?<![\w$-])(?P<key>[A-Za-z_$][\w$-]*)(?P<mid>["']?\s*[:=]\s*)(?P<q>["'])(?P<value>[^"'\\\s<>]{4,})(?P=q)""")
+# a form body sent without its content type: a=1&b=2
+FORM_LIKE = re.compile(r"[^\s=&]+=[^\s&]*(?:&[^\s=&]+=[^\s&]*)*")
 # path parameters: /cart;jsessionid=…
 PATH_PARAMETER = re.compile(r";([^;/=?#]+)=([^;/?#]*)")
 TEXT_TYPES = ("text/", "application/javascript", "application/ecmascript", "application/xml", "+xml")
@@ -179,8 +181,8 @@ class Redactor:
             return [self.json(v, secret) for v in value]
         if secret and isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return self.marker(str(value))
-        if isinstance(value, str):
-            return self.text(value)
+        if isinstance(value, str):  # a GraphQL document inlines its arguments: login(password: "…")
+            return self.text(SCRIPT_ASSIGNMENT.sub(self._script_assignment, value))
         return value
 
     def _html_tag(self, match: re.Match[str]) -> str:
@@ -248,7 +250,7 @@ class Redactor:
             if data is not None:
                 cleaned = self.json(data)
                 return body if cleaned == data else json.dumps(cleaned, ensure_ascii=False).encode("utf-8")
-        if ctype == "application/x-www-form-urlencoded":
+        if ctype == "application/x-www-form-urlencoded" or (ctype in ("", "text/plain") and FORM_LIKE.fullmatch(text)):
             cleaned_text = self.pairs(text)
         elif is_json or ctype.startswith(TEXT_TYPES) or ctype.endswith(TEXT_TYPES) or not ctype:
             cleaned_text = SCRIPT_ASSIGNMENT.sub(self._script_assignment, HTML_TAG.sub(self._html_tag, text))
