@@ -76,7 +76,8 @@ def snapshot(path: Path) -> dict[str, tuple[str, int]]:
 
 
 def listing(path: Path) -> list[str]:
-    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+    """Every path under `path`; a read-only SQLite reader may leave the -wal/-shm files of a WAL database."""
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*") if not p.name.endswith(("-wal", "-shm")))
 
 
 # ---- damaged recordings, every read command ----------------------------------------------------------
@@ -174,7 +175,7 @@ def test_a_damaged_recording_is_one_line_naming_the_file_for_every_read_command(
         if before is not None:
             assert snapshot(rec) == before, name      # read commands never write, not even a schema
     if damage == "0-byte sqlite":
-        assert listing(rec) == [DB_NAME]              # not even SQLite's -wal and -shm files
+        assert os.listdir(rec) == [DB_NAME]           # not even SQLite's -wal and -shm files
 
 
 def test_garbage_in_the_sqlite_file_through_the_real_command_line(good):
@@ -255,6 +256,22 @@ def test_import_of_what_is_not_an_importable_file(good, tmp_path):
                            (["import", str(tmp_path / "a.har"), "--out", str(tmp_path / "notes")], "not a recording")):
         before = listing(tmp_path)
         result = cli(*args, "--out", str(tmp_path / "new"), "--json") if "--out" not in args else cli(*args, "--json")
+        assert result.exit_code == 1 and expected in json.loads(result.stdout)["error"], result.output
+        assert listing(tmp_path) == before
+
+
+def test_outputs_that_cannot_be_written_are_one_line(good, tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-dir").mkdir()
+    (tmp_path / "a.har").write_text(json.dumps(_har(1)))
+    cases = [(["export", str(good), "--format", "har", "--out", str(tmp_path / "a-dir")], "cannot write the export"),
+             (["export", str(good), "--format", "warc", "--out", str(tmp_path / "missing" / "x.warc")],
+              "cannot write the export"),
+             (["import", str(tmp_path / "a.har"), "--out", str(tmp_path / "a-file" / "rec")], "cannot create a recording"),
+             (["import", str(tmp_path / "a.har"), "--out", str(tmp_path / "a-file")], "exists and is not a recording")]
+    for args, expected in cases:
+        before = listing(tmp_path)
+        result = cli(*args, "--json")
         assert result.exit_code == 1 and expected in json.loads(result.stdout)["error"], result.output
         assert listing(tmp_path) == before
 

@@ -147,7 +147,7 @@ def register(cli: click.Group) -> None:
 
     @cli.command("import")
     @click.argument("file", type=click.Path())
-    @click.option("--out", default=None, type=click.Path(file_okay=False), help="recording directory")
+    @click.option("--out", default=None, type=click.Path(), help="recording directory (new, or one to add runs to)")
     @click.option("--again", is_flag=True, help="import the file even if this recording already holds it")
     @click.option("--skip-bad", is_flag=True,
                   help="import the good records of a damaged file and list the bad ones (default: import nothing)")
@@ -164,7 +164,7 @@ def register(cli: click.Group) -> None:
     @cli.command("export")
     @click.argument("recording", type=click.Path())
     @click.option("--format", "fmt", type=click.Choice(["har", "warc"]), required=True)
-    @click.option("--out", default=None, type=click.Path(dir_okay=False))
+    @click.option("--out", default=None, type=click.Path(), help="file to write (default: REC's name .har or .warc.gz)")
     @click.option("--keep-secrets", is_flag=True,
                   help="keep credentials, cookies, tokens and passwords (redacted by default; see README)")
     @click.option("--json", "as_json", is_flag=True)

@@ -208,6 +208,12 @@ def read_warc_runs(path: str | Path, skip_bad: bool = False) -> tuple[list[Pendi
         if record.kind != "response":
             continue
         request = requests.get(record.record_id)
+        if not record.uri or urlsplit(record.uri).scheme not in ("http", "https"):
+            reason = f"WARC-Target-URI {record.uri!r} is not an http(s) URL"
+            if not skip_bad:
+                raise InteropError(f"{path}: record {record.index}: {reason}; nothing was imported")
+            bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri, reason))
+            continue
         if record.record_id in bad_requests_of:  # half an exchange is not imported
             bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri,
                                  "its request record is bad"))
@@ -280,8 +286,11 @@ def _commit(path: Path, out: Path, runs: list[PendingRun], bad: list[BadRecord],
         return summary
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise InteropError(f"{out} exists and is not a recording; choose a new --out (or an empty directory)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    building = Path(tempfile.mkdtemp(prefix=f".{out.name}.importing-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix=f".{out.name}.importing-", dir=out.parent))
+    except OSError as exc:
+        raise InteropError(f"{out}: cannot create a recording there ({exc.strerror or exc}); choose another --out") from None
     try:
         with Store.open_dir(building, create=True) as store:
             store.add_runs(runs)
@@ -308,7 +317,10 @@ def _written_atomically(out: str | Path) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(name)
-        os.replace(name, out)
+        try:
+            os.replace(name, out)
+        except OSError as exc:
+            raise InteropError(f"{out}: cannot write the export ({exc.strerror or exc}); choose another --out") from None
     finally:
         if os.path.exists(name):
             os.unlink(name)
