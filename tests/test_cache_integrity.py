@@ -246,6 +246,13 @@ def test_a_missing_request_body_stops_replay_and_inference_before_they_start(goo
     assert not (tmp_path / "rules").exists()
 
 
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"start_url": 3, "actions": []}', '{"actions": {}}'])
+def test_a_damaged_actions_file_is_one_line(text, good):
+    (good / "actions.json").write_text(text)
+    result = cli("replay", str(good), "--check", "--json")
+    assert result.exit_code == 1 and str(good / "actions.json") in json.loads(result.stdout)["error"], result.output
+
+
 def test_import_of_what_is_not_an_importable_file(good, tmp_path):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "x.txt").write_text("mine")

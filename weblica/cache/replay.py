@@ -18,13 +18,16 @@ async def check(recording: str | Path, actions: list[dict[str, Any]] | None = No
     recording = Path(recording)
     backend = CacheBackend([recording], rules_dirs)  # opening the store first gives the clearest error
     source = backend.source(recording)
-    recorded_url, recorded_actions = load_actions(recording)
-    runs = source.store.runs()
-    # an imported recording has no actions.json: its first run's first request is the start page
-    start_url = start_url or recorded_url or (runs[0].start_url if runs else None)
-    if not start_url:
-        await backend.stop()
-        raise StoreError(f"{recording} names no start URL (no actions.json, no runs); pass --url")
+    try:
+        recorded_url, recorded_actions = load_actions(recording)
+        runs = source.store.runs()
+        # an imported recording has no actions.json: its first run's first request is the start page
+        start_url = start_url or recorded_url or (runs[0].start_url if runs else None)
+        if not start_url:
+            raise StoreError(f"{recording} names no start URL (no actions.json, no runs); pass --url")
+    except StoreError:
+        await backend.stop()  # the replay run it opened is closed, the store released
+        raise
     actions = recorded_actions if actions is None else actions
     reference_run = next((r for r in source.store.runs(("record",)) if screens_dir(recording, r.id).is_dir()), None)
     env = make_env({"cache": backend})

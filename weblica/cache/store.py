@@ -476,5 +476,13 @@ def load_actions(recording: str | Path) -> tuple[str | None, list[dict[str, Any]
     path = Path(recording) / "actions.json"
     if not path.exists():
         return None, []
-    data = json.loads(path.read_text())
-    return data.get("start_url"), data.get("actions", [])
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise StoreError(f"{path} cannot be read ({exc}). Fix: restore it from the recording's source, or "
+                         "give --actions FILE and --url URL") from None
+    start_url, actions = (data.get("start_url"), data.get("actions", [])) if isinstance(data, dict) else (None, None)
+    if not (start_url is None or isinstance(start_url, str)) or not isinstance(actions, list):
+        raise StoreError(f"{path} is not a weblica actions file (expected start_url and a list of actions). "
+                         "Fix: restore it, or give --actions FILE and --url URL")
+    return start_url, actions
