@@ -221,3 +221,78 @@ def test_names_and_patterns():
     graphql = json.dumps({"query": 'mutation { login(user: "bob", password: "gq-Secret-1") { ok } }'}).encode()
     assert b"gq-Secret-1" not in r.body(graphql, "application/json") and b'user: \\"bob\\"' in r.body(graphql, "")
     assert r.body(b"user=bob&password=pt-Secret-2", "text/plain") == b"user=bob&password=REDACTED-10"
+
+
+BROWSER_SECRETS = {
+    "typed password": "pw-Typed-In-Chromium-81",
+    "hidden csrf": "csrf-Hidden-Input-82ab",
+    "session cookie": "sess-Browser-Cookie-83cd",
+    "token in the start URL (and so in Referer)": "q-Start-Token-84ef",
+    "X-Api-Key set by page script": "xak-Script-Header-85",
+    "JSON password sent by page script": "pw-Fetch-Json-86",
+    "access_token in the JSON answer": JWT.replace("Zm9v", "QmFy"),
+}
+LOGIN_PAGE = """<!doctype html><html><head><title>Sign in</title></head><body style="margin:0;font-family:sans-serif">
+<form method="post" action="/login"><input type="hidden" name="csrf_token" value="{csrf}">
+<input id="u" name="username" style="position:absolute;left:100px;top:100px;width:200px;height:30px">
+<input id="p" name="password" type="password" style="position:absolute;left:100px;top:160px;width:200px;height:30px">
+<button style="position:absolute;left:100px;top:220px;width:100px;height:30px">Sign in</button></form></body></html>"""
+HOME_PAGE = """<!doctype html><html><head><title>Home</title></head><body><p id="out">loading</p><script>
+fetch('/api/session', {{method: 'POST', headers: {{'Content-Type': 'application/json', 'X-Api-Key': '{key}'}},
+  body: JSON.stringify({{user: 'bob', password: '{password}'}})}})
+  .then(r => r.json()).then(d => {{ document.getElementById('out').textContent = 'signed in ' + d.user; }});
+</script></body></html>"""
+
+
+def _browser_app() -> Flask:
+    app = Flask(__name__)
+    s = BROWSER_SECRETS
+
+    @app.get("/login")
+    def login_page():
+        resp = make_response(LOGIN_PAGE.format(csrf=s["hidden csrf"]))
+        resp.set_cookie("sessionid", s["session cookie"])
+        return resp
+
+    @app.post("/login")
+    def login():
+        ok = request.form.get("password") == s["typed password"] and request.form.get("csrf_token") == s["hidden csrf"]
+        return redirect("/home" if ok else "/login?failed=1", code=303)
+
+    @app.get("/home")
+    def home():
+        return HOME_PAGE.format(key=s["X-Api-Key set by page script"], password=s["JSON password sent by page script"])
+
+    @app.post("/api/session")
+    def session():
+        ok = request.headers.get("X-Api-Key") == s["X-Api-Key set by page script"]
+        ok = ok and request.cookies.get("sessionid") == s["session cookie"]
+        return jsonify(user="bob" if ok else "nobody", access_token=s["access_token in the JSON answer"])
+
+    return app
+
+
+def test_a_login_browsed_in_chromium_exports_without_its_secrets(tmp_path):
+    import asyncio
+
+    from weblica.cache.record import record
+
+    actions = [{"name": "click", "arguments": {"x": 200, "y": 115}}, {"name": "write", "arguments": {"text": "bob"}},
+               {"name": "click", "arguments": {"x": 200, "y": 175}},
+               {"name": "write", "arguments": {"text": BROWSER_SECRETS["typed password"]}},
+               {"name": "click", "arguments": {"x": 150, "y": 235}}, {"name": "wait", "arguments": {"seconds": 1}}]
+    rec = tmp_path / "rec"
+    with LocalServer(_browser_app()) as site:
+        url = f"http://login.test:{site.port}/login?next=/home&token={BROWSER_SECRETS['token in the start URL (and so in Referer)']}"
+        summary = asyncio.run(record(url, actions, rec, runs=1, resolve=[f"login.test:{site.port}:127.0.0.1"]))
+    assert not summary.errors
+    with Store.open_dir(rec, readonly=True) as store:
+        session = [e for e in store.exchanges() if e.view.path == "/api/session"]
+        assert session and b'"user":"bob"' in store.bodies.get(session[0].response_body_digest).replace(b" ", b"")
+    for name in ("rec.har", "rec.warc"):
+        exported = _export(rec, tmp_path / name, "har" if name.endswith(".har") else "warc")
+        left = [what for what, value in BROWSER_SECRETS.items() if value.encode() in exported]
+        assert not left, f"secrets left in the {name} export: {left}"
+        assert b"signed in" in exported and b"bob" in exported
+        kept = _export(rec, tmp_path / f"kept-{name}", "har" if name.endswith(".har") else "warc", "--keep-secrets")
+        assert all(value.encode() in kept for value in BROWSER_SECRETS.values())
