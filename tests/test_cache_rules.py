@@ -86,7 +86,9 @@ def test_normalized_by_ignore_rules_and_path_templates():
     assert (m.tier, m.exchange.id) == ("normalized", 1)
     m = index.match(view("GET", "https://a.test/s/0123abcd99/cart"))
     assert (m.tier, m.exchange.id) == ("normalized", 2)
-    assert index.match(view("GET", "https://a.test/app.js?v=3&_=999")).tier == "scored"
+    # v=3 against a recorded v=2, the only field left: below the scored floor, a miss naming v=2
+    m = index.match(view("GET", "https://a.test/app.js?v=3&_=999"))
+    assert m.tier == "miss" and m.closest.id == 1 and m.differing == {"query:v": ["3", "2"]}
 
 
 def test_scored_never_fuzzes_required_fields_and_reports_the_miss():

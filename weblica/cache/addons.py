@@ -24,6 +24,7 @@ from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 from weblica.cache.canonical import request_view
 from weblica.cache.exchange import HOP_HEADERS, Exchange
 from weblica.cache.matcher import TIERS, ReplayIndex
+from weblica.cache.ranges import apply_range
 from weblica.cache.rules import Rule, RuleBook
 from weblica.cache.store import Store
 from weblica.env.backend import EPISODE_HEADER
@@ -282,6 +283,8 @@ class Replayer:
         match = source.index.match(view, episode, conditional)
         if match.exchange is not None:
             flow.response = make_response(source.store, match.exchange)
+            if match.byte_range is not None:  # a Range request answered from a recorded full body
+                apply_range(flow.response, match.byte_range)
             flow.response.headers[REPLAY_HEADER] = match.tier
             self._count(match.tier, flow)
             return
