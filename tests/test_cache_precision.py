@@ -194,17 +194,18 @@ def test_headers_named_by_vary_are_key_fields(rec):
         assert index.match(get("https://www.a.test/", [("Accept-Language", "de-DE")])).tier == "miss"
 
 
-def test_a_fresh_cache_buster_is_ignored_and_the_rotation_served_in_order(rec):
+@pytest.mark.parametrize("per_page", [True, False])   # seeded Math.random repeats its value on every page
+def test_a_fresh_cache_buster_is_ignored_and_the_rotation_served_in_order(rec, per_page):
     creatives = ["<img alt='Sofa sale'>", "<img alt='Lamp week'>", "<img alt='Rug days'>"]
     for run, seed in enumerate((4820194331, 1937046282)):
         rec.new_run()
         for page in range(3):
-            rec.add(f"https://ads.a.test/ad?slot=side&cb={seed + 7919 * page}", creatives[(run + page) % 3])
+            rec.add(f"https://ads.a.test/ad?slot=side&cb={seed + 7919 * page * per_page}", creatives[(run + page) % 3])
     index, rules = rec.index()
     kinds = {(r.kind, r.field) for rs in rules.by_domain.values() for r in rs.rules}
     assert ("ignore", "query:cb") in kinds and ("require", "query:cb") not in kinds
     rule = next(r for r in rules.by_domain["a.test"].of_kind("ignore") if r.field == "query:cb")
-    assert rule.evidence["fresh_every_request"] is True
+    assert rule.evidence["fresh_every_run"] is True
     served = []
     for cb in (5550001111, 5550002222, 5550003333, 5550004444):
         m = index.match(get(f"https://ads.a.test/ad?slot=side&cb={cb}"), "ep")

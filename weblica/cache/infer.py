@@ -5,8 +5,8 @@ From K >= 2 recorded runs of the same browse (and the misses of replays), reques
 compared in pairs, across runs and within a run:
 
 - a field whose value changes while the response stays the same is *volatile* (ignore it);
-- a field whose value is fresh in every request and never repeats across runs (a cache-buster on a
-  rotating ad) is volatile too, even when the response changes with it: a replay can never send a
+- a random-looking field whose values are fresh in every run (no value in two runs: a cache-buster
+  on a rotating ad) is volatile too, even when the response changes with it: a replay can never send a
   recorded value, so the right rule is "ignore it and serve the recorded responses in order";
 - a field is *semantic* (require it; never fuzz it) when it alone differs while the response
   changes *and* the same value gave the same response (or its name says it carries content: `q`,
@@ -55,11 +55,11 @@ class FieldEvidence:
     volatile_weak: int = 0
     semantic: int = 0
     semantic_weak: int = 0
-    consistent: int = 0          # the same value, the same response
+    consistent: int = 0          # the same value, the same response, in two runs
     values: set[str] = field(default_factory=set)
     runs: set[int] = field(default_factory=set)
     detectors: set[str] = field(default_factory=set)
-    fresh: bool = False          # every request its own value, none seen in two runs
+    fresh: bool = False          # each run its own values, none seen in two runs
 
     def add_values(self, name: str, values: Iterable[Any], capture_time: float | None) -> None:
         for value in values:
@@ -77,7 +77,7 @@ class FieldEvidence:
     def evidence(self) -> dict[str, Any]:
         return {"runs": sorted(self.runs), "values": sorted(self.values)[:4],
                 "changed_same_response": self.volatile, "changed_other_response": self.semantic,
-                "same_value_same_response": self.consistent, "fresh_every_request": self.fresh,
+                "same_value_same_response": self.consistent, "fresh_every_run": self.fresh,
                 "weak": {"volatile": self.volatile_weak, "semantic": self.semantic_weak},
                 "detectors": sorted(self.detectors)}
 
@@ -177,17 +177,18 @@ class Inference:
             ev = self.fields.get((endpoint, name))
             if ev is None:
                 continue
-            values = [(ex.run_id, v) for ex, f in zip(exchanges, fields) for v in f.get(name, [])]
             runs_of: dict[str, set[int]] = defaultdict(set)
-            for run, value in values:
-                runs_of[value].add(run)
-            ev.fresh = (len({run for run, _ in values}) >= 2 and len(runs_of) == len(values)
-                        and not semantic_name(name))
+            for ex, f in zip(exchanges, fields):
+                for value in f.get(name, []):
+                    runs_of[value].add(ex.run_id)
+            # fresh in every run: each run (each seed) has its own values, and no value is in two runs
+            runs = set().union(*runs_of.values()) if runs_of else set()
+            ev.fresh = len(runs) >= 2 and all(len(r) == 1 for r in runs_of.values()) and not semantic_name(name)
 
     def _compare_pair(self, endpoint: Endpoint, a: Exchange, b: Exchange, fa: Fields, fb: Fields) -> None:
         differing = [n for n in set(fa) | set(fb) if fa.get(n) != fb.get(n)]
         same = self.compare.same(a, b)
-        if same:
+        if same and a.run_id != b.run_id:   # reproducible: another run sent this value and got this answer
             for name in set(fa) & set(fb):
                 if fa[name] == fb[name]:
                     self.fields[(endpoint, name)].consistent += 1
@@ -310,15 +311,16 @@ class Inference:
                         evidence=ev.evidence(), note=note, **scope)
 
         if is_context(name):
-            # a header or cookie is keyed only when it changes the response and is no per-visit token
-            if semantic and not (ev.fresh and random_like) and not random_like:
+            # a header or cookie is keyed only when it changes the response and the same value gave the
+            # same response in two runs (a per-visit session id never repeats, however random it looks)
+            if semantic and ev.consistent:
                 return require(0.7 + 0.1 * ev.semantic, "the response changes with this header or cookie")
             if name.startswith("header:") and ev.volatile and not semantic:
                 return ignore(0.9, "named by Vary, but the response stays the same")
             return None
-        if semantic and ev.fresh and not ev.consistent:
+        if semantic and ev.fresh and random_like and not ev.consistent:
             return ignore(0.85 if random_like else 0.7,
-                          "fresh in every request and never repeated across runs: ignored, and the recorded "
+                          "fresh in every run, never repeated across runs: ignored, and the recorded "
                           "responses are served in order")
         if ev.semantic and not random_like and (ev.consistent or semantic_name(name)):
             return require(0.7 + 0.1 * ev.semantic, "the response changes with this value" +

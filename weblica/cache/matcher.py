@@ -37,8 +37,9 @@ TIERS = ("exact", "normalized", "scored", "stub", "miss")
 # the one asked (one field of one differing is 0.25; two fields, one volatile-looking one differing, 0.95)
 MIN_SIMILARITY = 0.5
 RANGE = "header:range"
-# Vary names that never make a key field: bodies are stored decoded, and cookies are judged one by one
-_VARY_SKIP = frozenset({"accept-encoding", "cookie", "*", ""})
+# Vary names that never make a key field: bodies are stored decoded, cookies are judged one by one,
+# and the replaying browser is whichever one replays (a HAR from another browser still replays)
+_VARY_SKIP = frozenset({"accept-encoding", "cookie", "user-agent", "*", ""})
 
 
 @dataclass
