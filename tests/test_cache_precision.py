@@ -227,3 +227,70 @@ def test_required_needs_the_same_value_to_give_the_same_response(rec):
     required = {r.field: r for r in rules.by_domain["a.test"].of_kind("require")}
     assert "query:q" in required and required["query:q"].evidence["same_value_same_response"] >= 1
     assert "query:v" not in required
+
+
+def test_range_and_cookie_keys_through_the_real_proxies(tmp_path):
+    """Recorded through mitmproxy from a real server, replayed through the replay proxy with httpx."""
+    import threading
+
+    import httpx
+    from flask import Flask, request
+    from werkzeug.serving import make_server
+
+    from weblica.cache.addons import REPLAY_HEADER, EpisodeHeader, HostMapper, Recorder, Replayer, parse_resolve
+    from weblica.cache.backend import load_source
+    from weblica.cache.proxy import ProxyServer
+    from weblica.cache.rules import save_rules
+
+    clip = bytes(range(256)) * 8
+    app = Flask(__name__)
+
+    @app.get("/clip.bin")
+    def clip_bin():
+        return clip, 200, {"Content-Type": "application/octet-stream"}
+
+    @app.get("/account")
+    def account():
+        user = request.cookies.get("sid")
+        return f"<h1>Hello {user}</h1>" if user else "<h1>Please log in</h1>"
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://www.media.test:{server.server_port}"
+    store = Store.open_dir(tmp_path / "rec", create=True)
+    recorder = Recorder(store, 0)
+    try:
+        with ProxyServer([EpisodeHeader(), HostMapper(parse_resolve([f"www.media.test:{server.server_port}:127.0.0.1"])),
+                          recorder]) as proxy:
+            for run in range(2):
+                recorder.begin_run(store.new_run("record"))
+                with httpx.Client(proxy=proxy.url) as client:
+                    assert client.get(f"{base}/clip.bin").content == clip
+                    for sid in ("alice", "bob", None):
+                        client.get(f"{base}/account", headers={"Cookie": f"sid={sid}"} if sid else {})
+    finally:
+        server.shutdown()
+        server.server_close()
+    for ruleset in infer_rules(store, NOW).values():
+        save_rules(ruleset, tmp_path / "rules")
+    store.close()
+    source = load_source(tmp_path / "rec", [tmp_path / "rules"], log_misses=False)
+    try:
+        with ProxyServer([EpisodeHeader(), Replayer(lambda episode: source)]) as proxy:
+            with httpx.Client(proxy=proxy.url) as client:
+                part = client.get(f"{base}/clip.bin", headers={"Range": "bytes=100-199"})
+                tail = client.get(f"{base}/clip.bin", headers={"Range": "bytes=-48"})
+                whole = client.get(f"{base}/clip.bin")
+                bad = client.get(f"{base}/clip.bin", headers={"Range": "bytes=9000-"})
+                bob = client.get(f"{base}/account", headers={"Cookie": "sid=bob"})
+                nobody = client.get(f"{base}/account")
+                carol = client.get(f"{base}/account", headers={"Cookie": "sid=carol"})
+    finally:
+        source.store.close()
+    assert part.status_code == 206 and part.content == clip[100:200]
+    assert part.headers["Content-Range"] == f"bytes 100-199/{len(clip)}"
+    assert tail.status_code == 206 and tail.content == clip[-48:]
+    assert whole.status_code == 200 and whole.content == clip and whole.headers[REPLAY_HEADER] == "exact"
+    assert bad.status_code == 502
+    assert bob.text == "<h1>Hello bob</h1>" and nobody.text == "<h1>Please log in</h1>"
+    assert carol.status_code == 502 and "cookie:sid" in carol.text
