@@ -294,3 +294,20 @@ def test_range_and_cookie_keys_through_the_real_proxies(tmp_path):
     assert bad.status_code == 502
     assert bob.text == "<h1>Hello bob</h1>" and nobody.text == "<h1>Please log in</h1>"
     assert carol.status_code == 502 and "cookie:sid" in carol.text
+
+
+def test_stub_rules_see_the_path_without_embedded_parameters(rec):
+    from mitmproxy.test import tflow, tutils
+
+    from weblica.cache.addons import REPLAY_HEADER, ReplaySource, Stubber
+    from weblica.cache.rules import Rule, RuleSet
+
+    rec.new_run()
+    rules = RuleBook([RuleSet("adnet.test", [Rule("stub", host="ads.adnet.test", path="/pixel/side",
+                                                  response={"status": 204})])])
+    source = ReplaySource(store=rec.store, index=ReplayIndex([], rules))
+    flow = tflow.tflow(req=tutils.treq(host="ads.adnet.test", port=443, scheme=b"https",
+                                       path=f"/pixel/side;ord=4820194331;misc={int(NOW)}".encode()))
+    Stubber(lambda episode: source).request(flow)
+    assert flow.response is not None and flow.response.status_code == 204
+    assert flow.response.headers[REPLAY_HEADER] == "stub"

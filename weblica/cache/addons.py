@@ -236,7 +236,8 @@ class Stubber:
         if source is None:
             return
         req = flow.request
-        rule = source.index.rules.stub_for(req.method, request_view(req.method, req.pretty_url).host, req.path.split("?")[0])
+        view = request_view(req.method, req.pretty_url)  # its path without `;k=v` parameters, as rules see it
+        rule = source.index.rules.stub_for(req.method, view.host, view.path)
         if rule is not None:
             flow.response = stub_response(rule)
             flow.metadata[TIER_KEY] = "stub"

@@ -40,7 +40,7 @@ from weblica.cache.matcher import vary_fields
 from weblica.cache.rules import Rule, RuleBook, RuleSet, registrable_domain
 from weblica.cache.store import Store
 from weblica.cache.templates import TemplateBook, infer_templates
-from weblica.cache.volatile import EPOCH_WINDOW_S, detect, mask, semantic_name  # noqa: F401  (re-exported)
+from weblica.cache.volatile import detect, mask, semantic_name  # noqa: F401  (mask: re-exported)
 
 MAX_PAIRS_PER_ENDPOINT = 20000   # a safety bound; sampling stays spread over every run below it
 BEACON_MAX_BYTES = 64

@@ -26,7 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from weblica.cache.canonical import RequestView, canonical_key, is_context
+from weblica.cache.canonical import RequestView, canonical_key
 from weblica.cache.exchange import Exchange, header
 from weblica.cache.ranges import parse_range
 from weblica.cache.rules import RuleBook
