@@ -311,3 +311,17 @@ def test_stub_rules_see_the_path_without_embedded_parameters(rec):
     Stubber(lambda episode: source).request(flow)
     assert flow.response is not None and flow.response.status_code == 204
     assert flow.response.headers[REPLAY_HEADER] == "stub"
+
+
+def test_a_semantic_name_with_a_fresh_time_value_is_volatile_but_a_fresh_id_is_not(rec):
+    for run in range(2):
+        rec.new_run()
+        for poll in range(2):
+            t = int(NOW * 1000) + 1000 * run + 10 * poll
+            rec.add(f"https://api.a.test/feed?start={t}", json.dumps({"items": [f"news {run} {poll}"]}),
+                    response_headers=[("Content-Type", "application/json")])
+        rec.add(f"https://api.a.test/doc?id={'9f3ac01d5e7b' if run else 'c01d9f3a7b4a'}", f"<p>doc {run}</p>")
+    _, rules = rec.index()
+    kinds = {(r.kind, r.field) for r in rules.by_domain["a.test"].rules}
+    assert ("ignore", "query:start") in kinds
+    assert ("ignore", "query:id") not in kinds

@@ -120,3 +120,48 @@ def test_a_request_without_validators_never_gets_a_recorded_304():
     v = view("GET", "https://a.test/app.js")
     assert index.match(v, "fresh", conditional=False).exchange.status == 200
     assert index.match(v, "revalidating", conditional=True).exchange.status == 304
+
+
+def test_header_and_cookie_rule_fields_load_and_apply_on_replay(tmp_path):
+    (tmp_path / "a.test.yaml").write_text(
+        "domain: a.test\nrequire:\n  - field: cookie:sid\n    path: /account\n  - header:accept-language\n")
+    book = RuleBook.load(tmp_path)
+
+    def exh(id_, cookie, lang):
+        e = ex(id_, "GET", "https://a.test/account")
+        e.request_headers = [("Cookie", f"sid={cookie}"), ("Accept-Language", lang)]
+        return e
+
+    index = ReplayIndex([exh(1, "alice", "en"), exh(2, "bob", "en"), exh(3, "bob", "sv")], book)
+
+    def asked(cookie, lang):
+        return request_view("GET", "https://a.test/account", [("Cookie", f"sid={cookie}"), ("Accept-Language", lang)])
+
+    assert index.match(asked("bob", "sv")).exchange.id == 3
+    assert index.match(asked("alice", "en")).exchange.id == 1
+    m = index.match(asked("carol", "en"))
+    assert m.tier == "miss" and m.differing["cookie:sid"] == ["carol", "alice"]
+    assert index.match(asked("alice", "sv")).tier == "miss"
+
+
+def test_rule_files_written_before_header_fields_still_load(tmp_path):
+    (tmp_path / "shop.test.yaml").write_text("""domain: shop.test
+version: 1
+ignore:
+- field: query:_
+  host: cdn.shop.test
+  source: inferred
+  confidence: 0.99
+  evidence: {runs: [1, 2], values: ['1736935200000'], changed_same_response: 3, changed_other_response: 0,
+             weak: {volatile: 0, semantic: 0}, detectors: [epoch_ms]}
+paths:
+- pattern: ^/cart/[^/]+/items$
+  replace: /cart/{token}/items
+  host: www.shop.test
+  source: inferred
+  confidence: 0.9
+  note: random-looking path segment
+""")
+    book = RuleBook.load(tmp_path)
+    assert book.path_template("GET", "www.shop.test", "/cart/ab12/items") == "/cart/{token}/items"
+    assert book.ignored("GET", "cdn.shop.test", "/app.js", {"query:_"}) == {"query:_"}

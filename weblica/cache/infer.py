@@ -46,7 +46,9 @@ MAX_PAIRS_PER_ENDPOINT = 20000   # a safety bound; sampling stays spread over ev
 BEACON_MAX_BYTES = 64
 BEACON_PATH_RE = re.compile(r"collect|beacon|track|pixel|analytics|telemetry|/log\b|/event|ping|metrics|stats",
                             re.IGNORECASE)
-CONTEXT_HEADERS = ("header:accept-language",)   # compared on every endpoint; others only when Vary names them
+CONTEXT_HEADERS = ("header:accept-language",)
+INTRINSICALLY_VOLATILE = frozenset({"epoch_s", "epoch_ms", "random_float", "jsonp_callback", "client_id",
+                                    "cache_buster"})   # compared on every endpoint; others only when Vary names them
 
 
 @dataclass
@@ -183,7 +185,7 @@ class Inference:
                     runs_of[value].add(ex.run_id)
             # fresh in every run: each run (each seed) has its own values, and no value is in two runs
             runs = set().union(*runs_of.values()) if runs_of else set()
-            ev.fresh = len(runs) >= 2 and all(len(r) == 1 for r in runs_of.values()) and not semantic_name(name)
+            ev.fresh = len(runs) >= 2 and all(len(r) == 1 for r in runs_of.values())
 
     def _compare_pair(self, endpoint: Endpoint, a: Exchange, b: Exchange, fa: Fields, fb: Fields) -> None:
         differing = [n for n in set(fa) | set(fb) if fa.get(n) != fb.get(n)]
@@ -318,7 +320,10 @@ class Inference:
             if name.startswith("header:") and ev.volatile and not semantic:
                 return ignore(0.9, "named by Vary, but the response stays the same")
             return None
-        if semantic and ev.fresh and random_like and not ev.consistent:
+        # a semantic name (`start`, `id`) is fresh-volatile only with values that are times or random by
+        # nature: a hex or base36 value under such a name may be an id the next replay asks for again
+        time_or_random = random_like and ev.detectors <= INTRINSICALLY_VOLATILE
+        if semantic and ev.fresh and not ev.consistent and (time_or_random if semantic_name(name) else random_like):
             return ignore(0.85 if random_like else 0.7,
                           "fresh in every run, never repeated across runs: ignored, and the recorded "
                           "responses are served in order")
