@@ -27,17 +27,20 @@ def invoke(*args: str) -> dict:
 def news(tmp_path_factory):
     base = tmp_path_factory.mktemp("news")
     actions = base / "actions.json"
-    actions.write_text(json.dumps(NEWS_ACTIONS))
     rec, rules, no_rules = base / "rec", base / "rules", base / "no-rules"
     no_rules.mkdir()
     with NewsSite() as site:
+        # the browse ends on the player, which fetches the clip whole
+        browse = NEWS_ACTIONS + [{"name": "goto_url", "arguments": {"url": site.url("/player/")}}]
+        actions.write_text(json.dumps(browse))
         args = ["record", site.url("/"), "--actions", str(actions), "--runs", "2", "--out", str(rec)]
         for spec in site.resolve:
             args += ["--resolve", spec]
         summary = invoke(*args)
         port = site.port
     invoke("rules", "infer", str(rec), "--out", str(rules))
-    return {"rec": rec, "rules": rules, "no_rules": no_rules, "port": port, "base": base, "summary": summary}
+    return {"rec": rec, "rules": rules, "no_rules": no_rules, "port": port, "base": base, "summary": summary,
+            "browse": browse}
 
 
 def replay(news, rules, actions=None, tmp=None):
@@ -68,7 +71,7 @@ def test_the_cache_buster_is_ignored_and_no_slug_becomes_a_template(news):
 def test_the_ad_is_served_with_the_inferred_rules_as_with_none(news):
     with_rules = replay(news, news["rules"])
     without = replay(news, news["no_rules"])
-    total = len(NEWS_ACTIONS) + 1
+    total = len(news["browse"]) + 1
     assert with_rules["tiers"]["miss"] == 0, with_rules["misses"]
     assert with_rules["screens_identical"] == without["screens_identical"] == f"{total}/{total}"
     assert with_rules["tiers"]["normalized"] >= 3   # the three ad requests, by the ignored cache-buster
@@ -90,3 +93,32 @@ def test_an_unrecorded_article_and_an_unrecorded_query_are_misses(news, tmp_path
         miss = next(m for m in report["misses"] if m["url"].endswith("q=sofa"))
         assert miss["closest"].endswith("q=lamp") and "query:q" in miss["differing"]
         assert report["tiers"]["miss"] == 2, report["misses"]   # the recorded article is still served
+
+
+def test_range_requests_from_the_page_are_cut_from_the_recorded_clip(news):
+    import asyncio
+
+    from weblica.cache.backend import CacheBackend
+    from weblica.cache.play import make_env
+    from weblica.env.task import Task, TaskSource
+
+    async def titles() -> list[str]:
+        backend = CacheBackend([news["rec"]], [news["rules"]], log_misses=False)
+        env = make_env({"cache": backend})
+        source = TaskSource(kind="cache", recording=str(news["rec"]))
+        out = []
+        try:
+            for range_ in ("", "100-199", "-48", "9000-"):
+                url = f"https://www.news.test:{news['port']}/player/" + (f"#{range_}" if range_ else "")
+                obs = await env.reset(Task(id="player", start_url=url, instruction="", source=source), seed=5)
+                out.append(obs.tabs[obs.active_tab].title)
+        finally:
+            await env.close()
+            await backend.stop()
+        return out
+
+    whole, part, tail, beyond = asyncio.run(titles())
+    assert whole == "200 4096 0 -"
+    assert part == "206 100 100 bytes 100-199/4096"
+    assert tail == "206 48 208 bytes 4048-4095/4096"
+    assert beyond.startswith("502 ")   # past the end of the clip: a miss, not some other bytes

@@ -4,6 +4,9 @@ Hosts (HTTPS on one port, mapped onto 127.0.0.1 with --resolve):
   www.news.test    front page, slug article URLs (`/nyheter/how-to-cook-pasta-in-2019/`), a GET search
   ads.adnet.test   `/ad?slot=side&cb=<10 random digits>`: a creative picked at random on every request
   static.news.test the stylesheet
+  www.news.test/player/   fetches /media/clip.bin (4096 bytes) whole, or with `Range: bytes=<hash>` when
+                   the URL has a hash (`/player/#100-199`), and puts status, length, first byte and
+                   Content-Range in the title
 
 The traps: an article slug looks like a token, so a matcher that templates it serves the pasta article
 for any other article; the search is recorded with one query, so a matcher without a floor answers
@@ -29,6 +32,15 @@ ARTICLES = {
 RECORDED_ARTICLE = "how-to-cook-pasta-in-2019"     # the browse opens only this one
 CREATIVES = ["Sofa sale: 30% off", "Lamp week at Lumen", "Rugs from 49 kr"]
 CATALOG = ["Arc floor lamp", "Desk lamp", "Velvet sofa", "Wool rug"]
+CLIP = bytes(range(256)) * 16
+PLAYER = """<!doctype html><html><head><meta charset="utf-8"><title>player</title></head><body><p>player</p>
+<script>
+const range = location.hash.slice(1);
+fetch('/media/clip.bin', range ? {headers: {Range: 'bytes=' + range}} : {}).then(async r => {
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  document.title = [r.status, bytes.length, bytes[0], r.headers.get('content-range') || '-'].join(' ');
+});
+</script></body></html>"""
 
 
 def create_app(port: int) -> Flask:
@@ -77,6 +89,14 @@ fetch('{ads}/ad?slot=side&cb=' + Math.floor(Math.random() * 9e9 + 1e9))
         resp.headers["Access-Control-Allow-Origin"] = www
         resp.headers["Cache-Control"] = "no-store"
         return resp
+
+    @app.get("/player/")
+    def player() -> Any:
+        return Response(PLAYER, content_type="text/html; charset=utf-8")
+
+    @app.get("/media/clip.bin")
+    def clip() -> Any:  # always whole: the recording holds the full body, replay cuts ranges from it
+        return Response(CLIP, content_type="application/octet-stream", headers={"Accept-Ranges": "bytes"})
 
     @app.get("/news.css")
     def css() -> Any:
