@@ -188,11 +188,15 @@ def test_json_identity_masks_timestamps_but_not_prices(tmp_path):
 
     store = Store.open_dir(tmp_path / "rec", create=True)
     run = store.new_run("record")
-    for i, (price, served) in enumerate([(19.99, NOW), (19.99, NOW + 3.25), (24.99, NOW + 7.5)]):
-        _add(store, run, i, "GET", f"https://api.a.test/price?n={i}", "", json.dumps({"price": price, "served": served}))
-    a, b, c = store.exchanges()
+    rows = [(19.99, NOW, 123456789012), (19.99, NOW + 3.25, 123456789012), (24.99, NOW + 7.5, 123456789012),
+            (19.99, NOW, 987654321098)]
+    for i, (price, served, item) in enumerate(rows):
+        _add(store, run, i, "GET", f"https://api.a.test/price?n={i}", "",
+             json.dumps({"price": price, "served": served, "item": item, "rnd": 0.123456789 * (i + 1)}))
+    a, b, c, d = store.exchanges()
     compare = ResponseComparer(store, NOW)
-    assert compare.same(a, b) and not compare.same(a, c)
+    assert compare.same(a, b)                               # only the time and a random fraction changed
+    assert not compare.same(a, c) and not compare.same(a, d)   # a price, an item id
     store.close()
 
 

@@ -35,7 +35,8 @@ def _mask_json(value: Any, capture_time: float | None) -> Any:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, (int, float)):
-        return "<*>" if detect(repr(value), capture_time) else value
+        # a number is masked only as a time near the capture or a random fraction: ids and prices stay
+        return "<*>" if detect(repr(value), capture_time) in ("epoch_s", "epoch_ms", "random_float") else value
     if isinstance(value, str) and detect(value, capture_time):
         return "<*>"
     return value
