@@ -130,6 +130,7 @@ def test_replay_misses_teach_inference_about_values_one_run_never_showed(tmp_pat
     ("jQuery3510_1700000000000", "query:c", "jsonp_callback"), ("cb_1a2b3c", "query:callback", "jsonp_callback"),
     ("1234567890.1234567890", "query:cid", "client_id"), ("GA1.1.482019433.1764000000", "cookie:_ga", "client_id"),
     ("4820194331", "query:cb", "cache_buster"), ("873421", "path:ord", "cache_buster"),
+    ("Cj0KCQiA1Z2", "query:gclid", "visit_id"), ("sess-81be2c0a", "query:session_id", "visit_id"),
 ])
 def test_detectors_for_ids_callbacks_client_ids_and_cache_busters(value, name, kind):
     assert detect(value, NOW, name) == kind
@@ -215,3 +216,13 @@ def test_pair_sampling_covers_every_run_of_a_busy_endpoint_in_n_log_n():
     assert runs_paired == {1, 2, 3}
     cross = {(exchanges[i].run_id, exchanges[j].run_id) for i, j in pairs if exchanges[i].run_id != exchanges[j].run_id}
     assert {(1, 2), (2, 3)} <= cross
+
+
+def test_semantic_names_are_content_names_not_per_visit_ids():
+    from weblica.cache.volatile import semantic_name
+
+    for name in ("query:q", "form:search", "query:product_id", "json:variables.page", "query:sort", "query:cat"):
+        assert semantic_name(name), name
+    for name in ("query:session_id", "query:request_id", "query:gclid", "form:csrf_token", "query:cb",
+                 "query:utm_source", "cookie:page", "header:x-page"):
+        assert not semantic_name(name), name

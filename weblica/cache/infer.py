@@ -48,7 +48,7 @@ BEACON_PATH_RE = re.compile(r"collect|beacon|track|pixel|analytics|telemetry|/lo
                             re.IGNORECASE)
 CONTEXT_HEADERS = ("header:accept-language",)
 INTRINSICALLY_VOLATILE = frozenset({"epoch_s", "epoch_ms", "random_float", "jsonp_callback", "client_id",
-                                    "cache_buster"})   # compared on every endpoint; others only when Vary names them
+                                    "cache_buster", "visit_id"})   # compared on every endpoint; others only when Vary names them
 
 
 @dataclass

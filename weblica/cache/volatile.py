@@ -6,7 +6,8 @@ Google Analytics' `cid`, cache-busters named like one). A detector only *suggest
 still need evidence from the recorded runs. `looks_slug` recognizes readable path words
 (`how-to-cook-pasta-in-2019`, `iphone-15-pro-max-256gb-blue`, `cafe2019`), which are content, not
 tokens, however long they are. `semantic_name` says whether a field's name says it carries content (a
-query, an id, a page number, a filter, a sort order): such a field is required by default.
+query, an id, a page number, a filter, a sort order): such a field is required by default. Names of
+per-visit ids (`session_id`, `request_id`, `gclid`, `csrf_token`) are never semantic.
 """
 from __future__ import annotations
 
@@ -48,6 +49,11 @@ SEMANTIC_NAMES = frozenset({"q", "query", "search", "searchterm", "search_query"
                             "order", "orderby", "order_by", "dir", "lang", "locale", "tab", "view", "variant",
                             "operationname", "variables", "tag", "tags", "year", "month", "date", "from", "to"})
 _SEMANTIC_SUFFIX_RE = re.compile(r"(?:^|[_.\-])(?:id|ids|query|page|filter|sort|slug|sku)$", re.IGNORECASE)
+# ids that name a visit, not content: `session_id`, `request_id`, `trace_id`, `gclid`, `fbclid`
+_VISIT_ID_RE = re.compile(r"^(?:session|sess|request|req|trace|span|correlation|corr|client|visitor|device|anon|"
+                          r"tracking|click|event|message|msg|transaction|txn|impression|view|page_?view)[_.\-]?id$"
+                          r"|^(?:sessionid|jsessionid|phpsessid|sid|gclid|fbclid|msclkid|dclid|nonce|csrf|xsrf|"
+                          r"csrf_?token|xsrf_?token|authenticity_token|state)$", re.IGNORECASE)
 
 
 def short_name(name: str) -> str:
@@ -61,6 +67,8 @@ def semantic_name(name: str) -> bool:
     if name.startswith(("header:", "cookie:", "body:")):
         return False
     short = short_name(name)
+    if _VISIT_ID_RE.match(short):
+        return False
     return short in SEMANTIC_NAMES or bool(_SEMANTIC_SUFFIX_RE.search(short))
 
 
@@ -101,6 +109,8 @@ def detect(value: Any, capture_time: float | None = None, name: str = "") -> str
         return "random_float"
     if short in CACHE_BUSTER_NAMES and re.fullmatch(r"[A-Za-z0-9._\-]{5,}", value) and re.search(r"\d", value):
         return "cache_buster"
+    if short and _VISIT_ID_RE.match(short) and re.fullmatch(r"[A-Za-z0-9._\-]{8,}={0,2}", value) and _mixed(value):
+        return "visit_id"
     if looks_slug(value):
         return None
     if _HEX_RE.match(value) and re.search(r"\d", value) and (len(value) >= 12 or (
