@@ -194,24 +194,27 @@ def test_headers_named_by_vary_are_key_fields(rec):
         assert index.match(get("https://www.a.test/", [("Accept-Language", "de-DE")])).tier == "miss"
 
 
+@pytest.mark.parametrize("name", ["cb", "xyz"])       # named like a cache-buster, or not named at all
 @pytest.mark.parametrize("per_page", [True, False])   # seeded Math.random repeats its value on every page
-def test_a_fresh_cache_buster_is_ignored_and_the_rotation_served_in_order(rec, per_page):
+def test_a_fresh_cache_buster_is_ignored_and_the_rotation_served_in_order(rec, per_page, name):
     creatives = ["<img alt='Sofa sale'>", "<img alt='Lamp week'>", "<img alt='Rug days'>"]
     for run, seed in enumerate((4820194331, 1937046282)):
         rec.new_run()
         for page in range(3):
-            rec.add(f"https://ads.a.test/ad?slot=side&cb={seed + 7919 * page * per_page}", creatives[(run + page) % 3])
+            rec.add(f"https://ads.a.test/ad?slot=side&{name}={seed + 7919 * page * per_page}",
+                    creatives[(run + page) % 3])
     index, rules = rec.index()
     kinds = {(r.kind, r.field) for rs in rules.by_domain.values() for r in rs.rules}
-    assert ("ignore", "query:cb") in kinds and ("require", "query:cb") not in kinds
-    rule = next(r for r in rules.by_domain["a.test"].of_kind("ignore") if r.field == "query:cb")
+    assert ("ignore", f"query:{name}") in kinds and ("require", f"query:{name}") not in kinds
+    rule = next(r for r in rules.by_domain["a.test"].of_kind("ignore") if r.field == f"query:{name}")
     assert rule.evidence["fresh_every_run"] is True
     served = []
     for cb in (5550001111, 5550002222, 5550003333, 5550004444):
-        m = index.match(get(f"https://ads.a.test/ad?slot=side&cb={cb}"), "ep")
+        m = index.match(get(f"https://ads.a.test/ad?slot=side&{name}={cb}"), "ep")
+        assert m.tier == "normalized"
         served.append(rec.store.bodies.get(m.exchange.response_body_digest).decode())
     assert served == creatives + [creatives[2]]   # the first run's order, then its last again
-    assert index.match(get("https://ads.a.test/ad?slot=top&cb=5550005555"), "ep").tier == "miss"
+    assert index.match(get(f"https://ads.a.test/ad?slot=top&{name}=5550005555"), "ep").tier == "miss"
 
 
 def test_required_needs_the_same_value_to_give_the_same_response(rec):

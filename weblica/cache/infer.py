@@ -323,7 +323,10 @@ class Inference:
         # a semantic name (`start`, `id`) is fresh-volatile only with values that are times or random by
         # nature: a hex or base36 value under such a name may be an id the next replay asks for again
         time_or_random = random_like and ev.detectors <= INTRINSICALLY_VOLATILE
-        if semantic and ev.fresh and not ev.consistent and (time_or_random if semantic_name(name) else random_like):
+        # under a name that says nothing, a long number fresh in every run is a cache-buster too
+        long_numbers = bool(ev.values) and all(re.fullmatch(r"\d{8,}", v) for v in ev.values)
+        if semantic and ev.fresh and not ev.consistent and (
+                time_or_random if semantic_name(name) else random_like or long_numbers):
             return ignore(0.85 if random_like else 0.7,
                           "fresh in every run, never repeated across runs: ignored, and the recorded "
                           "responses are served in order")
