@@ -165,3 +165,7 @@ paths:
     book = RuleBook.load(tmp_path)
     assert book.path_template("GET", "www.shop.test", "/cart/ab12/items") == "/cart/{token}/items"
     assert book.ignored("GET", "cdn.shop.test", "/app.js", {"query:_"}) == {"query:_"}
+    # such an old inferred template never makes a slug a slot again; a hand-written one is obeyed
+    assert book.path_template("GET", "www.shop.test", "/cart/how-to-cook-pasta/items") == "/cart/how-to-cook-pasta/items"
+    manual = RuleBook([RuleSet("shop.test", [Rule("path", pattern="^/p/[^/]+$", replace="/p/{slug}")])])
+    assert manual.path_template("GET", "www.shop.test", "/p/how-to-cook-pasta") == "/p/{slug}"
