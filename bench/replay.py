@@ -10,6 +10,14 @@ approach with the live servers replaced by listeners, using an episode seed no r
 - screens: screenshots identical to the first recorded run's;
 - page load: the start page opened and settled, replay vs live (median of repeats).
 
+Then issue 20's probes on the local news site (tests/cache_sites/news.py: slug article URLs, a search
+recorded with one query, a rotating ad behind a random cache-buster), recorded twice and replayed by
+ours with the inferred rules and with none:
+
+- wrong-content serves: probe requests (an unrecorded article slug, an unrecorded query) answered
+  with a recorded page instead of a miss (goal 0);
+- misses and screens on the recorded browse: the ad must be served with the rules as without them.
+
 Prints figures and ratios; nothing is asserted. Run: `.venv/bin/python bench/replay.py [--repeats 3]`.
 """
 from __future__ import annotations
@@ -28,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
+from cache_sites.news import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
 
@@ -137,11 +146,8 @@ async def main(repeats: int) -> dict[str, Any]:
         from weblica.env.browser_env import EnvConfig, WebEnv
         from weblica.env.task import Task
 
-        from weblica.cache.play import EXTRA_CHROMIUM_FLAGS
-
-        # the same browser flags as the replaying env, so only the network differs
-        live_env = WebEnv(EnvConfig(browser=BrowserOptions(extra_args=[f"--host-resolver-rules={rules_flag}",
-                                                                       *EXTRA_CHROMIUM_FLAGS])),
+        # the replaying env's browser flags (the launcher's defaults) plus host mapping: only the network differs
+        live_env = WebEnv(EnvConfig(browser=BrowserOptions(extra_args=[f"--host-resolver-rules={rules_flag}"])),
                           backends={"live-bench": LiveBackend()})
         live_times = []
         task = Task(id="live", start_url=start_url, instruction="", source=TaskSource(kind="live-bench"))
@@ -268,10 +274,49 @@ async def main(repeats: int) -> dict[str, Any]:
     return out
 
 
+async def news_probes() -> dict[str, Any]:
+    """Wrong-content serves on the unrecorded-slug and unrecorded-query probes, ours with and without rules."""
+    work = Path(tempfile.mkdtemp(prefix="weblica-bench-news-"))
+    rec, rules = work / "rec", work / "rules"
+    with NewsSite() as site:
+        port, start = site.port, site.url("/")
+        await record(start, NEWS_ACTIONS, rec, runs=2, resolve=site.resolve)
+    with Store.open_dir(rec) as store:
+        for ruleset in infer_rules(store).values():
+            save_rules(ruleset, rules)
+        reference = load_screens(screens_dir(rec, store.runs()[0].id))
+    origin = f"https://www.news.test:{port}"
+    probe_urls = [f"{origin}/nyheter/election-results-2024-live-updates/", f"{origin}/search?q=sofa"]
+    probe = [{"name": "goto_url", "arguments": {"url": probe_urls[0]}},
+             {"name": "goto_url", "arguments": {"url": f"{origin}/nyheter/{RECORDED_ARTICLE}/"}},
+             *NEWS_ACTIONS[1:3], {"name": "write", "arguments": {"text": "sofa"}}, NEWS_ACTIONS[3]]
+    out: dict[str, Any] = {}
+    listener = Listener(port)
+    try:
+        for name, rules_dirs in (("ours_inferred_rules", [rules]), ("ours_no_rules", [])):
+            backend = CacheBackend([rec], rules_dirs, log_misses=False)
+            env = make_env({"cache": backend})
+            source = TaskSource(kind="cache", recording=str(rec))
+            browse = await play(env, start, NEWS_ACTIONS, SEED, source=source)
+            browse_tiers = dict(backend.stats.tiers)
+            await play(env, start, probe, SEED, source=source)
+            await env.close()
+            await backend.stop()
+            missed = {m["url"] for m in backend.stats.misses}
+            out[name] = {"probes": len(probe_urls), "wrong_content": sum(u not in missed for u in probe_urls),
+                         "browse_misses": browse_tiers["miss"], "browse_tiers": browse_tiers,
+                         "screens_identical": _identical(reference, browse.screenshots)}
+    finally:
+        listener.close()
+    out["outbound_connections"] = listener.accepted
+    return out
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     result = asyncio.run(main(parser.parse_args().repeats))
+    result["news_probes"] = asyncio.run(news_probes())
     print(json.dumps(result, indent=1, default=str))
     print(f"{'approach':28} {'served':>14} {'wrong':>6} {'screens':>8} {'load s':>7} {'vs live':>8} {'outbound':>9}")
     for name in ("ours", "playwright_routeFromHAR", "mitmproxy_server_replay"):
@@ -280,3 +325,8 @@ if __name__ == "__main__":
               f"{r['screens_identical']:>8} {r['page_load_s']:>7.3f} {r['page_load_vs_live']:>8} "
               f"{r['outbound_connections']:>9}")
     print(f"{'live':28} {'':>14} {'':>6} {'':>8} {result['live']['page_load_s']:>7.3f}")
+    print("\nnews probes (unrecorded slug, unrecorded query): wrong-content serves, goal 0")
+    for name in ("ours_inferred_rules", "ours_no_rules"):
+        r = result["news_probes"][name]
+        print(f"{name:28} wrong {r['wrong_content']}/{r['probes']}   browse misses {r['browse_misses']:>2}   "
+              f"screens {r['screens_identical']}")

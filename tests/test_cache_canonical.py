@@ -57,3 +57,30 @@ def test_opaque_body_is_one_digest_field_and_changes_the_key():
     b = request_view("POST", "https://a.test/bin", [("Content-Type", "application/octet-stream")], b"\x00\x02")
     assert list(a.field_dict()) == ["body:sha256"]
     assert a.key != b.key
+
+
+def test_headers_and_cookies_are_context_fields_outside_the_key():
+    headers = [("Accept-Language", "sv-SE"), ("Cookie", "sid=alice; theme=dark"), ("Cookie", "ab=B"),
+               ("Range", "bytes=0-99"), ("Content-Length", "0"), ("If-None-Match", '"v1"')]
+    view = request_view("GET", "https://a.test/p?q=1", headers)
+    assert view.context_dict() == {"header:accept-language": "sv-SE", "cookie:sid": "alice", "cookie:theme": "dark",
+                                   "cookie:ab": "B", "header:range": "bytes=0-99"}
+    assert view.key == request_view("GET", "https://a.test/p?q=1").key   # a session cookie alone changes no key
+
+
+def test_context_fields_enter_a_key_only_when_named():
+    from weblica.cache.canonical import canonical_key
+
+    alice = request_view("GET", "https://a.test/account", [("Cookie", "sid=alice")])
+    bob = request_view("GET", "https://a.test/account", [("Cookie", "sid=bob")])
+    nobody = request_view("GET", "https://a.test/account")
+    assert canonical_key(alice) == canonical_key(bob)
+    keys = {canonical_key(v, context={"cookie:sid"}) for v in (alice, bob, nobody)}
+    assert len(keys) == 3   # absent is its own value: logged out is not logged in
+
+
+def test_path_parameters_are_fields_and_leave_the_path():
+    view = request_view("GET", "https://ad.a.test/ddm/adj/N1.side;sz=300x250;ord=123?x=1")
+    assert view.path == "/ddm/adj/N1.side"
+    assert view.field_dict() == {"path:sz": ["300x250"], "path:ord": ["123"], "query:x": ["1"]}
+    assert request_view("GET", "https://a.test/a;b/c").path == "/a;b/c"

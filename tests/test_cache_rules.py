@@ -86,7 +86,9 @@ def test_normalized_by_ignore_rules_and_path_templates():
     assert (m.tier, m.exchange.id) == ("normalized", 1)
     m = index.match(view("GET", "https://a.test/s/0123abcd99/cart"))
     assert (m.tier, m.exchange.id) == ("normalized", 2)
-    assert index.match(view("GET", "https://a.test/app.js?v=3&_=999")).tier == "scored"
+    # v=3 against a recorded v=2, the only field left: below the scored floor, a miss naming v=2
+    m = index.match(view("GET", "https://a.test/app.js?v=3&_=999"))
+    assert m.tier == "miss" and m.closest.id == 1 and m.differing == {"query:v": ["3", "2"]}
 
 
 def test_scored_never_fuzzes_required_fields_and_reports_the_miss():
@@ -118,3 +120,52 @@ def test_a_request_without_validators_never_gets_a_recorded_304():
     v = view("GET", "https://a.test/app.js")
     assert index.match(v, "fresh", conditional=False).exchange.status == 200
     assert index.match(v, "revalidating", conditional=True).exchange.status == 304
+
+
+def test_header_and_cookie_rule_fields_load_and_apply_on_replay(tmp_path):
+    (tmp_path / "a.test.yaml").write_text(
+        "domain: a.test\nrequire:\n  - field: cookie:sid\n    path: /account\n  - header:accept-language\n")
+    book = RuleBook.load(tmp_path)
+
+    def exh(id_, cookie, lang):
+        e = ex(id_, "GET", "https://a.test/account")
+        e.request_headers = [("Cookie", f"sid={cookie}"), ("Accept-Language", lang)]
+        return e
+
+    index = ReplayIndex([exh(1, "alice", "en"), exh(2, "bob", "en"), exh(3, "bob", "sv")], book)
+
+    def asked(cookie, lang):
+        return request_view("GET", "https://a.test/account", [("Cookie", f"sid={cookie}"), ("Accept-Language", lang)])
+
+    assert index.match(asked("bob", "sv")).exchange.id == 3
+    assert index.match(asked("alice", "en")).exchange.id == 1
+    m = index.match(asked("carol", "en"))
+    assert m.tier == "miss" and m.differing["cookie:sid"] == ["carol", "alice"]
+    assert index.match(asked("alice", "sv")).tier == "miss"
+
+
+def test_rule_files_written_before_header_fields_still_load(tmp_path):
+    (tmp_path / "shop.test.yaml").write_text("""domain: shop.test
+version: 1
+ignore:
+- field: query:_
+  host: cdn.shop.test
+  source: inferred
+  confidence: 0.99
+  evidence: {runs: [1, 2], values: ['1736935200000'], changed_same_response: 3, changed_other_response: 0,
+             weak: {volatile: 0, semantic: 0}, detectors: [epoch_ms]}
+paths:
+- pattern: ^/cart/[^/]+/items$
+  replace: /cart/{token}/items
+  host: www.shop.test
+  source: inferred
+  confidence: 0.9
+  note: random-looking path segment
+""")
+    book = RuleBook.load(tmp_path)
+    assert book.path_template("GET", "www.shop.test", "/cart/ab12/items") == "/cart/{token}/items"
+    assert book.ignored("GET", "cdn.shop.test", "/app.js", {"query:_"}) == {"query:_"}
+    # such an old inferred template never makes a slug a slot again; a hand-written one is obeyed
+    assert book.path_template("GET", "www.shop.test", "/cart/how-to-cook-pasta/items") == "/cart/how-to-cook-pasta/items"
+    manual = RuleBook([RuleSet("shop.test", [Rule("path", pattern="^/p/[^/]+$", replace="/p/{slug}")])])
+    assert manual.path_template("GET", "www.shop.test", "/p/how-to-cook-pasta") == "/p/{slug}"

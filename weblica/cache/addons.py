@@ -24,6 +24,7 @@ from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 from weblica.cache.canonical import request_view
 from weblica.cache.exchange import HOP_HEADERS, Exchange
 from weblica.cache.matcher import TIERS, ReplayIndex
+from weblica.cache.ranges import apply_range
 from weblica.cache.rules import Rule, RuleBook
 from weblica.cache.store import Store, StoreError
 from weblica.env.backend import EPISODE_HEADER
@@ -235,7 +236,8 @@ class Stubber:
         if source is None:
             return
         req = flow.request
-        rule = source.index.rules.stub_for(req.method, request_view(req.method, req.pretty_url).host, req.path.split("?")[0])
+        view = request_view(req.method, req.pretty_url)  # its path without `;k=v` parameters, as rules see it
+        rule = source.index.rules.stub_for(req.method, view.host, view.path)
         if rule is not None:
             flow.response = stub_response(rule)
             flow.metadata[TIER_KEY] = "stub"
@@ -291,6 +293,8 @@ class Replayer:
                 with self._lock:
                     self.stats.errors.append(str(exc))
                 return
+            if match.byte_range is not None:  # a Range request answered from a recorded full body
+                apply_range(flow.response, match.byte_range)
             flow.response.headers[REPLAY_HEADER] = match.tier
             self._count(match.tier, flow)
             return

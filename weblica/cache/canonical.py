@@ -9,9 +9,16 @@ GraphQL operation) becomes a named *field*, namespaced by where it came from:
     multipart:title    a multipart/form-data part named "title"
     gql:operationName  the GraphQL operation, from the JSON or parsed out of the query text
     body:sha256        a body none of the above understands, by digest
+    path:ord           a parameter embedded in the path (`/ad/side;ord=123;misc=1700000000`)
 
 so one rule language ("ignore `query:_`", "require `form:q`") covers all of them, and matching
 compares requests field by field.
+
+Request headers and cookies are *context* fields (`header:accept-language`, `header:range`,
+`cookie:sid`), kept apart from the fields above: they are not in the request's own key, because most
+of them (session cookies, user agents) say nothing about the content. The matcher makes one a key
+field where the recording says it decides the response: a header named by the response's `Vary`,
+`Range`, a header or cookie a `require` rule names.
 """
 from __future__ import annotations
 
@@ -37,8 +44,12 @@ class RequestView:
     method: str
     scheme: str
     host: str          # lower case, with ":port" when the port is not the scheme's default
-    path: str
+    path: str          # without path-embedded `;k=v` parameters (those are `path:k` fields)
     fields: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # (name, value), sorted
+    context: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # header:/cookie: fields, sorted
+
+    def context_dict(self) -> dict[str, str]:
+        return dict(self.context)
 
     def field_dict(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
@@ -157,28 +168,88 @@ def _multipart_fields(body: bytes, content_type: str) -> list[tuple[str, str]] |
     return out
 
 
+# headers that never decide content, or that the matcher handles itself (validators, the body's type)
+NON_CONTEXT_HEADERS = frozenset({"host", "content-length", "content-type", "connection", "keep-alive",
+                                 "proxy-connection", "accept-encoding", "te", "transfer-encoding", "upgrade",
+                                 "cookie", "if-none-match", "if-modified-since", "if-match", "if-unmodified-since",
+                                 "cache-control", "pragma", "x-weblica-episode"})
+_MATRIX_RE = re.compile(r";([^;/=]+)=([^;/]*)")
+
+
+def split_path_params(path: str) -> tuple[str, list[tuple[str, str]]]:
+    """`/ad/side;ord=123;misc=17` -> (`/ad/side`, [("path:ord", "123"), ("path:misc", "17")])."""
+    if ";" not in path:
+        return path, []
+    params: list[tuple[str, str]] = []
+    segments = []
+    for segment in path.split("/"):
+        head, sep, tail = segment.partition(";")
+        found = _MATRIX_RE.findall(sep + tail) if sep else []
+        if found and _MATRIX_RE.sub("", sep + tail) == "":
+            params += [(f"path:{k}", v) for k, v in found]
+            segments.append(head)
+        else:
+            segments.append(segment)
+    return "/".join(segments), params
+
+
+def cookie_fields(value: str) -> list[tuple[str, str]]:
+    out = []
+    for part in value.split(";"):
+        name, sep, val = part.strip().partition("=")
+        if sep and name:
+            out.append((f"cookie:{name.strip()}", val.strip()))
+    return out
+
+
+def context_fields(headers: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The request's headers and cookies as `header:<lower name>` and `cookie:<name>` fields."""
+    out: list[tuple[str, str]] = []
+    for name, value in headers:
+        lower = name.lower()
+        if lower == "cookie":
+            out += cookie_fields(value)
+        elif lower not in NON_CONTEXT_HEADERS and not lower.startswith(":"):
+            out.append((f"header:{lower}", value.strip()))
+    return out
+
+
 def request_view(method: str, url: str, headers: Iterable[tuple[str, str]] = (), body: bytes = b"") -> RequestView:
-    """The canonical view of one request (headers are used only to read the body's content type)."""
+    """The canonical view of one request: fields from the URL and body, context from the headers."""
+    headers = list(headers)
     parts = urlsplit(url)
     scheme = parts.scheme.lower() or "http"
-    fields = [(f"query:{k}", v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    path, fields = split_path_params(parts.path or "/")
+    fields += [(f"query:{k}", v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
     fields += body_fields(body or b"", _content_type(headers))
     return RequestView(method=method.upper(), scheme=scheme, host=netloc(scheme, parts.hostname or "", parts.port),
-                       path=parts.path or "/", fields=tuple(sorted(fields)))
+                       path=path or "/", fields=tuple(sorted(fields)), context=tuple(sorted(context_fields(headers))))
 
 
-def canonical_key(view: RequestView, drop: Iterable[str] = (), path: str | None = None) -> str:
-    """A digest of method, host, path and the fields not in `drop` (field order does not matter)."""
+def canonical_key(view: RequestView, drop: Iterable[str] = (), path: str | None = None,
+                  context: Iterable[str] = ()) -> str:
+    """A digest of method, host, path, the fields not in `drop` (field order does not matter) and the
+    context fields named in `context` (an absent one counts as absent: logged out is not logged in)."""
     dropped = set(drop)
-    payload = [view.method, view.host, path if path is not None else view.path,
-               [list(f) for f in view.fields if f[0] not in dropped]]
+    payload: list[Any] = [view.method, view.host, path if path is not None else view.path,
+                          [list(f) for f in view.fields if f[0] not in dropped]]
+    names = sorted(set(context) - dropped)
+    if names:
+        values = view.context_dict()
+        payload.append([[n, values.get(n)] for n in names])
     return hashlib.sha256(json.dumps(payload, separators=(",", ":")).encode()).hexdigest()
 
 
 def field_location(name: str) -> str:
-    """The namespace of a field name (`query`, `form`, `json`, `multipart`, `gql`, `body`)."""
+    """The namespace of a field name (`query`, `form`, `json`, `multipart`, `gql`, `body`, `path`,
+    `header`, `cookie`)."""
     return name.split(":", 1)[0]
 
 
 def field_short_name(name: str) -> str:
     return name.split(":", 1)[-1]
+
+
+def is_context(name: str) -> bool:
+    """Whether a field comes from the headers (`header:`, `cookie:`) rather than the URL or body."""
+    return name.startswith(("header:", "cookie:"))

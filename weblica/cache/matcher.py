@@ -1,11 +1,20 @@
 """Which recorded exchange answers a request: exact -> normalized by rules -> scored -> miss.
 
-- exact: the canonical key (method, host, path, every query/body field) was recorded.
+- exact: the canonical key (method, host, path, every query/body field, and the request's key
+  context fields) was recorded.
 - normalized: equal once the rules' ignored fields are dropped and paths normalized to templates.
 - scored: the nearest recorded request under hard constraints (same method, host and path template,
-  required fields equal), by the share of fields that agree.
-- miss: nothing qualifies; the closest request of the same method and host is reported with the
-  fields that differ, so inference can learn from it.
+  required fields equal, key context fields equal), by the share of fields that agree, and only at a
+  similarity of at least MIN_SIMILARITY. A field whose name says it carries content (`q`, `id`,
+  `page`, `sort`, a filter: see `weblica.cache.volatile.semantic_name`) is required unless a rule
+  ignores it: a search recorded with one query never answers another query.
+- miss: nothing qualifies; the closest recorded request is reported with the fields that differ, so
+  inference can learn from it. A miss beats a wrong page.
+
+Key context fields of an endpoint (method, host, path template): `header:range` always, every header
+a recorded response's `Vary` names, and every `header:`/`cookie:` field a `require` rule names; an
+`ignore` rule takes one out. A Range request is answered from a recorded identical range, else from
+a recorded full body (the match carries `byte_range`, and the response becomes a 206), else a miss.
 
 Repeated identical requests get the recorded responses in recorded order (a polled endpoint answers
 "pending", then "done"), counted per episode; `reset(episode)` starts an episode over.
@@ -14,14 +23,23 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from weblica.cache.canonical import RequestView, canonical_key
-from weblica.cache.exchange import Exchange
+from weblica.cache.exchange import Exchange, header
+from weblica.cache.ranges import parse_range
 from weblica.cache.rules import RuleBook
+from weblica.cache.volatile import detect, semantic_name
 
 TIERS = ("exact", "normalized", "scored", "stub", "miss")
+# the scored tier's floor: below it, the nearest recorded request is too different to stand in for
+# the one asked (one field of one differing is 0.25; two fields, one volatile-looking one differing, 0.95)
+MIN_SIMILARITY = 0.5
+RANGE = "header:range"
+# Vary names that never make a key field: bodies are stored decoded, cookies are judged one by one,
+# and the replaying browser is whichever one replays (a HAR from another browser still replays)
+_VARY_SKIP = frozenset({"accept-encoding", "cookie", "user-agent", "*", ""})
 
 
 @dataclass
@@ -31,6 +49,7 @@ class Match:
     score: float = 0.0
     closest: Exchange | None = None
     differing: dict[str, list[Any]] = field(default_factory=dict)
+    byte_range: tuple[int, int] | None = None   # serve these bytes of the recorded full body as a 206
 
 
 def _differing(a: dict[str, list[str]], b: dict[str, list[str]], skip: set[str] = frozenset()) -> dict[str, list[Any]]:
@@ -44,6 +63,17 @@ def _differing(a: dict[str, list[str]], b: dict[str, list[str]], skip: set[str] 
     return out
 
 
+def _context_lists(view: RequestView, names: set[str]) -> dict[str, list[str]]:
+    values = view.context_dict()
+    return {n: [values[n]] for n in names if n in values}
+
+
+def vary_fields(ex: Exchange) -> set[str]:
+    """The request headers a recorded response says it varies on, as `header:` field names."""
+    names = {n.strip().lower() for n in header(ex.response_headers, "vary").split(",")}
+    return {f"header:{n}" for n in names - _VARY_SKIP}
+
+
 class ReplayIndex:
     """The exchanges of one recording, indexed for the four matching tiers. Thread-safe."""
 
@@ -55,12 +85,20 @@ class ReplayIndex:
         self._normalized: dict[str, list[Exchange]] = defaultdict(list)
         self._by_endpoint: dict[tuple[str, str, str], list[Exchange]] = defaultdict(list)
         self._by_host: dict[tuple[str, str], list[Exchange]] = defaultdict(list)
+        self._keyed: dict[tuple[str, str, str], set[str]] = defaultdict(lambda: {RANGE})
         for ex in exchanges:  # already in recorded order: run, then seq
+            endpoint = self.endpoint(ex.view)
+            self._by_endpoint[endpoint].append(ex)
+            self._by_host[(ex.view.method, ex.view.host)].append(ex)
+            self._keyed[endpoint] |= vary_fields(ex) | self._required_context(ex.view)
+        for endpoint, members in self._by_endpoint.items():
+            ignored = set().union(*(self._ignored_context(ex.view, self._keyed[endpoint]) for ex in members))
+            self._keyed[endpoint] -= ignored - {RANGE}
+        for ex in exchanges:
             view = ex.view
-            self._exact[view.key].append(ex)
-            self._normalized[self.normalized_key(view)].append(ex)
-            self._by_endpoint[self.endpoint(view)].append(ex)
-            self._by_host[(view.method, view.host)].append(ex)
+            keyed = self._keyed[self.endpoint(view)]
+            self._exact[canonical_key(view, context=keyed)].append(ex)
+            self._normalized[self.normalized_key(view, keyed)].append(ex)
         self._served: dict[str, dict[Any, int]] = defaultdict(lambda: defaultdict(int))
 
     # ---- keys -------------------------------------------------------------------------------------
@@ -74,8 +112,25 @@ class ReplayIndex:
     def ignored(self, view: RequestView) -> set[str]:
         return self.rules.ignored(view.method, view.host, view.path, {n for n, _ in view.fields})
 
-    def normalized_key(self, view: RequestView) -> str:
-        return canonical_key(view, drop=self.ignored(view), path=self.template(view))
+    def _required_context(self, view: RequestView) -> set[str]:
+        return self.rules.required(view.method, view.host, view.path, {n for n, _ in view.context})
+
+    def _ignored_context(self, view: RequestView, names: set[str]) -> set[str]:
+        return self.rules.ignored(view.method, view.host, view.path, names)
+
+    def keyed_context(self, view: RequestView) -> set[str]:
+        """The header and cookie fields that are part of this request's key (see the module doc)."""
+        return self._keyed[self.endpoint(view)] if self.endpoint(view) in self._keyed else {RANGE}
+
+    def normalized_key(self, view: RequestView, keyed: set[str] | None = None) -> str:
+        keyed = self.keyed_context(view) if keyed is None else keyed
+        return canonical_key(view, drop=self.ignored(view), path=self.template(view), context=keyed)
+
+    def required(self, view: RequestView, fields: dict[str, list[str]], ignored: set[str]) -> set[str]:
+        """Fields that must be equal for a scored match: the rules' own, and every semantic-looking
+        field no rule ignores (seen with one value, it is never to be fuzzed)."""
+        named = self.rules.required(view.method, view.host, view.path, fields)
+        return (named | {n for n in fields if semantic_name(n)}) - ignored
 
     # ---- episodes ---------------------------------------------------------------------------------
 
@@ -107,30 +162,66 @@ class ReplayIndex:
         """The recorded exchange for a request; `conditional` says whether it carries validators
         (If-None-Match, If-Modified-Since), without which a recorded 304 is never the answer."""
         with self._lock:
-            candidates = self._exact.get(view.key)
+            found = self._match(view, episode, conditional)
+            asked = view.context_dict().get(RANGE)
+            if found.tier != "miss" or asked is None:
+                return found
+            # no recorded identical range: cut the bytes out of a recorded full body, else miss
+            whole = self._match(replace(view, context=tuple(c for c in view.context if c[0] != RANGE)),
+                                episode, conditional=False, full_only=True)
+            byte_range = parse_range(asked, whole.exchange.response_body_size) if whole.exchange else None
+            if whole.exchange is None or byte_range is None:
+                return found
+            whole.byte_range = byte_range
+            return whole
+
+    def _match(self, view: RequestView, episode: str, conditional: bool, full_only: bool = False) -> Match:
+        keyed = self.keyed_context(view)
+        # a required header or cookie that no recorded request of this endpoint carried: only the
+        # scored tier can say (it compares them one by one), and it will say miss
+        unrecorded = self._required_context(view) - keyed
+        if not unrecorded:
+            key = canonical_key(view, context=keyed)
+            candidates = self._usable(self._exact.get(key), full_only)
             if candidates:
-                return Match("exact", self._in_order(episode, "exact", view.key, candidates, conditional), 1.0)
-            nkey = self.normalized_key(view)
-            candidates = self._normalized.get(nkey)
+                return Match("exact", self._in_order(episode, "exact", key, candidates, conditional), 1.0)
+            nkey = self.normalized_key(view, keyed)
+            candidates = self._usable(self._normalized.get(nkey), full_only)
             if candidates:
                 return Match("normalized", self._in_order(episode, "normalized", nkey, candidates, conditional), 1.0)
-            return self._scored(view, episode, conditional)
+        return self._scored(view, episode, conditional, keyed | unrecorded, full_only)
 
-    def _scored(self, view: RequestView, episode: str, conditional: bool = True) -> Match:
+    @staticmethod
+    def _usable(candidates: list[Exchange] | None, full_only: bool) -> list[Exchange] | None:
+        if not candidates or not full_only:
+            return candidates
+        return [c for c in candidates if c.status == 200]
+
+    def _scored(self, view: RequestView, episode: str, conditional: bool, keyed: set[str],
+                full_only: bool = False) -> Match:
         fields = view.field_dict()
         ignored = self.ignored(view)
-        required = self.rules.required(view.method, view.host, view.path, fields)
+        required = self.required(view, fields, ignored)
+        context = _context_lists(view, keyed)
         served = self._served[episode]
         best: tuple[float, int, int] | None = None
         best_ex: Exchange | None = None
+        nearest: tuple[float, Exchange] | None = None   # under no constraint, for the miss report
         for ex in self._by_endpoint.get(self.endpoint(view), []):
-            if ex.status == 304 and not conditional:
+            if (ex.status == 304 and not conditional) or (full_only and ex.status != 200):
                 continue
             other = ex.view.field_dict()
-            other_required = self.rules.required(ex.view.method, ex.view.host, ex.view.path, other)
-            if any(fields.get(n) != other.get(n) for n in required | other_required):
+            other_ignored = self.ignored(ex.view)
+            score = _similarity(fields, other, ignored | other_ignored)
+            if nearest is None or score > nearest[0]:
+                nearest = (score, ex)
+            must_equal = required | self.required(ex.view, other, other_ignored)
+            if any(fields.get(n) != other.get(n) for n in must_equal):
                 continue  # a required field (query, id, page) must never be fuzzed
-            score = _similarity(fields, other, ignored | self.ignored(ex.view))
+            if context != _context_lists(ex.view, keyed):
+                continue  # nor a key header or cookie (a range, a language, being logged in)
+            if score < MIN_SIMILARITY:
+                continue
             # ties go to the response this episode has been served least, then to recorded order
             rank = (score, -served[("exchange", ex.id)], -(ex.id or 0))
             if best is None or rank > best:
@@ -139,6 +230,13 @@ class ReplayIndex:
             served[("exchange", best_ex.id)] += 1
             return Match("scored", best_ex, best[0],
                          differing=_differing(fields, best_ex.view.field_dict(), ignored))
+        if nearest is not None:
+            closest, score = nearest[1], nearest[0]
+            differing = _differing(fields, closest.view.field_dict(), ignored)
+            differing.update(_differing(context, _context_lists(closest.view, keyed)))
+            if closest.view.path != view.path:
+                differing["path"] = [view.path, closest.view.path]
+            return Match("miss", None, score, closest=closest, differing=differing)
         closest, score = self.closest(view)
         differing = {}
         if closest is not None:
@@ -159,16 +257,20 @@ class ReplayIndex:
 
 
 def _similarity(a: dict[str, list[str]], b: dict[str, list[str]], ignored: set[str]) -> float:
-    """Share of fields (names and values) the two requests agree on, ignored fields left out."""
+    """Share of fields (names and values) the two requests agree on, ignored fields left out. A value
+    that differs counts a little when the field is present on both sides, and nearly fully when both
+    values look random (a nonce no rule named yet is still a nonce)."""
     names = (set(a) | set(b)) - ignored
     if not names:
         return 1.0
     agree = 0.0
     for name in names:
-        if a.get(name) == b.get(name):
+        va, vb = a.get(name), b.get(name)
+        if va == vb:
             agree += 1
-        elif name in a and name in b:
-            agree += 0.25  # same field, other value: closer than a field the other lacks
+        elif va is not None and vb is not None:
+            random_both = all(detect(v, name=name) for v in va + vb)
+            agree += 0.9 if random_both and not semantic_name(name) else 0.25
     return agree / len(names)
 
 

@@ -19,6 +19,8 @@ from typing import Any, Iterable
 
 import yaml
 
+from weblica.cache.volatile import looks_slug
+
 RULE_KINDS = ("ignore", "require", "path", "stub")
 SECTIONS = {"ignore": "ignore", "require": "require", "path": "paths", "stub": "stubs"}
 SCHEMA_VERSION = 1
@@ -117,6 +119,11 @@ class Rule:
         if self.note:
             out["note"] = self.note
         return out
+
+
+def _slug_slotted(path: str, templated: str) -> bool:
+    before, after = path.split("/"), templated.split("/")
+    return len(before) == len(after) and any(a != b and looks_slug(a) for a, b in zip(before, after))
 
 
 @lru_cache(maxsize=1024)
@@ -233,9 +240,14 @@ class RuleBook:
         return {n for n in names if any(r.field_matches(n) for r in rules)}
 
     def path_template(self, method: str, host: str, path: str) -> str:
-        """The path with every normalizing rule applied (`/cart/9f3a…/items` -> `/cart/{token}/items`)."""
+        """The path with every normalizing rule applied (`/cart/9f3a…/items` -> `/cart/{token}/items`).
+        An inferred rule never turns a readable slug into a slot (older inferred files did, from one
+        sighting: `/nyheter/how-to-cook-pasta-in-2019/` -> `/nyheter/{token}/`)."""
         for rule in self.rules_for("path", method, host, path):
-            path = _compile(rule.pattern).sub(rule.replace, path)
+            templated = _compile(rule.pattern).sub(rule.replace, path)
+            if rule.source == "inferred" and _slug_slotted(path, templated):
+                continue
+            path = templated
         return path
 
     def stub_for(self, method: str, host: str, path: str) -> Rule | None:

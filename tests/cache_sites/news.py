@@ -1,0 +1,157 @@
+"""A news site that behaves like the live web where matchers go wrong, served for real on loopback.
+
+Hosts (HTTPS on one port, mapped onto 127.0.0.1 with --resolve):
+  www.news.test    front page, slug article URLs (`/nyheter/how-to-cook-pasta-in-2019/`), a GET search
+  ads.adnet.test   `/ad?slot=side&cb=<10 random digits>`: a creative picked at random on every request
+  static.news.test the stylesheet
+  www.news.test/player/   fetches /media/clip.bin (4096 bytes) whole, or with `Range: bytes=<hash>` when
+                   the URL has a hash (`/player/#100-199`), and puts status, length, first byte and
+                   Content-Range in the title
+
+The traps: an article slug looks like a token, so a matcher that templates it serves the pasta article
+for any other article; the search is recorded with one query, so a matcher without a floor answers
+any query with its results; the ad's cache-buster is fresh on every request and the answer changes
+with it, so an inference that calls it "required" makes every ad request a miss.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.serving import make_server
+
+from cache_sites.shop import _Quiet
+
+ARTICLES = {
+    "how-to-cook-pasta-in-2019": ("How to cook pasta", "Boil water, add salt, cook for nine minutes."),
+    "election-results-2024-live-updates": ("Election results", "Counting continues in every district."),
+    "best-desk-lamps-of-the-year": ("The best desk lamps", "Warm light, sturdy arms, small feet."),
+}
+RECORDED_ARTICLE = "how-to-cook-pasta-in-2019"     # the browse opens only this one
+CREATIVES = ["Sofa sale: 30% off", "Lamp week at Lumen", "Rugs from 49 kr"]
+CATALOG = ["Arc floor lamp", "Desk lamp", "Velvet sofa", "Wool rug"]
+CLIP = bytes(range(256)) * 16
+PLAYER = """<!doctype html><html><head><meta charset="utf-8"><title>player</title></head><body><p>player</p>
+<script>
+const range = location.hash.slice(1);
+fetch('/media/clip.bin', range ? {headers: {Range: 'bytes=' + range}} : {}).then(async r => {
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  document.title = [r.status, bytes.length, bytes[0], r.headers.get('content-range') || '-'].join(' ');
+});
+</script></body></html>"""
+
+
+def create_app(port: int) -> Flask:
+    app = Flask(__name__)
+    www, ads, static = (f"https://{h}:{port}" for h in ("www.news.test", "ads.adnet.test", "static.news.test"))
+
+    def host() -> str:
+        return request.host.split(":")[0]
+
+    def page(title: str, body: str) -> Response:
+        html = f"""<!doctype html><html><head><meta charset="utf-8"><title>{title}</title>
+<link rel="stylesheet" href="{static}/news.css"></head><body>
+<header><b>Nyheter</b></header>
+<form id="search" method="get" action="/search"><input id="q" name="q" aria-label="Search" autocomplete="off">
+<button>Search</button></form>
+<main>{body}</main><aside id="ad">…</aside>
+<script>
+fetch('{ads}/ad?slot=side&cb=' + Math.floor(Math.random() * 9e9 + 1e9))
+  .then(r => r.json()).then(d => {{ document.getElementById('ad').textContent = d.text; }});
+</script></body></html>"""
+        return Response(html, content_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
+
+    @app.get("/")
+    def front() -> Any:
+        if host() != "www.news.test":
+            return "not found", 404
+        links = "".join(f'<li><a href="/nyheter/{slug}/">{title}</a></li>' for slug, (title, _) in ARTICLES.items())
+        return page("Nyheter", f"<h1>Today</h1><ul id=articles>{links}</ul>")
+
+    @app.get("/nyheter/<slug>/")
+    def article(slug: str) -> Any:
+        if slug not in ARTICLES:
+            return "not found", 404
+        title, text = ARTICLES[slug]
+        return page(title, f"<h1>{title}</h1><p>{text}</p>")
+
+    @app.get("/search")
+    def search() -> Any:
+        q = request.args.get("q", "")
+        found = [i for i in CATALOG if q and q.lower() in i.lower()] or ["No results"]
+        return page(f"{q} - Nyheter", f"<h1>Results for {q}</h1><ul>{''.join(f'<li>{i}</li>' for i in found)}</ul>")
+
+    @app.get("/ad")
+    def ad() -> Any:
+        resp = jsonify(slot=request.args.get("slot"), text=secrets.choice(CREATIVES))
+        resp.headers["Access-Control-Allow-Origin"] = www
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
+
+    @app.get("/player/")
+    def player() -> Any:
+        return Response(PLAYER, content_type="text/html; charset=utf-8")
+
+    @app.get("/media/clip.bin")
+    def clip() -> Any:  # always whole: the recording holds the full body, replay cuts ranges from it
+        return Response(CLIP, content_type="application/octet-stream", headers={"Accept-Ranges": "bytes"})
+
+    @app.get("/news.css")
+    def css() -> Any:
+        return Response("body{margin:0;font-family:sans-serif} header{padding:12px 24px;background:#802;color:#fff}"
+                        " #search{position:absolute;left:24px;top:60px} #q{width:300px;height:28px}"
+                        " main{position:absolute;left:24px;top:110px;width:700px} li{line-height:2}"
+                        " #ad{position:absolute;left:900px;top:110px;width:300px;height:120px;background:#fe8;"
+                        "font-size:22px;padding:12px}", content_type="text/css")
+
+    return app
+
+
+class NewsSite:
+    """The news site on one loopback HTTPS port, in a background thread."""
+
+    HOSTS = ("www.news.test", "ads.adnet.test", "static.news.test")
+
+    def __init__(self) -> None:
+        self._server: Any = None
+        self.port = 0
+
+    def start(self) -> "NewsSite":
+        from werkzeug.serving import generate_adhoc_ssl_context
+
+        self._server = make_server("127.0.0.1", 0, Flask("placeholder"), threaded=True, request_handler=_Quiet,
+                                   ssl_context=generate_adhoc_ssl_context())
+        self.port = self._server.server_port
+        self._server.app = create_app(self.port)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def resolve(self) -> list[str]:
+        return [f"{h}:{self.port}:127.0.0.1" for h in self.HOSTS]
+
+    def url(self, path: str = "/") -> str:
+        return f"https://www.news.test:{self.port}{path}"
+
+    def __enter__(self) -> "NewsSite":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+# open the pasta article from the front page, then search for "lamp"
+NEWS_ACTIONS = [
+    {"name": "click", "arguments": {"x": 100, "y": 206}},
+    {"name": "click", "arguments": {"x": 150, "y": 74}},
+    {"name": "write", "arguments": {"text": "lamp"}},
+    {"name": "press_keys", "arguments": {"keys": ["Enter"]}},
+]
