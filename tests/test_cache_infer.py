@@ -131,6 +131,7 @@ def test_replay_misses_teach_inference_about_values_one_run_never_showed(tmp_pat
     ("1234567890.1234567890", "query:cid", "client_id"), ("GA1.1.482019433.1764000000", "cookie:_ga", "client_id"),
     ("4820194331", "query:cb", "cache_buster"), ("873421", "path:ord", "cache_buster"),
     ("Cj0KCQiA1Z2", "query:gclid", "visit_id"), ("sess-81be2c0a", "query:session_id", "visit_id"),
+    ("REDACTED-3", "form:csrf_token", "redacted"),  # an export's secret marker (weblica.cache.redact)
 ])
 def test_detectors_for_ids_callbacks_client_ids_and_cache_busters(value, name, kind):
     assert detect(value, NOW, name) == kind

@@ -18,6 +18,7 @@ from typing import Any
 EPOCH_WINDOW_S = 5 * 365 * 86400   # timestamps within five years of the capture count as "now"
 
 _UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_REDACTED_RE = re.compile(r"^REDACTED-\d+$")   # weblica.cache.redact's markers in an imported export
 _HEX_RE = re.compile(r"^[0-9a-fA-F]{8,}$")
 _FLOAT_RE = re.compile(r"^0?\.\d{6,}$")
 # jQuery's and other libraries' generated JSONP callback names
@@ -101,6 +102,8 @@ def detect(value: Any, capture_time: float | None = None, name: str = "") -> str
         return "epoch_ms"
     if _UUID_RE.match(value):
         return "uuid"
+    if _REDACTED_RE.match(value):  # a secret an export replaced: a replay can never match the original
+        return "redacted"
     if _JSONP_RE.match(value) or (short in JSONP_NAMES and re.fullmatch(r"[A-Za-z_$][\w$.]*\d[\w$.]*", value)):
         return "jsonp_callback"
     if _CLIENT_ID_RE.match(value) or (short in CLIENT_ID_NAMES and len(value) >= 8 and re.search(r"\d", value)):
