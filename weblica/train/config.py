@@ -36,6 +36,9 @@ class OptimizerOptions:
     learning_rate: float = _f(1e-4, "AdamW learning rate")
     weight_decay: float = _f(0.0, "AdamW weight decay")
     max_grad_norm: float = _f(1.0, "gradient clipping")
+    master_weights: str = _f("auto", "fp32 master weights stepped by AdamW, the model holding their cast: auto (on "
+                                     "when the trainable weights are bf16/fp16, where small updates round away) | "
+                                     "on | off (plain AdamW on the model's own dtype)")
 
 
 @dataclass
@@ -119,6 +122,8 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
     return config_from_dict(CONFIGS[kind], data, str(path))
 
 
+MASTER_WEIGHT_MODES = ("auto", "on", "off")
+
 # counts that must be at least 1 (0 would train nothing, or divide by zero deep inside a loop)
 AT_LEAST_ONE = ("epochs", "batch_size", "micro_batch_size", "iterations", "groups_per_batch", "group_size",
                 "ppo_epochs", "mini_batches", "parallel")
@@ -130,6 +135,9 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
     if unknown:
         raise ConfigError(f"{where}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     config = cls(**data)
+    if getattr(config, "master_weights", "auto") not in MASTER_WEIGHT_MODES:
+        raise ConfigError(f"{where}: master_weights must be one of {', '.join(MASTER_WEIGHT_MODES)}, "
+                          f"not {config.master_weights!r}")
     for name in AT_LEAST_ONE:
         value = getattr(config, name, 1)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:

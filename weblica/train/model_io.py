@@ -65,10 +65,15 @@ def load_trainable(path: Path, options: ModelOptions) -> Trainable:
 
 
 def make_optimizer(trainable: Trainable, options: OptimizerOptions) -> Any:
-    """AdamW over the trainable (not frozen) parameters."""
+    """AdamW over the trainable (not frozen) parameters; over fp32 masters of them when `master_weights`
+    says so (`weblica.train.precision`)."""
     import torch
 
+    from weblica.train.precision import MasterWeightAdamW, wants_masters
+
     params = [p for p in trainable.model.parameters() if p.requires_grad]
+    if wants_masters(options.master_weights, params):
+        return MasterWeightAdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
     return torch.optim.AdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
 
 
@@ -119,6 +124,9 @@ def load_training_state(checkpoint: Path, optimizer: Any) -> dict[str, Any]:
     import torch
 
     blob = torch.load(checkpoint / "trainer.pt", weights_only=False)
+    if isinstance(optimizer, torch.optim.Optimizer) and "masters" in blob["optimizer"]:
+        raise ValueError(f"{checkpoint} holds fp32 master weights: resume with master_weights: auto or on")
+    # with master weights this restores the fp32 masters saved, and the model gets their cast
     optimizer.load_state_dict(blob["optimizer"])
     torch.set_rng_state(blob["torch_rng"])
     random.setstate(blob["python_rng"])
