@@ -89,6 +89,8 @@ class GRPOConfig(OptimizerOptions, ModelOptions):
                                            "filter); the answering turn is always kept")
     parallel: int = _f(2, "parallel environments during rollouts")
     rollout_backend: str = _f("hf", "hf (the training model) | vllm (GPU; weights synced each iteration)")
+    vllm_sleep_level: int = _f(1, "vLLM sleep mode during each update: 0 off, 1 weights to CPU and KV cache "
+                                  "freed, 2 both freed (every tensor is then re-sent)")
     save_every: int = _f(1, "iterations between checkpoints")
 
 
@@ -138,6 +140,12 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
     if getattr(config, "master_weights", "auto") not in MASTER_WEIGHT_MODES:
         raise ConfigError(f"{where}: master_weights must be one of {', '.join(MASTER_WEIGHT_MODES)}, "
                           f"not {config.master_weights!r}")
+    if getattr(config, "rollout_backend", "hf") == "vllm":
+        if config.top_p < 1.0:
+            raise ConfigError(f"{where}: rollout_backend vllm needs top_p: 1.0 (vLLM's log-probs would include the "
+                              "nucleus truncation the trainer does not recompute); shape sampling with temperature")
+        if config.vllm_sleep_level not in (0, 1, 2):
+            raise ConfigError(f"{where}: vllm_sleep_level must be 0, 1 or 2, not {config.vllm_sleep_level!r}")
     for name in AT_LEAST_ONE:
         value = getattr(config, name, 1)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
