@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from weblica.policy.context import PROMPT_FORMATS
+
 
 def _f(default: Any, help: str) -> Any:
     if isinstance(default, (list, dict)):
@@ -26,6 +28,8 @@ class ModelOptions:
     gradient_checkpointing: bool = _f(False, "recompute activations in backward (large models)")
     freeze_vision: bool = _f(False, "keep the vision tower frozen")
     keep_images: int = _f(1, "screenshots kept in context (the last k turns)")
+    prompt_format: str = _f("weblica", "weblica (our 13-tool schema) | computer_use (Qwen3-VL's native computer_use "
+                                       "tool, 0-1000 coordinates, mapped onto the same tools)")
     micro_batch_size: int = _f(1, "samples per training forward/backward pass, left-padded into one batch; on a "
                                   "GPU 4 gave 2.1x the tokens/s of 1 (H200, 1B model, train/README.md)")
 
@@ -140,6 +144,9 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
     if getattr(config, "master_weights", "auto") not in MASTER_WEIGHT_MODES:
         raise ConfigError(f"{where}: master_weights must be one of {', '.join(MASTER_WEIGHT_MODES)}, "
                           f"not {config.master_weights!r}")
+    if getattr(config, "prompt_format", "weblica") not in PROMPT_FORMATS:
+        raise ConfigError(f"{where}: prompt_format must be one of {', '.join(PROMPT_FORMATS)}, "
+                          f"not {config.prompt_format!r}")
     if getattr(config, "rollout_backend", "hf") == "vllm":
         if config.top_p < 1.0:
             raise ConfigError(f"{where}: rollout_backend vllm needs top_p: 1.0 (vLLM's log-probs would include the "

@@ -63,8 +63,9 @@ class _Recorder:
 
 
 class RecordingPolicy(ModelPolicy):
-    def __init__(self, backend: Any, sinks: dict[tuple[str, int], list], keep_images: int) -> None:
-        super().__init__(_Recorder(backend), keep_images=keep_images)
+    def __init__(self, backend: Any, sinks: dict[tuple[str, int], list], keep_images: int,
+                 prompt_format: str = "weblica") -> None:
+        super().__init__(_Recorder(backend), keep_images=keep_images, prompt_format=prompt_format)
         self.sinks = sinks
 
     def reset(self, task: Task, seed: int) -> None:
@@ -167,11 +168,11 @@ class GRPOTrainer:
         from weblica.rollout import run_tasks
 
         sinks: dict[tuple[str, int], list] = {}
-        keep = self.config.keep_images
+        keep, prompt_format = self.config.keep_images, self.config.prompt_format
 
         async def go() -> list[Trajectory]:
             async with open_backends(tasks) as backends:
-                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep), out,
+                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep, prompt_format), out,
                                            parallel=self.config.parallel, seed=run_seed,
                                            repeats=self.config.group_size, backends=backends)
                 return trajs
