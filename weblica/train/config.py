@@ -42,7 +42,8 @@ class OptimizerOptions:
     max_grad_norm: float = _f(1.0, "gradient clipping")
     master_weights: str = _f("auto", "fp32 master weights stepped by AdamW, the model holding their cast: auto (on "
                                      "when the trainable weights are bf16/fp16, where small updates round away) | "
-                                     "on | off (plain AdamW on the model's own dtype)")
+                                     "on | off (plain AdamW on the model's own dtype) | stochastic_rounding (no "
+                                     "fp32 copy: fp32 moments, each bf16 weight rounded up or down without bias)")
 
 
 @dataclass
@@ -128,7 +129,7 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
     return config_from_dict(CONFIGS[kind], data, str(path))
 
 
-MASTER_WEIGHT_MODES = ("auto", "on", "off")
+MASTER_WEIGHT_MODES = ("auto", "on", "off", "stochastic_rounding")
 
 # counts that must be at least 1 (0 would train nothing, or divide by zero deep inside a loop)
 AT_LEAST_ONE = ("epochs", "batch_size", "micro_batch_size", "iterations", "groups_per_batch", "group_size",

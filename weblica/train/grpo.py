@@ -266,8 +266,10 @@ class GRPOTrainer:
         return list(getattr(self.backend, "banned_ids", []))
 
     def update(self, samples: list[TurnSample], iteration: int, shards: Shards | None = None) -> dict[str, float]:
-        return ppo_update(self.trainable.model, self.optimizer, samples, self.config, iteration,
-                          self.trainable.device, self.reference, self.backend_banned, shards)
+        stats = ppo_update(self.trainable.model, self.optimizer, samples, self.config, iteration,
+                           self.trainable.device, self.reference, self.backend_banned, shards)
+        self.optimizer.zero_grad(set_to_none=True)  # the gradients' memory is free while the rollouts run
+        return stats
 
     def _release_rollout_memory(self) -> None:
         """Let the rollout engine give its GPU memory back while the trainer updates (vLLM sleep mode)."""
