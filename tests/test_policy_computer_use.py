@@ -177,3 +177,48 @@ def test_native_format_episodes_in_the_browser(site, tmp_path):
     prompt = AutoTokenizer.from_pretrained(tiny_checkpoint()).decode(step.prompt_token_ids)
     assert '"name": "computer_use"' in prompt and step.token_ids and len(step.logprobs) == len(step.token_ids)
     assert summary.removed == 0
+
+
+def test_sft_and_grpo_train_in_the_native_format(site, tmp_path):
+    """SFT clones the oracle's actions rendered as computer_use calls on the 0-1000 grid; a GRPO
+    iteration rolls out in the format and rebuilds every prompt exactly (it raises otherwise)."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from weblica.env.task import save_tasks
+    from weblica.policy.backends.hf import load_image_processor
+    from weblica.train.config import SFTConfig
+    from weblica.train.grpo import train_grpo
+    from weblica.train.samples import sft_samples
+    from weblica.train.sft import train_sft
+    from test_run import hand_tasks
+
+    torch.set_num_threads(1)
+    tasks_file = tmp_path / "tasks.jsonl"
+    (task,) = hand_tasks(site.url)[:1]  # click (150, 115), then done
+    save_tasks([task], tasks_file)
+    base = tiny_checkpoint()
+    result = train_sft(SFTConfig(model=str(base), tasks=str(tasks_file), output_dir=str(tmp_path / "sft"), epochs=1,
+                                 batch_size=2, prompt_format="computer_use", learning_rate=1e-3))
+    assert result["samples"] == 2 and result["steps"] == 1
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    samples = sft_samples({task.id: task}, [tmp_path / "sft" / "teacher"],
+                          ContextBuilder(GRID, prompt_format="computer_use"), tokenizer, load_image_processor(base))
+    responses = [tokenizer.decode(s.response_ids) for s in samples]
+    assert '"action": "left_click", "coordinate": [117, 160]' in responses[0]
+    assert '"action": "terminate", "status": "success"' in responses[1]
+    assert '"name": "computer_use"' in tokenizer.decode(samples[0].prompt.input_ids)
+
+    any_answer = tmp_path / "any.jsonl"
+    save_tasks([Task.from_dict({"id": "any", "start_url": site.url + "/", "instruction": "Finish with any answer.",
+                                "max_steps": 1, "checks": [{"type": "answer_match", "expected": ".", "mode": "regex"}]})],
+               any_answer)
+    summary = train_grpo(GRPOConfig(model=str(base), tasks=str(any_answer), output_dir=str(tmp_path / "grpo"),
+                                    iterations=1, groups_per_batch=1, group_size=2, max_new_tokens=32,
+                                    temperature=1.5, dynamic_sampling=False, mini_batches=1, ppo_epochs=1,
+                                    parallel=2, prompt_format="computer_use", save_every=0))
+    assert summary["last"]["samples"] == 2 and summary["last"]["episodes"] == 2
+    from weblica.rollout import load_trajectories
+
+    (rollout,) = load_trajectories(tmp_path / "grpo" / "rollouts" / "iter-0000-r0")[:1]
+    assert '"name": "computer_use"' in tokenizer.decode(rollout.steps[0].prompt_token_ids)
