@@ -23,6 +23,14 @@ from typing import Any, Iterable
 from weblica.train.config import MASTER_WEIGHT_MODES as MODES
 
 
+def _zero_grad(params: list[Any], set_to_none: bool) -> None:
+    for p in params:
+        if set_to_none:
+            p.grad = None
+        elif p.grad is not None:
+            p.grad.zero_()
+
+
 def update_kind(mode: str, params: list[Any]) -> str:
     """"masters", "stochastic" or "plain" for a `master_weights` mode: `auto` is masters when any
     trainable parameter is stored below fp32 (bf16/fp16 compute), plain otherwise."""
@@ -51,11 +59,7 @@ class MasterWeightAdamW:
         return self.inner.param_groups
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.params:
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                p.grad.zero_()
+        _zero_grad(self.params, set_to_none)
 
     def step(self) -> None:
         import torch
@@ -114,11 +118,7 @@ class StochasticRoundingAdamW:
         self.generator = torch.Generator(device=device).manual_seed(seed)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.params:
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                p.grad.zero_()
+        _zero_grad(self.params, set_to_none)
 
     def step(self) -> None:
         import math

@@ -67,7 +67,7 @@ def write_buckets(weights: Iterable[tuple[str, Any]], directory: Path,
     bucket: dict[str, Any] = {}
     size = index = 0
     for name, tensor in weights:
-        bucket[name] = tensor.detach().to("cpu").contiguous()
+        bucket[name] = tensor.detach().to("cpu", copy=True).contiguous()  # tied weights: separate copies
         size += tensor.numel() * tensor.element_size()
         if size >= bucket_bytes:
             yield _save(save_file, bucket, directory, index), len(bucket)
