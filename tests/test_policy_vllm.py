@@ -131,7 +131,8 @@ def test_concurrent_episodes_are_one_generate_call_with_banned_vision_tokens(par
         assert generation.prompt_token_ids == prompt["prompt_token_ids"] + [0]  # vLLM's expanded ids
         assert len(prompt["multi_modal_data"]["image"]) == 1
     params = llm.params[0][0].kwargs
-    assert params["bad_words"] == list(VISION_TOKENS) and params["logprobs"] == 0
+    assert params["bad_words"] == list(VISION_TOKENS) and params["logprobs"] == 0 and params["top_k"] == 0
+    assert params["seed"] == 100 and params["skip_special_tokens"] is False
     assert backend.banned_ids == banned_token_ids(parts[0])  # the trainer masks the same ids
     # a later round is a new call; a request whose prompt cannot be encoded fails alone
     async def with_bad_one():
@@ -210,3 +211,15 @@ def test_batching_queue_reports_engine_failures_to_every_waiter():
     results = asyncio.run(many())
     assert [str(r) for r in results] == ["engine died"] * 3
     queue.close()
+
+
+def test_sync_fails_loudly_when_a_worker_loads_less_than_it_was_sent(parts, tmp_path):
+    from weblica.policy.backends.vllm_weights import sync_weights
+
+    class Short(RecordingLLM):
+        def collective_rpc(self, method, timeout=None, args=(), kwargs=None):
+            return [n - 1 for n in super().collective_rpc(method, timeout, args, kwargs)]
+
+    with pytest.raises(RuntimeError, match="loaded \\[1, 1\\] of the 2 tensors"):
+        sync_weights(Short(), TinyModel().head.named_parameters(prefix="head"), directory=tmp_path)
+    assert not list(tmp_path.iterdir())  # the bucket file is gone either way

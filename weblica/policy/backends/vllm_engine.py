@@ -92,7 +92,7 @@ class VLLMBackend:
     def sampling_params(self, seed: int) -> Any:
         opts = self.sampling
         return self._sampling_params_cls(
-            temperature=opts.temperature, top_p=opts.top_p, top_k=opts.top_k if opts.top_k > 0 else -1,
+            temperature=opts.temperature, top_p=opts.top_p, top_k=max(opts.top_k, 0),
             max_tokens=opts.max_new_tokens, seed=seed & 0x7FFF_FFFF, logprobs=0, skip_special_tokens=False,
             stop_token_ids=list(self.stop_ids), bad_words=list(self.banned_tokens))
 
