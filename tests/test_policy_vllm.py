@@ -223,3 +223,45 @@ def test_sync_fails_loudly_when_a_worker_loads_less_than_it_was_sent(parts, tmp_
     with pytest.raises(RuntimeError, match="loaded \\[1, 1\\] of the 2 tensors"):
         sync_weights(Short(), TinyModel().head.named_parameters(prefix="head"), directory=tmp_path)
     assert not list(tmp_path.iterdir())  # the bucket file is gone either way
+
+
+def test_grpo_trainer_sleeps_the_engine_for_each_update_and_syncs_after(site, tmp_path, monkeypatch):
+    """The trainer's side of the vLLM contract, with a stand-in engine that samples from its own copy of
+    the tiny model: every iteration is rollouts -> release_memory -> update -> sync_weights, and the
+    synced copy holds the trainer's new weights."""
+    import weblica.policy.backends.vllm_engine as vllm_engine
+    from weblica.env.task import Task, save_tasks
+    from weblica.policy.backends.hf import HFBackend
+    from weblica.train.grpo import GRPOTrainer
+
+    events = []
+
+    class StandIn(HFBackend):
+        def __init__(self, path, sampling, *, sleep_level, for_training, **engine_args):
+            assert for_training and sleep_level == 1 and engine_args["gpu_memory_utilization"] == 0.35
+            super().__init__(path, sampling, device="cpu", dtype="float32")
+
+        def release_memory(self):
+            events.append("release")
+
+        def sync_weights(self, model):
+            events.append("sync")
+            self.model.load_state_dict(model.state_dict())
+            self.synced_from = model
+            return 1
+
+    monkeypatch.setattr(vllm_engine, "VLLMBackend", StandIn)
+    torch.set_num_threads(1)
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks([Task.from_dict({"id": "any", "start_url": site.url + "/", "instruction": "Finish with any answer.",
+                                "max_steps": 1, "checks": [{"type": "answer_match", "expected": ".", "mode": "regex"}]})],
+               tasks)
+    trainer = GRPOTrainer(GRPOConfig(model=str(tiny_checkpoint()), tasks=str(tasks), output_dir=str(tmp_path / "out"),
+                                     rollout_backend="vllm", device="cpu", iterations=2, groups_per_batch=1,
+                                     group_size=2, max_new_tokens=24, temperature=1.5, dynamic_sampling=False,
+                                     mini_batches=1, ppo_epochs=1, parallel=2, save_every=0, learning_rate=1e-2))
+    trainer.train()
+    assert events == ["release", "sync", "release", "sync"]
+    for mine, theirs in zip(trainer.backend.model.parameters(), trainer.trainable.model.parameters()):
+        assert torch.equal(mine, theirs)
+    assert all(p.grad is None for p in trainer.trainable.model.parameters())  # freed before the rollouts

@@ -172,8 +172,8 @@ class GRPOTrainer:
 
         async def go() -> list[Trajectory]:
             async with open_backends(tasks) as backends:
-                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep, prompt_format), out,
-                                           parallel=self.config.parallel, seed=run_seed,
+                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep, prompt_format),
+                                           out, parallel=self.config.parallel, seed=run_seed,
                                            repeats=self.config.group_size, backends=backends)
                 return trajs
 
