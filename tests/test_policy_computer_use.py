@@ -222,3 +222,17 @@ def test_sft_and_grpo_train_in_the_native_format(site, tmp_path):
 
     (rollout,) = load_trajectories(tmp_path / "grpo" / "rollouts" / "iter-0000-r0")[:1]
     assert '"name": "computer_use"' in tokenizer.decode(rollout.steps[0].prompt_token_ids)
+
+
+def test_the_pointer_carries_over_from_the_previous_turn():
+    from weblica.env.episode import StepRecord
+    from weblica.policy.computer_use import last_pointer
+
+    def record(*actions):
+        return StepRecord(0, "", [a.to_dict() for a in actions], [], "http://a.test/", "")
+
+    history = [record(Action("hover", {"x": 128.0, "y": 72.0})), record(Action("write", {"text": "x"}))]
+    assert last_pointer(history, GRID) == (100.0, 100.0)  # the write did not move it
+    history.append(record(Action("drag", {"x1": 0.0, "y1": 0.0, "x2": 640.0, "y2": 360.0})))
+    assert last_pointer(history, GRID) == (500.0, 500.0)  # a drag leaves it at its end
+    assert last_pointer([], GRID) is None
