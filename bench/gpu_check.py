@@ -1,7 +1,9 @@
 """GPU check (not part of CI): the trainer's own code paths on a CUDA device, with figures.
 
 1. generation with the tiny Qwen3-VL through the `hf:` backend in bf16 (tokens/s), and the same prompts
-   through vLLM when it is installed (`vllm:` backend, then a batched throughput run);
+   through vLLM when it is installed (`vllm:` backend, all at once as concurrent episodes, then a batched
+   throughput run, then a weight sync: sleep, perturbed weights pushed by name, caches reset, and the next
+   log-probs must match the trainer's forward of the new weights, not the old);
 2. the rollout-vs-trainer log-prob gap in bf16 (the ratio a PPO step starts from);
 3. one GRPO update (`ppo_update`: 2 PPO epochs x 2 mini-batches, clipped token-mean loss) and one SFT
    step in bf16 on samples the model itself generated;
@@ -104,9 +106,16 @@ def vllm_generation(ckpt: Path, convs: list, hf: HFBackend, batch: int, max_new_
         return {"skipped": f"vllm is not importable here ({exc}); pip install 'weblica[gpu]'"}
     from weblica.policy.backends.vllm_engine import VLLMBackend
 
-    backend = VLLMBackend(ckpt, SamplingOptions(temperature=1.0, max_new_tokens=max_new_tokens),
-                          dtype="bfloat16", gpu_memory_utilization=0.25, max_model_len=4096, enforce_eager=True)
-    generations = [asyncio.run(backend.generate(c, seed=i)) for i, c in enumerate(convs)]
+    backend = VLLMBackend(ckpt, SamplingOptions(temperature=1.0, max_new_tokens=max_new_tokens), sleep_level=1,
+                          for_training=True, dtype="bfloat16", gpu_memory_utilization=0.25, max_model_len=4096,
+                          enforce_eager=True)
+
+    async def together() -> list:  # concurrent episodes: one batched generate call
+        return await asyncio.gather(*(backend.generate(c, seed=i) for i, c in enumerate(convs)))
+
+    start = time.perf_counter()
+    generations = asyncio.run(together())
+    concurrent_s = time.perf_counter() - start
     valid = sum(check_response(g.text, hf.frame).ok for g in generations)
     # the trainer recomputes these log-probs on its side: the gap is the off-policy error PPO starts from
     gaps = []
@@ -123,10 +132,45 @@ def vllm_generation(ckpt: Path, convs: list, hf: HFBackend, batch: int, max_new_
     seconds = time.perf_counter() - start
     tokens = sum(len(o.outputs[0].token_ids) for o in outs)
     return {"version": vllm.__version__, "responses": len(generations), "valid_format": valid,
+            "concurrent_seconds": round(concurrent_s, 3),
             "logprob_gap_vs_hf_mean": round(sum(gaps) / max(1, len(gaps)), 5),
             "logprob_gap_vs_hf_max": round(max(gaps, default=0.0), 5),
+            "after_sync": vllm_sync_check(ckpt, convs[:8], backend, hf),
             "batched": {"requests": batch, "tokens": tokens, "seconds": round(seconds, 3),
                         "tokens_per_s": round(tokens / seconds, 1)}}
+
+
+def vllm_sync_check(ckpt: Path, convs: list, backend: Any, hf: HFBackend, tolerance: float = 0.05) -> dict:
+    """Perturb a bf16 copy of the weights as an update would, sleep vLLM, sync, and sample again: the new
+    log-probs must equal the trainer's forward of the new weights (not the old ones) within `tolerance`."""
+    import torch
+
+    device = hf.device
+    trainable = load_trainable(ckpt, GRPOConfig(device=device, dtype="bfloat16" if device.startswith("cuda") else "float32"))
+    generator = torch.Generator(device=device).manual_seed(0)
+    with torch.no_grad():
+        for p in trainable.model.parameters():
+            p.add_(torch.randn(p.shape, generator=generator, device=device, dtype=p.dtype) * p.float().std().nan_to_num().to(p.dtype))
+    backend.release_memory()
+    start = time.perf_counter()
+    sent = backend.sync_weights(trainable.model)
+    sync_s = time.perf_counter() - start
+    new = HFBackend.__new__(HFBackend)
+    new._attach("hf:perturbed", trainable.model.eval(), hf.tokenizer, hf.image_processor, device, hf.sampling, hf.frame)
+    async def together() -> list:
+        return await asyncio.gather(*(backend.generate(c, seed=i) for i, c in enumerate(convs)))
+
+    generations = asyncio.run(together())
+    gap_new, gap_old = [], []
+    for conv, g in zip(convs, generations):
+        gap_new += [abs(a - b) for a, b in zip(new.sequence_logprobs(new.encode(conv), g.token_ids), g.logprobs)]
+        gap_old += [abs(a - b) for a, b in zip(hf.sequence_logprobs(hf.encode(conv), g.token_ids), g.logprobs)]
+    mean_new, mean_old = sum(gap_new) / len(gap_new), sum(gap_old) / len(gap_old)
+    if not mean_new < tolerance < mean_old:
+        raise AssertionError(f"after the sync vLLM's log-probs are {mean_new:.4f} from the new weights and "
+                             f"{mean_old:.4f} from the old (tolerance {tolerance})")
+    return {"tensors_sent": sent, "sync_seconds": round(sync_s, 3), "gap_to_new_weights_mean": round(mean_new, 5),
+            "gap_to_new_weights_max": round(max(gap_new), 5), "gap_to_old_weights_mean": round(mean_old, 5)}
 
 
 def samples_from(generations: list, convs: list, backend: HFBackend, group: int = 4) -> list[TurnSample]:

@@ -88,7 +88,22 @@ def describe_tools() -> str:
     return "\n".join(lines)
 
 
-def system_prompt(frame: CoordinateFrame) -> str:
+# Prompt formats: weblica's own tool schema (above), or Qwen3-VL's native computer_use tool
+# (`weblica.policy.computer_use`), whose calls are mapped onto the same 13 tools.
+PROMPT_FORMATS = ("weblica", "computer_use")
+
+
+def check_format(prompt_format: str) -> str:
+    if prompt_format not in PROMPT_FORMATS:
+        raise ValueError(f"unknown prompt format '{prompt_format}'; use one of: {', '.join(PROMPT_FORMATS)}")
+    return prompt_format
+
+
+def system_prompt(frame: CoordinateFrame, prompt_format: str = "weblica") -> str:
+    if check_format(prompt_format) == "computer_use":
+        from weblica.policy import computer_use
+
+        return computer_use.system_prompt(frame)
     return SYSTEM_TEMPLATE.format(width=frame.viewport_width, height=frame.viewport_height,
                                   coordinates=frame.describe(), tools=describe_tools())
 
@@ -119,16 +134,18 @@ class ContextBuilder:
     frame: CoordinateFrame
     keep_images: int = 1
     system: str | None = None
+    prompt_format: str = "weblica"
 
     def __post_init__(self) -> None:
         if self.keep_images < 1:
             raise ValueError("keep_images must be at least 1: the current screenshot is always shown")
+        check_format(self.prompt_format)
 
     def build(self, task: Task, history: Sequence[StepRecord], obs: Observation,
               screens: Mapping[int, bytes] | None = None) -> list[Message]:
         screens = screens or {}
         current = len(history)
-        messages = [Message("system", [Part("text", self.system or system_prompt(self.frame))])]
+        messages = [Message("system", [Part("text", self.system or system_prompt(self.frame, self.prompt_format))])]
         for turn in range(current + 1):
             show = turn > current - self.keep_images
             if turn == current:
@@ -164,15 +181,23 @@ class FormatCheck:
     errors: list[str] = field(default_factory=list)
 
 
-def check_response(text: str, frame: CoordinateFrame) -> FormatCheck:
-    """Parse a response into viewport-pixel actions and check the protocol. Never raises."""
+def check_response(text: str, frame: CoordinateFrame, prompt_format: str = "weblica",
+                   pointer: tuple[float, float] | None = None) -> FormatCheck:
+    """Parse a response into viewport-pixel actions and check the protocol. Never raises. In the
+    computer_use format, `pointer` is where the cursor was left (model coordinates; a drag starts there)."""
     if not isinstance(text, str):
         return FormatCheck(False, "", [], [f"model output must be text, got {type(text).__name__}"])
     errors: list[str] = []
     if "</think>" not in text:
         errors.append("the response has no </think>; reason inside <think>...</think> before the tool calls")
     thought = text.rsplit("</think>", 1)[0].replace("<think>", "").strip() if "</think>" in text else ""
-    parsed = parse_tool_calls(text, transform=frame.convert_call)
+    transform = frame.convert_call
+    if check_format(prompt_format) == "computer_use":
+        from weblica.policy.computer_use import ComputerUseCalls
+
+        native = ComputerUseCalls(pointer)
+        transform = lambda call: frame.convert_call(native(call))  # noqa: E731 (one response's state)
+    parsed = parse_tool_calls(text, transform=transform)
     errors.extend(parsed.errors)
     return FormatCheck(not errors and bool(parsed.actions), thought, parsed.actions, errors)
 

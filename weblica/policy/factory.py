@@ -10,7 +10,8 @@
 
 Options (keyword arguments, or `;key=value` pairs after the spec on a command line):
 `temperature`, `top_p`, `top_k`, `max_new_tokens`, `keep_images` (screenshots kept in context, default 1),
-`coords` (relative1000 | smart_resize | viewport; default: from the model family), `device` and `dtype`
+`coords` (relative1000 | smart_resize | viewport; default: from the model family), `format` (the prompt
+format: weblica, our tool schema, the default; computer_use, Qwen3-VL's native computer_use tool), `device` and `dtype`
 (hf), `base_url`, `api_key`, `timeout_s` (API backends).
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from weblica.policy.backends.base import SamplingOptions
+from weblica.policy.context import PROMPT_FORMATS
 from weblica.policy.coords import CoordinateFrame
 
 KINDS = ("hf", "vllm", "openai", "anthropic", "oracle", "random")
@@ -64,6 +66,9 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
     from weblica.policy.model_policy import ModelPolicy
 
     keep_images = int(opts.pop("keep_images", 1))
+    prompt_format = opts.pop("format", "weblica")
+    if prompt_format not in PROMPT_FORMATS:
+        raise PolicySpecError(f"unknown format '{prompt_format}' in '{spec}'; use one of: {', '.join(PROMPT_FORMATS)}")
     frame = CoordinateFrame.for_convention(opts.pop("coords")) if "coords" in opts else None
     defaults = SamplingOptions() if kind in ("hf", "vllm") else SamplingOptions(temperature=0.0)
     try:
@@ -93,7 +98,7 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
                                    sampling=sampling, frame=frame, timeout_s=float(opts.pop("timeout_s", 120.0)))
     if opts:
         raise PolicySpecError(f"unknown option(s) for {kind}: {', '.join(sorted(opts))}")
-    return ModelPolicy(backend, keep_images=keep_images, seed=seed)
+    return ModelPolicy(backend, keep_images=keep_images, seed=seed, prompt_format=prompt_format)
 
 
 def make_policy_factory(spec: str, seed: int = 0, **options: Any) -> Callable[[], Any]:

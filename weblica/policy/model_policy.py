@@ -36,13 +36,14 @@ class ModelPolicy:
     episode."""
 
     def __init__(self, backend: Backend, keep_images: int = 1, frame: CoordinateFrame | None = None,
-                 seed: int = 0) -> None:
+                 seed: int = 0, prompt_format: str = "weblica") -> None:
         self.backend = backend
         self.keep_images = keep_images
         self.seed = seed
+        self.prompt_format = prompt_format
         self._frame = frame
         self._screens: dict[int, bytes] = {}
-        ContextBuilder(self.frame, keep_images)  # validate keep_images now, not at the first turn
+        self.context  # validate keep_images and the format now, not at the first turn
 
     @property
     def name(self) -> str:
@@ -56,10 +57,10 @@ class ModelPolicy:
 
     @property
     def context(self) -> ContextBuilder:
-        return ContextBuilder(self.frame, self.keep_images)
+        return ContextBuilder(self.frame, self.keep_images, prompt_format=self.prompt_format)
 
     def spawn(self) -> "ModelPolicy":
-        return ModelPolicy(self.backend, self.keep_images, self._frame, self.seed)
+        return ModelPolicy(self.backend, self.keep_images, self._frame, self.seed, self.prompt_format)
 
     def reset(self, task: Task, seed: int) -> None:
         self.seed = seed
@@ -74,9 +75,14 @@ class ModelPolicy:
         self._screens = {t: s for t, s in self._screens.items() if turn - self.keep_images < t < turn}
         self._screens[turn] = obs.screenshot
         frame = self.frame
-        messages = ContextBuilder(frame, self.keep_images).build(task, history, obs, self._screens)
+        messages = self.context.build(task, history, obs, self._screens)
         generation = await self.backend.generate(messages, turn_seed(self.seed, task.id, turn))
-        check = check_response(generation.text, frame)
+        pointer = None
+        if self.prompt_format == "computer_use":
+            from weblica.policy.computer_use import last_pointer
+
+            pointer = last_pointer(history, frame)
+        check = check_response(generation.text, frame, self.prompt_format, pointer)
         return ModelOutput(text=generation.text, actions=check.actions if check.ok else [],
                            prompt_token_ids=generation.prompt_token_ids, token_ids=generation.token_ids,
                            logprobs=generation.logprobs, parse_errors=check.errors, format_ok=check.ok,

@@ -8,6 +8,8 @@ from typing import Any
 
 import yaml
 
+from weblica.policy.context import PROMPT_FORMATS
+
 
 def _f(default: Any, help: str) -> Any:
     if isinstance(default, (list, dict)):
@@ -26,6 +28,8 @@ class ModelOptions:
     gradient_checkpointing: bool = _f(False, "recompute activations in backward (large models)")
     freeze_vision: bool = _f(False, "keep the vision tower frozen")
     keep_images: int = _f(1, "screenshots kept in context (the last k turns)")
+    prompt_format: str = _f("weblica", "weblica (our 13-tool schema) | computer_use (Qwen3-VL's native computer_use "
+                                       "tool, 0-1000 coordinates, mapped onto the same tools)")
     micro_batch_size: int = _f(1, "samples per training forward/backward pass, left-padded into one batch; on a "
                                   "GPU 4 gave 2.1x the tokens/s of 1 (H200, 1B model, train/README.md)")
 
@@ -36,6 +40,10 @@ class OptimizerOptions:
     learning_rate: float = _f(1e-4, "AdamW learning rate")
     weight_decay: float = _f(0.0, "AdamW weight decay")
     max_grad_norm: float = _f(1.0, "gradient clipping")
+    master_weights: str = _f("auto", "fp32 master weights stepped by AdamW, the model holding their cast: auto (on "
+                                     "when the trainable weights are bf16/fp16, where small updates round away) | "
+                                     "on | off (plain AdamW on the model's own dtype) | stochastic_rounding (no "
+                                     "fp32 copy: fp32 moments, each bf16 weight rounded up or down without bias)")
 
 
 @dataclass
@@ -86,6 +94,8 @@ class GRPOConfig(OptimizerOptions, ModelOptions):
                                            "filter); the answering turn is always kept")
     parallel: int = _f(2, "parallel environments during rollouts")
     rollout_backend: str = _f("hf", "hf (the training model) | vllm (GPU; weights synced each iteration)")
+    vllm_sleep_level: int = _f(1, "vLLM sleep mode during each update: 0 off, 1 weights to CPU and KV cache "
+                                  "freed, 2 both freed (every tensor is then re-sent)")
     save_every: int = _f(1, "iterations between checkpoints")
 
 
@@ -119,6 +129,8 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
     return config_from_dict(CONFIGS[kind], data, str(path))
 
 
+MASTER_WEIGHT_MODES = ("auto", "on", "off", "stochastic_rounding")
+
 # counts that must be at least 1 (0 would train nothing, or divide by zero deep inside a loop)
 AT_LEAST_ONE = ("epochs", "batch_size", "micro_batch_size", "iterations", "groups_per_batch", "group_size",
                 "ppo_epochs", "mini_batches", "parallel")
@@ -130,6 +142,18 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
     if unknown:
         raise ConfigError(f"{where}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     config = cls(**data)
+    if getattr(config, "master_weights", "auto") not in MASTER_WEIGHT_MODES:
+        raise ConfigError(f"{where}: master_weights must be one of {', '.join(MASTER_WEIGHT_MODES)}, "
+                          f"not {config.master_weights!r}")
+    if getattr(config, "prompt_format", "weblica") not in PROMPT_FORMATS:
+        raise ConfigError(f"{where}: prompt_format must be one of {', '.join(PROMPT_FORMATS)}, "
+                          f"not {config.prompt_format!r}")
+    if getattr(config, "rollout_backend", "hf") == "vllm":
+        if config.top_p < 1.0:
+            raise ConfigError(f"{where}: rollout_backend vllm needs top_p: 1.0 (vLLM's log-probs would include the "
+                              "nucleus truncation the trainer does not recompute); shape sampling with temperature")
+        if config.vllm_sleep_level not in (0, 1, 2):
+            raise ConfigError(f"{where}: vllm_sleep_level must be 0, 1 or 2, not {config.vllm_sleep_level!r}")
     for name in AT_LEAST_ONE:
         value = getattr(config, name, 1)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:

@@ -63,8 +63,9 @@ class _Recorder:
 
 
 class RecordingPolicy(ModelPolicy):
-    def __init__(self, backend: Any, sinks: dict[tuple[str, int], list], keep_images: int) -> None:
-        super().__init__(_Recorder(backend), keep_images=keep_images)
+    def __init__(self, backend: Any, sinks: dict[tuple[str, int], list], keep_images: int,
+                 prompt_format: str = "weblica") -> None:
+        super().__init__(_Recorder(backend), keep_images=keep_images, prompt_format=prompt_format)
         self.sinks = sinks
 
     def reset(self, task: Task, seed: int) -> None:
@@ -150,9 +151,10 @@ class GRPOTrainer:
         if config.rollout_backend == "vllm":
             from weblica.policy.backends.vllm_engine import VLLMBackend
 
-            # vLLM shares the GPU with training; weights are pushed to it after every update
+            # vLLM shares the GPU with training; it sleeps during each update and gets the new weights after
             self.backend: Any = VLLMBackend(self.trainable.path, sampling, gpu_memory_utilization=0.35,
-                                            dtype=config.dtype)
+                                            dtype=config.dtype, sleep_level=config.vllm_sleep_level,
+                                            for_training=True)
         elif config.rollout_backend == "hf":
             self.backend = TrainingModelBackend(self.trainable, sampling)
         else:
@@ -166,12 +168,12 @@ class GRPOTrainer:
         from weblica.rollout import run_tasks
 
         sinks: dict[tuple[str, int], list] = {}
-        keep = self.config.keep_images
+        keep, prompt_format = self.config.keep_images, self.config.prompt_format
 
         async def go() -> list[Trajectory]:
             async with open_backends(tasks) as backends:
-                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep), out,
-                                           parallel=self.config.parallel, seed=run_seed,
+                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep, prompt_format),
+                                           out, parallel=self.config.parallel, seed=run_seed,
                                            repeats=self.config.group_size, backends=backends)
                 return trajs
 
@@ -264,21 +266,21 @@ class GRPOTrainer:
         return list(getattr(self.backend, "banned_ids", []))
 
     def update(self, samples: list[TurnSample], iteration: int, shards: Shards | None = None) -> dict[str, float]:
-        return ppo_update(self.trainable.model, self.optimizer, samples, self.config, iteration,
-                          self.trainable.device, self.reference, self.backend_banned, shards)
+        stats = ppo_update(self.trainable.model, self.optimizer, samples, self.config, iteration,
+                           self.trainable.device, self.reference, self.backend_banned, shards)
+        self.optimizer.zero_grad(set_to_none=True)  # the gradients' memory is free while the rollouts run
+        return stats
+
+    def _release_rollout_memory(self) -> None:
+        """Let the rollout engine give its GPU memory back while the trainer updates (vLLM sleep mode)."""
+        if self.config.rollout_backend == "vllm":
+            self.backend.release_memory()
 
     def _sync_rollout_weights(self) -> None:
-        """Give the rollout engine the updated weights (the hf backend already shares them)."""
-        if self.config.rollout_backend != "vllm":
-            return
-        weights = [(name, param.detach()) for name, param in self.trainable.model.state_dict().items()]
-        engine = self.backend.llm.llm_engine
-        executor = getattr(engine, "model_executor", None)
-        if executor is not None and hasattr(executor, "driver_worker"):  # vLLM V0 engine
-            executor.driver_worker.model_runner.model.load_weights(weights)
-            return
-        # V1 engine: reach the model in the worker processes
-        self.backend.llm.collective_rpc(lambda worker: worker.model_runner.model.load_weights(weights=weights))
+        """Give the rollout engine the updated weights (the hf backend already shares them). With bf16
+        master weights the model holds their bf16 cast, which is what the engine gets."""
+        if self.config.rollout_backend == "vllm":
+            self.backend.sync_weights(self.trainable.model)
 
     # ---- loop ------------------------------------------------------------------------------------
 
@@ -294,6 +296,7 @@ class GRPOTrainer:
         try:
             for iteration in range(start, cfg.iterations):
                 batch = self.collect(iteration)
+                self._release_rollout_memory()
                 update = self.update(batch.samples, iteration, Shards(world, batch.owners))
                 self._sync_rollout_weights()
                 last = {"step": iteration, **self._metrics(batch, update, iteration)}

@@ -65,10 +65,19 @@ def load_trainable(path: Path, options: ModelOptions) -> Trainable:
 
 
 def make_optimizer(trainable: Trainable, options: OptimizerOptions) -> Any:
-    """AdamW over the trainable (not frozen) parameters."""
+    """AdamW over the trainable (not frozen) parameters; over fp32 masters of them when `master_weights`
+    says so (`weblica.train.precision`)."""
     import torch
 
+    from weblica.train.precision import MasterWeightAdamW, StochasticRoundingAdamW, update_kind
+
     params = [p for p in trainable.model.parameters() if p.requires_grad]
+    kind = update_kind(options.master_weights, params)
+    if kind == "masters":
+        return MasterWeightAdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
+    if kind == "stochastic":
+        return StochasticRoundingAdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay,
+                                       seed=getattr(options, "seed", 0))
     return torch.optim.AdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
 
 
@@ -119,6 +128,10 @@ def load_training_state(checkpoint: Path, optimizer: Any) -> dict[str, Any]:
     import torch
 
     blob = torch.load(checkpoint / "trainer.pt", weights_only=False)
+    if isinstance(optimizer, torch.optim.Optimizer) and {"masters", "stochastic_rounding"} & set(blob["optimizer"]):
+        raise ValueError(f"{checkpoint} was saved with master_weights on or stochastic_rounding: resume with "
+                         "the same master_weights mode")
+    # with master weights this restores the fp32 masters saved, and the model gets their cast
     optimizer.load_state_dict(blob["optimizer"])
     torch.set_rng_state(blob["torch_rng"])
     random.setstate(blob["python_rng"])

@@ -70,11 +70,15 @@ def response_ids(text: str, tokenizer: Any, assistant_prefix: str = "") -> list[
     return ids + [tokenizer.convert_tokens_to_ids(IM_END)]
 
 
-def in_frame(traj: Trajectory, frame: CoordinateFrame) -> Trajectory:
+def in_frame(traj: Trajectory, frame: CoordinateFrame, prompt_format: str = "weblica") -> Trajectory:
     """The trajectory with every text response (a scripted or API teacher's, no token ids) re-rendered
-    from the actions it really ran, in the student's coordinate frame. A teacher writes viewport pixels
-    (the oracle) or its own frame; cloning that text would teach a Qwen3-VL student, which answers on the
-    0-1000 grid, to click elsewhere. Sampled turns (token ids) are the student's own and stay verbatim."""
+    from the actions it really ran, in the student's coordinate frame and prompt format. A teacher writes
+    viewport pixels (the oracle) or its own frame; cloning that text would teach a Qwen3-VL student, which
+    answers on the 0-1000 grid, to click elsewhere. Sampled turns (token ids) are the student's own and
+    stay verbatim."""
+    from weblica.env.actions import Action
+    from weblica.policy.computer_use import render_actions
+
     steps = []
     for record in traj.steps:
         if record.token_ids or not record.actions:
@@ -82,13 +86,18 @@ def in_frame(traj: Trajectory, frame: CoordinateFrame) -> Trajectory:
             continue
         text = record.response
         thought = text.split("</think>", 1)[0].replace("<think>", "").strip() if "</think>" in text else ""
-        calls = []
-        for action in record.actions:
-            args = dict(action.get("arguments") or {})
-            for xk, yk in zip(X_KEYS, Y_KEYS):
-                if xk in args and yk in args:
-                    args[xk], args[yk] = frame.from_viewport(float(args[xk]), float(args[yk]))
-            calls.append(f"<tool_call>{json.dumps({'name': action['name'], 'arguments': args})}</tool_call>")
+        if prompt_format == "computer_use":
+            rendered = render_actions([Action(a["name"], dict(a.get("arguments") or {})) for a in record.actions],
+                                      frame)
+        else:
+            rendered = []
+            for action in record.actions:
+                args = dict(action.get("arguments") or {})
+                for xk, yk in zip(X_KEYS, Y_KEYS):
+                    if xk in args and yk in args:
+                        args[xk], args[yk] = frame.from_viewport(float(args[xk]), float(args[yk]))
+                rendered.append({"name": action["name"], "arguments": args})
+        calls = [f"<tool_call>{json.dumps(call)}</tool_call>" for call in rendered]
         steps.append(replace(record, response=f"<think>{thought}</think>\n" + "\n".join(calls)))
     return replace(traj, steps=steps)
 
@@ -105,7 +114,7 @@ def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: Conte
             if traj.removed or (only_successful and not traj.success) or traj.task_id not in tasks:
                 continue
             task = tasks[traj.task_id]
-            traj = in_frame(traj, builder.frame)
+            traj = in_frame(traj, builder.frame, builder.prompt_format)
             for messages, record in zip(turn_messages(task, traj, Path(run_dir) / "screens", builder), traj.steps):
                 ids = list(record.token_ids) if record.token_ids else response_ids(record.response, tokenizer, prefix)
                 prompt = encode_qwen_prompt(messages, tokenizer, image_processor, assistant_prefix=prefix)

@@ -106,7 +106,7 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
             tasks_by_id.update({t.id: t for t in load_tasks(tasks_file)})
     if not run_dirs:
         raise ValueError("SFT needs trajectories (run directories) or tasks for a teacher to play")
-    builder = ContextBuilder(_frame(trainable), config.keep_images)
+    builder = ContextBuilder(_frame(trainable), config.keep_images, prompt_format=config.prompt_format)
     samples = sft_samples(tasks_by_id, run_dirs, builder, trainable.tokenizer, trainable.image_processor,
                           config.only_successful)
     if not samples:
