@@ -78,6 +78,10 @@ def test_probes_of_the_issue_are_json_400s(env_url, site):
     assert_json_error(raw(env_url, "POST", "/close", b'["session_id"]'), 400, "must be a JSON object", "got a list")
     huge = json.dumps({"task": task_for(site.url, instruction="x" * 20_000_000)}).encode()
     assert_json_error(raw(env_url, "POST", "/reset", huge), 413, "larger than 1048576 bytes")
+    with httpx.Client(timeout=60) as client:  # chunked, no Content-Length: cut at the limit, refused the same way
+        parts = [huge[i:i + 65536] for i in range(0, 3 << 20, 65536)]
+        assert_json_error(client.post(env_url + "/reset", content=iter(parts),
+                                      headers={"Content-Type": "application/json"}), 413, "larger than")
     long = json.dumps({"task": task_for(site.url, instruction="x" * 30_000)}).encode()
     assert_json_error(raw(env_url, "POST", "/reset", long), 400, "'instruction' is 30000 characters", "20000")
     assert_json_error(raw(env_url, "POST", "/reset", json.dumps({"task": task_for(site.url, max_steps="many")}).encode()),

@@ -239,7 +239,9 @@ def read_json_body(req: Request, usage: str, allowed: set[str]) -> dict[str, Any
     if req.mimetype != "application/json":
         raise RequestError(415, f"{usage}; send it with Content-Type: application/json "
                                 f"(got {req.mimetype or 'no content type'})")
-    data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413)
+    data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413) when a length is sent
+    if len(data) >= MAX_BODY_BYTES:  # a chunked body is cut at the limit instead: refuse it the same way
+        raise RequestError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
     try:
         body = json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
         _check_nesting(body)
