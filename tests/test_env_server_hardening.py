@@ -145,6 +145,7 @@ def test_content_types_routes_and_methods_answer_json(env_url):
     assert_json_error(raw(env_url, "GET", "/%00"), 404, "no route")
     assert_json_error(raw(env_url, "GET", "/step"), 405, "GET is not allowed on /step")
     assert_json_error(raw(env_url, "DELETE", "/health"), 405)
+    assert_json_error(raw(env_url, "OPTIONS", "/reset"), 405)  # no preflight: a web page cannot POST JSON here
     assert raw(env_url, "HEAD", "/nope").status_code == 404
 
 

@@ -321,6 +321,7 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
     `Authorization: Bearer TOKEN`."""
     app = Flask("weblica.env_server")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # no CORS preflight answers: OPTIONS is a JSON 405
     expected = f"Bearer {token}".encode() if token else None
 
     def error(status: int, message: str) -> Any:

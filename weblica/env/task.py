@@ -131,6 +131,12 @@ class Task:
                                 f"got {type(raw).__name__}")
             if not isinstance(raw.get("type"), str):
                 raise TaskError(f"{where}: check {i} needs 'type' ({', '.join(CHECK_TYPES)})")
+            for key in ("mode", "path"):
+                if raw.get(key) is not None and not isinstance(raw[key], str):
+                    raise TaskError(f"{where}: check {i} '{key}' must be a string, got {type(raw[key]).__name__}")
+            tol = raw.get("tol", 0.0)
+            if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
+                raise TaskError(f"{where}: check {i} 'tol' must be a finite number >= 0, got {tol!r}"[:200])
         try:
             checks = [Check(**c) for c in raw_checks]
         except TypeError as exc:
