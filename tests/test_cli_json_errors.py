@@ -3,6 +3,7 @@ input errors are one line on stderr, never a traceback. Task files name the file
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -106,6 +107,11 @@ def test_every_kind_of_failure_is_json_with_json(tmp_path):
     one_json_error(weblica("replay", str(rec), "--check", "--json"), "recording.sqlite")
     one_json_error(weblica("env-server", "--host", "0.0.0.0", "--port", "0", "--json"), "--token")
     one_json_error(weblica("env-server", "--token", "short", "--port", "0", "--json"), "at least 16")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        one_json_error(weblica("env-server", "--port", str(taken.getsockname()[1]), "--json"),
+                       "cannot listen on 127.0.0.1", "pick another --port")
     # without --json: the same errors as one line on stderr, stdout empty
     proc = weblica("env-server", "--host", "10.1.2.3", "--port", "0")
     assert proc.returncode == 1 and proc.stdout == "" and proc.stderr.startswith("Error: refusing to serve on 10.1.2.3")
@@ -134,15 +140,20 @@ def test_commands(monkeypatch):
     def project_error(as_json):
         raise TaskError("tasks.jsonl:4: bad")
 
+    @click.command("t-disk")
+    @click.option("--json", "as_json", is_flag=True)
+    def disk(as_json):
+        open("/nonexistent-dir/x", "w")
+
     @click.command("t-interrupt")
     @click.option("--json", "as_json", is_flag=True)
     def interrupt(as_json):
         raise KeyboardInterrupt
 
-    for command in (after_json, bug, project_error, interrupt):
+    for command in (after_json, bug, project_error, interrupt, disk):
         group.add_command(command)
     yield
-    for name in ("t-fail-after-json", "t-bug", "t-project-error", "t-interrupt"):
+    for name in ("t-fail-after-json", "t-bug", "t-project-error", "t-interrupt", "t-disk"):
         group.commands.pop(name)
 
 
@@ -174,6 +185,8 @@ def test_project_errors_and_interrupts(test_commands, capsys):
     assert code == 1 and out == "" and err == "Error: tasks.jsonl:4: bad\n"
     code, out, err = run_main(capsys, "t-interrupt", "--json")
     assert code == 130 and json.loads(out) == {"error": "interrupted"}
+    code, out, err = run_main(capsys, "t-disk")  # a filesystem refusal names the file, in one line
+    assert code == 1 and err == "Error: No such file or directory: /nonexistent-dir/x\n"
     code, out, _ = run_main(capsys, "t-project-error", "--", "--json")  # after `--` it is an argument
     assert code == 2 and out == ""
 

@@ -136,6 +136,9 @@ def main(args: list[str] | None = None) -> None:
     except Exception as exc:
         if is_project_error(exc):
             _fail(str(exc) or type(exc).__name__, 1, as_json)
+        if isinstance(exc, OSError) and exc.filename is not None:  # the disk said no: a setup problem, not a bug
+            target = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 is not None else "")
+            _fail(f"{exc.strerror or type(exc).__name__}: {target}", 1, as_json)
         if not as_json:
             raise
         traceback.print_exc()  # a bug: the traceback goes to stderr, stdout stays one JSON object

@@ -27,9 +27,10 @@ def register(cli: click.Group) -> None:
         service = EnvService(max_sessions=max_sessions)
         try:
             server = make_env_server(service, host, port, token)
-        except OSError as exc:
+        except (OSError, SystemExit) as exc:  # werkzeug exits by itself when the port is taken
             service.shutdown()
-            raise UserError(f"cannot listen on {host}:{port} ({exc.strerror}): pick another --port") from None
+            reason = exc.strerror if isinstance(exc, OSError) else "address in use"
+            raise UserError(f"cannot listen on {host}:{port} ({reason}): pick another --port") from None
         url = f"http://{host}:{server.server_port}"
         emit({"url": url, "auth": token is not None}, as_json,
              human=f"weblica env server on {url} (Ctrl-C to stop)")
