@@ -23,11 +23,9 @@ import logging
 import multiprocessing
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -360,34 +358,13 @@ def corrupt_inputs(work: Path, scale: float) -> list[Figure]:
 
 # ---- outbound connections ------------------------------------------------------------------------------
 
-class Listener:
-    """Counts the TCP connections made to a loopback port where nothing should connect."""
+def listener(port: int = 0) -> Any:
+    """A loopback port that counts the TCP connections made to it (where nothing should connect)."""
+    from test_cache_proxy import Listener
 
-    def __init__(self, port: int = 0) -> None:
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", port))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-        self._stop = False
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while not self._stop:
-            try:
-                conn, _ = self.sock.accept()
-                self.accepted += 1
-                conn.close()
-            except OSError:
-                pass
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join(2)
-        self.sock.close()
+    found = Listener(port)
+    found.port = found.sock.getsockname()[1]
+    return found
 
 
 def _escapes(port: int) -> list[dict[str, Any]]:
@@ -407,7 +384,7 @@ def outbound_connections(work: Path, scale: float) -> list[Figure]:
     # synth: every request goes to the local site server; a listener on loopback must see none
     bundle = next((p for p in (work / "sites").glob("*") if (p / "site.json").exists()), None) or \
         write_unvalidated(sample_spec(4, "checkout", "groceries", "corporate-clean"), work / "sites")
-    sentinel = Listener()
+    sentinel = listener()
 
     async def synth_episode() -> list[str]:
         backend = ServedSynthBackend([bundle])
@@ -450,7 +427,7 @@ def outbound_connections(work: Path, scale: float) -> list[Figure]:
         start = site.url + "/"
         asyncio.run(record(start, [act("click", x=150, y=115)], work / "replay-rec", runs=1))
     time.sleep(0.3)
-    where_it_was, beside = Listener(port), Listener()
+    where_it_was, beside = listener(port), listener()
     try:
         report = asyncio.run(check(work / "replay-rec", actions=[act("click", x=150, y=115)] + _escapes(beside.port)))
     finally:
