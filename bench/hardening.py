@@ -220,7 +220,8 @@ def concurrent_writers(work: Path, scale: float) -> list[Figure]:
         p.join(120)
     with Store.open_dir(rec) as store:
         exchanges = store.exchanges()
-        intact = sum(1 for e in exchanges if store.bodies.get(e.response_body_digest).decode().endswith(e.url.rsplit("/", 1)[1]))
+        intact = sum(1 for e in exchanges  # each body is the one its writer stored for that URL
+                     if store.bodies.get(e.response_body_digest).decode().endswith(e.url.rsplit("/", 1)[1]))
     figures.append(Figure("cache store, 4 writer processes: exchanges kept with their bodies",
                           f"{intact}/{4 * n}", "all", intact == len(exchanges) == 4 * n
                           and all(p.exitcode == 0 for p in procs)))
@@ -419,7 +420,7 @@ def outbound_connections(work: Path, scale: float) -> list[Figure]:
     sentinel.close()
     figures.append(Figure("outbound connections, synth mode (loopback listener)", synth_reached, "0",
                           synth_reached == 0 and control > 0,
-                          f"{len(_escapes(0))} direct URLs tried; control without a gateway reached it {control} times"))
+                          f"{len(_escapes(0))} direct URLs tried; without a gateway they reached it {control} times"))
 
     # replay: record the test site, take it down, put listeners where it was and beside it
     with LocalServer(create_test_site()) as site:
