@@ -12,7 +12,7 @@ import pytest
 
 from weblica import cli as cli_module
 from weblica.cli import UserError, emit, get_cli, main
-from weblica.env.task import TaskError
+from weblica.env.task import Task, TaskError
 
 WEBLICA = [sys.executable, "-m", "weblica.cli"]
 
@@ -68,6 +68,15 @@ def test_task_from_dict_and_load_tasks_reject_with_the_line(tmp_path, line, word
         load_tasks(path)
     message = str(info.value)
     assert message.startswith(f"{path}:3: ") and words in message and "\n" not in message
+
+
+def test_whole_numbers_from_other_tools_are_accepted():
+    """pandas and JavaScript write 15.0, numpy hands back its own integers: those are whole step counts."""
+    import numpy as np
+
+    base = {"id": "x", "start_url": "http://127.0.0.1:9/", "instruction": "i"}
+    assert [Task.from_dict({**base, "max_steps": v}).max_steps for v in (15.0, np.int64(7), 3)] == [15, 7, 3]
+    assert Task.from_dict(base).max_steps == 15
 
 
 def test_binary_and_directory_task_files(tmp_path):

@@ -100,7 +100,7 @@ def test_probes_of_the_issue_are_json_400s(env_url, site):
     (b'{"task": "do it"}', ["needs a JSON body with 'task'"]),
     (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "checks": {"type": "url_match"}}}', ["'checks' must be a list"]),
     (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "checks": ["url"]}}', ["check 1 must be an object"]),
-    (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "max_steps": 0}}', ["from 1 to 1000, got 0"]),
+    (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "max_steps": 0}}', ["from 1 to 1000, got int '0'"]),
     (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "max_steps": 3.5}}', ["'max_steps' must be an integer"]),
     (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "oracle": {"name": "done"}}}', ["'oracle' must be a list"]),
     (b'{"task": {"id": "x", "start_url": "u", "instruction": "i", "source": {"kind": ["synth"]}}}', ["source 'kind' must be a string"]),

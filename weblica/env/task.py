@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
@@ -121,9 +122,14 @@ class Task:
         for key, value in source.items():
             if key in TaskSource.__dataclass_fields__ and not isinstance(value, str) and value is not None:
                 raise TaskError(f"{where}: source '{key}' must be a string, got {type(value).__name__}")
-        max_steps = expect("max_steps", (int,), f"an integer from 1 to {MAX_TASK_STEPS}")
-        if max_steps is not None and not 1 <= max_steps <= MAX_TASK_STEPS:
-            raise TaskError(f"{where}: 'max_steps' must be an integer from 1 to {MAX_TASK_STEPS}, got {max_steps}")
+        max_steps = data.get("max_steps")
+        if max_steps is not None:
+            # 15.0 (pandas, JavaScript) and numpy integers are whole numbers too; "many", 3.5 and true are not
+            whole = (isinstance(max_steps, numbers.Integral) or isinstance(max_steps, float) and max_steps.is_integer())
+            if isinstance(max_steps, bool) or not whole or not 1 <= max_steps <= MAX_TASK_STEPS:
+                raise TaskError(f"{where}: 'max_steps' must be an integer from 1 to {MAX_TASK_STEPS}, "
+                                f"got {type(max_steps).__name__} {str(max_steps)[:40]!r}")
+            max_steps = int(max_steps)
         raw_checks = expect("checks", (list,), "a list of check objects") or []
         for i, raw in enumerate(raw_checks, 1):
             if not isinstance(raw, dict):
