@@ -313,6 +313,11 @@ def malformed_requests(n: int, seed: int, session_id: str, start_url: str) -> li
         lambda: (rng.choice(["GET", "PUT", "DELETE", "PATCH", "POST"]),
                  rng.choice(["/nope", "/reset/", "/%00", "/..%2f..%2fetc", "/health/x", "/" + "a" * 3000,
                              "/st\u00e9p", "/step?session_id=1"]), None, b""),
+        lambda: rng.choice([("POST", "/reset", "application/json", dumps({"seed": 1, "screenshot": False})),
+                            ("POST", "/step", "application/json", dumps({"session_id": session_id})),
+                            ("POST", "/step", "application/json", dumps({"action": "x"})),
+                            ("POST", "/close", "application/json", b"{}"),
+                            ("POST", "/reset", "application/json", dumps({"task": {}}))]),  # missing fields
         lambda: ("POST", "/step", "application/json",  # well-formed request, junk tool calls: 200 + feedback
                  dumps({"session_id": session_id, "screenshot": False,
                         "action": [junk_call() for _ in range(rng.randrange(1, 4))]})),
