@@ -56,3 +56,18 @@ def test_bad_requests_get_clear_errors(server):
     assert r.status_code == 400 and "unknown task source 'martian'" in r.json()["error"]
     assert client.post("/close", json={"session_id": "nope"}).status_code == 404
     assert client.get("/health").json()["sessions"] == 0  # failed resets hold no session
+
+
+def test_existing_client_shapes_still_work(server, site):
+    """What clients written against the first version send: `actions` lists, `screenshot: false`, no seed."""
+    client = httpx.Client(base_url=server, timeout=60)
+    task = {"id": "compat", "start_url": site.url + "/", "instruction": "Press Search."}
+    r = client.post("/reset", json={"task": task, "screenshot": False})
+    assert r.status_code == 200 and "screenshot" not in r.json()["observation"]
+    sid = r.json()["session_id"]
+    r = client.post("/step", json={"session_id": sid, "screenshot": False,
+                                   "actions": [{"name": "click", "arguments": {"x": 150, "y": 115}}]})
+    assert r.status_code == 200 and r.json()["observation"]["url"] == site.url + "/second"
+    r = client.post("/step", json={"session_id": sid, "action": {"name": "fly", "arguments": {}}, "screenshot": False})
+    assert r.status_code == 200 and "unknown tool 'fly'" in r.json()["info"]["parse_errors"][0]
+    assert client.post("/close", json={"session_id": sid}).status_code == 200

@@ -112,3 +112,49 @@ def test_two_parallel_browser_episodes_keep_separate_state(bundle):
     left, right = asyncio.run(run())
     assert left["cart"] == {first["id"]: 2}
     assert right["cart"] == {second["id"]: 3}
+
+
+@pytest.mark.parametrize("path, status", [
+    ("/%00", 400), ("/cart%00.html", 400), ("/%0a", 400), ("/a%7fb", 400), ("/%ff%fe", 400),
+    ("/" + "a" * 3000, 400), ("/" + "a" * 300, 404), ("/%zz", 404), ("/%", 404), ("/..%2f..%2ftasks.jsonl", 404),
+    ("/../../../../etc/passwd", 404), ("/assets/../../site.json", 404), ("/%2e%2e/data.json", 404),
+    ("/\u00fcn\u00ee/\U0001f642", 404),
+])
+def test_malformed_paths_are_4xx_never_500(bundle, path, status):
+    client, host = _client(bundle)
+    for method in (client.get, client.head):
+        response = method(path, headers={"Host": host})
+        assert response.status_code == status, (path, response.status_code)
+    assert b"Traceback" not in client.get(path, headers={"Host": host}).data
+
+
+def test_malformed_paths_over_a_real_socket(bundle):
+    """What a browser or curl sends, unnormalized: raw request lines to the served app."""
+    import socket
+
+    with SiteServer([bundle]) as server:
+        host = server.hosts[0]
+        port = int(server.url.rsplit(":", 1)[1])
+        for target, status in [(b"/%00", b"400"), (b"/../tasks.jsonl", b"404"), (b"/%c0%ae%c0%ae/tasks.jsonl", b"400"),
+                               (b"/" + b"b" * 4000, b"400"), (b"/cart", b"200")]:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(b"GET " + target + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+            assert data.split(b" ", 2)[1] == status, (target, data[:200])
+
+
+def test_state_api_refuses_bodies_of_the_wrong_shape(bundle):
+    client, host = _client(bundle)
+    h = {"Host": host, EPISODE_HEADER: "ep-bad"}
+    client.post("/api/orders", json={"name": "Ana"}, headers=h)
+    assert client.patch("/api/orders/r1", json=[1, 2], headers=h).status_code == 400
+    assert client.post("/api/orders", data=b"[" * 50000, headers=h).status_code == 400
+    assert client.put("/api/doc/cart", data=b"[" * 50000, headers=h).status_code == 200  # no body: null doc
+    assert client.post("/api/login", json=["admin"], headers=h).status_code == 400
+    assert client.post("/api/login", headers=h).status_code == 401  # no body: a failed login, as before
+    assert client.post("/api/signup", json="bob", headers=h).status_code == 400
+    assert client.put("/api/doc/x", data=b"x" * (5 << 20), headers=h).status_code == 413
+    assert client.get("/api/state", headers=h).json["orders"][0]["name"] == "Ana"
+    assert client.get("/__weblica/state", headers={**h, ADMIN_HEADER: "secr\u00e9t"}).status_code == 403

@@ -1,12 +1,14 @@
 """The `weblica` command line. Each concept registers its own commands; this module only assembles them.
 
-Every command takes `--json` and then prints one machine-readable JSON object on stdout.
+Every command takes `--json` and then prints one machine-readable JSON object on stdout: its summary
+(through `emit`), or `{"error": ...}` when it fails (see `main`).
 """
 from __future__ import annotations
 
 import importlib
 import json
 import sys
+import traceback
 from typing import Any
 
 import click
@@ -30,13 +32,18 @@ COMMAND_MODULES = (
 
 def emit(summary: dict[str, Any], as_json: bool, human: str | None = None) -> None:
     """Print a command's summary: one JSON object with --json, else the human text."""
+    global _json_printed
     if as_json:
         click.echo(json.dumps(summary, sort_keys=True))
+        _json_printed = True
     elif human is not None:
         click.echo(human)
     else:
         for key, value in summary.items():
             click.echo(f"{key}: {value}")
+
+
+_json_printed = False  # set once a command printed its JSON summary: a later failure must not print a second
 
 
 class UserError(click.ClickException):
@@ -86,11 +93,57 @@ def _register_all() -> None:
         module.register(cli)
 
 
-def main() -> None:
+def wants_json(args: list[str]) -> bool:
+    """Whether the command line asks for --json (options end at `--`)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def is_project_error(exc: BaseException) -> bool:
+    """Errors weblica raises on purpose (TaskError, StoreError, InteropError, ...): their message names
+    the fix, so they are shown as one line, never as a traceback."""
+    return type(exc).__module__.split(".")[0] == "weblica"
+
+
+def _fail(message: str, code: int, as_json: bool) -> None:
+    if as_json and not _json_printed:
+        click.echo(json.dumps({"error": message}, sort_keys=True))
+    else:  # without --json, or after the command's own JSON: stdout keeps exactly one object
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+def main(args: list[str] | None = None) -> None:
+    """Run the command line. With --json, every failure is `{"error": ...}` on stdout and a non-zero exit:
+    usage errors (exit 2), input errors (1), interrupts (130) and unexpected exceptions (1, with the
+    traceback on stderr)."""
+    args = sys.argv[1:] if args is None else list(args)
+    as_json = wants_json(args)
     try:
-        get_cli()(standalone_mode=True)
-    except KeyboardInterrupt:
-        sys.exit(130)
+        status = get_cli().main(args, standalone_mode=False)
+    except click.exceptions.UsageError as exc:
+        hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+        if not as_json:
+            exc.show()
+            sys.exit(exc.exit_code)
+        _fail(exc.format_message() + hint, exc.exit_code, True)
+    except click.ClickException as exc:  # UserError and click's own (a bad file argument, ...)
+        if not as_json:
+            exc.show()
+            sys.exit(exc.exit_code)
+        _fail(exc.format_message(), exc.exit_code, True)
+    except (KeyboardInterrupt, click.Abort):
+        _fail("interrupted", 130, as_json)
+    except Exception as exc:
+        if is_project_error(exc):
+            _fail(str(exc) or type(exc).__name__, 1, as_json)
+        if isinstance(exc, OSError) and exc.filename is not None:  # the disk said no: a setup problem, not a bug
+            target = f"{exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 is not None else "")
+            _fail(f"{exc.strerror or type(exc).__name__}: {target}", 1, as_json)
+        if not as_json:
+            raise
+        traceback.print_exc()  # a bug: the traceback goes to stderr, stdout stays one JSON object
+        _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in weblica, please report it", 1, True)
+    sys.exit(status if isinstance(status, int) else 0)
 
 
 if __name__ == "__main__":

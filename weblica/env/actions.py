@@ -122,6 +122,8 @@ def make_action(call: Any) -> Action:
             args = json.loads(args) if args.strip() else {}
         except json.JSONDecodeError as exc:
             raise ActionError(f"the arguments of '{name}' are not valid JSON: {exc.msg}") from None
+        except RecursionError:  # hostile nesting must be a bad call, not a crash
+            raise ActionError(f"the arguments of '{name}' nest too deeply") from None
     if args is None:
         args = {}
     if not isinstance(args, dict):
@@ -267,6 +269,9 @@ def parse_tool_calls(text: str, transform: Callable[[Any], Any] | None = None) -
             except json.JSONDecodeError as exc:
                 errors.append(f"tool call {i + 1} is not valid JSON ({exc.msg} at char {exc.pos})")
                 continue
+            except RecursionError:
+                errors.append(f"tool call {i + 1} nests too deeply")
+                continue
             raw_calls.extend(value if isinstance(value, list) else [value])
     else:
         candidate = _strip_code_fence(text)
@@ -278,6 +283,8 @@ def parse_tool_calls(text: str, transform: Callable[[Any], Any] | None = None) -
             value, _ = json.JSONDecoder().raw_decode(candidate[start:])
         except json.JSONDecodeError as exc:
             return ParsedCalls([], [f"the tool calls are not valid JSON ({exc.msg})"], True)
+        except RecursionError:
+            return ParsedCalls([], ["the tool calls nest too deeply"], True)
         raw_calls.extend(value if isinstance(value, list) else [value])
     actions: list[Action] = []
     for i, call in enumerate(raw_calls):

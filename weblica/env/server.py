@@ -3,25 +3,77 @@ browser env server so external trainers (slime, verl, anything that speaks HTTP)
 environments.
 
 All episodes run on one event loop in a background thread, in one Chromium, one context each. The
-Flask app (an app factory, no globals) only translates JSON to calls on that service.
+Flask app (an app factory, no globals) only validates JSON and translates it to calls on that service.
+
+Safe to expose on a cluster network: every request is validated (JSON 4xx naming the field and the fix,
+never an HTML page or a traceback), bodies are capped, an optional bearer token guards every route, and
+requests on one session are serialized: concurrent `/step`s run one after another in arrival order and
+each gets the observation of its own step (a few may wait; more than `MAX_QUEUED_PER_SESSION` waiting
+are refused with 429).
 """
 from __future__ import annotations
 
 import asyncio
 import base64
+import hmac
 import importlib
+import ipaddress
+import json
+import math
 import threading
 import uuid
+from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, jsonify, request
+from flask import Flask, Request, jsonify, request
+from werkzeug.exceptions import HTTPException
+from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
 from weblica.browser.session import BrowserHost
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
-from weblica.env.browser_env import EnvConfig, WebEnv
+from weblica.env.browser_env import EnvConfig, EnvStateError, WebEnv
 from weblica.env.observation import Observation
 from weblica.env.sources import SOURCE_MODULES
 from weblica.env.task import Task, TaskError
+
+MAX_BODY_BYTES = 1 << 20          # 1 MiB: a task or a turn of model text is far smaller
+MAX_JSON_DEPTH = 32               # tasks and tool calls nest a few levels
+MAX_SESSION_ID_CHARS = 64         # ids are uuid4 hex (32 characters)
+SEED_RANGE = (-(2 ** 63), 2 ** 63 - 1)
+MAX_ACTION_CHARS = 200_000        # one turn of model text
+MAX_ACTION_CALLS = 64             # tool calls in one step given as a list
+MAX_QUEUED_PER_SESSION = 8        # requests waiting behind the running one on a session
+MIN_TOKEN_CHARS = 16
+TOKEN_ENV = "WEBLICA_ENV_TOKEN"
+
+ROUTES = "GET /health, POST /reset, POST /step, POST /close"
+RESET_USAGE = ("POST /reset needs a JSON body with 'task' (a task object) and optional 'seed' (an integer), "
+               "'session_id' (to reuse a session) and 'screenshot' (true/false)")
+STEP_USAGE = ("POST /step needs a JSON body with 'session_id' and 'action' (model text, a tool call or a list "
+              "of tool calls) and optional 'screenshot' (true/false)")
+CLOSE_USAGE = "POST /close needs a JSON body with 'session_id'"
+
+
+class RequestError(Exception):
+    """A request the server refuses: `status` and a message that names the fix."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status, self.message = status, message
+
+
+class SessionGone(KeyError):
+    """The session was closed while this request waited for it."""
+
+
+@dataclass
+class Session:
+    """One WebEnv and the lock that serializes the requests on it (used on the service's loop only)."""
+
+    env: WebEnv
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    waiting: int = 0       # requests admitted and not finished (changed under EnvService._lock)
+    closed: bool = False
 
 
 class EnvService:
@@ -38,43 +90,75 @@ class EnvService:
         self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
         self.backends.update(backends or {})
         self._started: list[Any] = []
-        self.sessions: dict[str, WebEnv] = {}
+        self.sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._backend_lock: asyncio.Lock | None = None
 
     def call(self, coro: Any, timeout: float | None = None) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
     async def _backend_for(self, task: Task) -> None:
-        kind = task.source.kind
-        if kind in self.backends:
-            return
-        if kind not in SOURCE_MODULES:
-            raise TaskError(f"unknown task source '{kind}'")
-        backend = importlib.import_module(SOURCE_MODULES[kind]).create_backend([task])
-        if hasattr(backend, "start"):
-            await backend.start()
-        self._started.append(backend)
-        self.backends[kind] = backend
+        if self._backend_lock is None:
+            self._backend_lock = asyncio.Lock()
+        async with self._backend_lock:  # two first resets of a kind start one backend
+            kind = task.source.kind
+            if kind in self.backends:
+                return
+            if kind not in SOURCE_MODULES:
+                raise TaskError(f"unknown task source '{kind}'")
+            try:
+                backend = importlib.import_module(SOURCE_MODULES[kind]).create_backend([task])
+            except (ValueError, OSError) as exc:  # a bundle or recording that is not there
+                raise TaskError(f"task source '{kind}': {exc}") from None
+            if hasattr(backend, "start"):
+                await backend.start()
+            self._started.append(backend)
+            self.backends[kind] = backend
+
+    def _admit(self, session_id: str) -> Session:
+        with self._lock:
+            session = self.sessions.get(session_id)
+            if session is None:
+                raise KeyError(session_id)
+            if session.waiting > MAX_QUEUED_PER_SESSION:
+                raise OverflowError(f"session {session_id} already has {session.waiting} requests in flight; "
+                                    "wait for their answers (requests on one session run one at a time)")
+            session.waiting += 1
+            return session
+
+    def _release(self, session: Session) -> None:
+        with self._lock:
+            session.waiting -= 1
+
+    def _serialized(self, session_id: str, session: Session, work: Any) -> Any:
+        """Run `work(env)` on the loop once the session's earlier requests have finished."""
+        async def go() -> Any:
+            async with session.lock:
+                if session.closed:
+                    raise SessionGone(session_id)
+                return await work(session.env)
+        try:
+            return self.call(go())
+        finally:
+            self._release(session)
 
     def reset(self, task: Task, seed: int, session_id: str | None = None) -> tuple[str, Observation]:
         created = session_id is None
-        with self._lock:
-            if session_id is None:
+        if session_id is None:
+            with self._lock:
                 if len(self.sessions) >= self.max_sessions:
                     raise OverflowError(f"all {self.max_sessions} sessions are in use; close one first")
                 session_id = uuid.uuid4().hex
-                self.sessions[session_id] = WebEnv(self.config, self.backends, host=self.host)
-            elif session_id not in self.sessions:
-                raise KeyError(session_id)
-            env = self.sessions[session_id]
+                self.sessions[session_id] = Session(WebEnv(self.config, self.backends, host=self.host))
+        session = self._admit(session_id)
 
-        async def go() -> Observation:
+        async def go(env: WebEnv) -> Observation:
             await self._backend_for(task)
             env.backends = self.backends
             return await env.reset(task, seed)
 
         try:
-            return session_id, self.call(go())
+            return session_id, self._serialized(session_id, session, go)
         except Exception:
             if created:  # a session that never started must not hold a slot
                 with self._lock:
@@ -82,13 +166,18 @@ class EnvService:
             raise
 
     def step(self, session_id: str, actions: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        env = self.sessions[session_id]
-        return self.call(env.step(actions))
+        session = self._admit(session_id)
+        return self._serialized(session_id, session, lambda env: env.step(actions))
 
     def close_session(self, session_id: str) -> None:
         with self._lock:
-            env = self.sessions.pop(session_id)
-        self.call(env.close_episode())
+            session = self.sessions.pop(session_id)
+            session.closed = True  # requests still waiting on it answer 404
+
+        async def go() -> None:
+            async with session.lock:
+                await session.env.close_episode()
+        self.call(go())
 
     def shutdown(self) -> None:
         for sid in list(self.sessions):
@@ -112,12 +201,162 @@ def observation_json(obs: Observation, include_screenshot: bool = True) -> dict[
     return out
 
 
-def create_app(service: EnvService) -> Flask:
-    """The env server's Flask app over a running EnvService."""
+# ---- request validation ------------------------------------------------------------------------------
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is out of range (numbers must be finite)")
+    return value
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows (numbers must be finite)")
+
+
+def _check_nesting(value: Any) -> None:
+    """Depth and text checks over a parsed body, iteratively (no recursion for hostile nesting)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError(f"it nests deeper than {MAX_JSON_DEPTH} levels")
+        if isinstance(node, dict):
+            for key, item in node.items():
+                stack.append((key, depth))
+                stack.append((item, depth + 1))
+        elif isinstance(node, list):
+            stack.extend((item, depth + 1) for item in node)
+        elif isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("a string holds a lone surrogate (\\ud800-\\udfff), which is not text") from None
+
+
+def read_json_body(req: Request, usage: str, allowed: set[str]) -> dict[str, Any]:
+    """The request's JSON object, checked for content type, size, syntax, depth and unknown fields."""
+    if req.mimetype != "application/json":
+        raise RequestError(415, f"{usage}; send it with Content-Type: application/json "
+                                f"(got {req.mimetype or 'no content type'})")
+    data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413) when a length is sent
+    if len(data) >= MAX_BODY_BYTES:  # a chunked body is cut at the limit instead: refuse it the same way
+        raise RequestError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        body = json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
+        _check_nesting(body)
+    except RecursionError:
+        raise RequestError(400, f"{usage}; the body nests too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise RequestError(400, f"{usage}; the body is not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except ValueError as exc:  # bad UTF-8, non-finite or overlong numbers, surrogates, depth
+        raise RequestError(400, f"{usage}; the body is not valid JSON ({exc})") from None
+    if not isinstance(body, dict):
+        raise RequestError(400, f"{usage}; the body must be a JSON object, got {_json_type(body)}")
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise RequestError(400, f"unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}; "
+                                f"allowed: {', '.join(sorted(allowed))}")
+    return body
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _session_id(body: dict[str, Any], usage: str) -> str:
+    value = body.get("session_id")
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_SESSION_ID_CHARS:
+        shown = "missing" if "session_id" not in body else _json_type(value)
+        raise RequestError(400, f"{usage}; 'session_id' must be a string of 1 to {MAX_SESSION_ID_CHARS} "
+                                f"characters as /reset returned it (got {shown})")
+    return value
+
+
+def _seed(body: dict[str, Any]) -> int:
+    value = body.get("seed", 0)
+    if isinstance(value, bool) or not isinstance(value, int) or not SEED_RANGE[0] <= value <= SEED_RANGE[1]:
+        raise RequestError(400, f"'seed' must be an integer from -2**63 to 2**63-1 (got {_json_type(value)}"
+                                f"{' out of range' if isinstance(value, int) and not isinstance(value, bool) else ''})")
+    return value
+
+
+def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise RequestError(400, f"'{name}' must be true or false (got {_json_type(value)})")
+    return value
+
+
+def _actions(body: dict[str, Any]) -> Any:
+    """The turn's actions: model text, one tool call object, or a list of them. What they say is the
+    model's business (bad calls become feedback and count for the format gate); their JSON type is
+    the client's, so a wrong type is a 400."""
+    if "action" in body and "actions" in body:
+        raise RequestError(400, "give either 'action' or 'actions', not both")
+    if "action" not in body and "actions" not in body:
+        raise RequestError(400, STEP_USAGE)
+    name = "action" if "action" in body else "actions"
+    value = body[name]
+    if isinstance(value, str):
+        if len(value) > MAX_ACTION_CHARS:
+            raise RequestError(400, f"'{name}' text is {len(value)} characters; the limit is {MAX_ACTION_CHARS}")
+        return value
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, list):
+        if len(value) > MAX_ACTION_CALLS:
+            raise RequestError(400, f"'{name}' holds {len(value)} tool calls; the limit is {MAX_ACTION_CALLS}")
+        return value
+    raise RequestError(400, f"'{name}' must be model text, a tool call object or a list of them "
+                            f"(got {_json_type(value)})")
+
+
+# ---- the app -----------------------------------------------------------------------------------------
+
+def create_app(service: EnvService, token: str | None = None) -> Flask:
+    """The env server's Flask app over a running EnvService; with `token`, every request must carry
+    `Authorization: Bearer TOKEN`."""
     app = Flask("weblica.env_server")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
+    app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # no CORS preflight answers: OPTIONS is a JSON 405
+    expected = f"Bearer {token}".encode() if token else None
 
     def error(status: int, message: str) -> Any:
         return jsonify(error=message), status
+
+    @app.errorhandler(RequestError)
+    def refused(exc: RequestError) -> Any:
+        return error(exc.status, exc.message)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        messages = {404: f"no route {request.method} {request.path[:200]}; routes: {ROUTES}",
+                    405: f"{request.method} is not allowed on {request.path[:200]}; routes: {ROUTES}",
+                    413: f"the request body is larger than {MAX_BODY_BYTES} bytes"}
+        response = exc.get_response()
+        response.set_data(json.dumps({"error": messages.get(exc.code or 0, f"{exc.name}: {exc.description}")}))
+        response.content_type = "application/json"
+        return response
+
+    @app.errorhandler(Exception)
+    def internal(exc: Exception) -> Any:  # a bug: logged with its traceback, answered without it
+        app.logger.exception("env server error on %s %s", request.method, request.path[:200])
+        return error(500, f"internal error ({type(exc).__name__}); the server log has the details")
+
+    @app.before_request
+    def authorize() -> Any:
+        if expected is None:
+            return None
+        given = request.headers.get("Authorization", "").encode("utf-8", "replace")
+        if hmac.compare_digest(given, expected):
+            return None
+        response, status = error(401, "missing or wrong token: send 'Authorization: Bearer TOKEN' with the "
+                                      f"token the server was started with (--token or {TOKEN_ENV})")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        return response, status
 
     @app.get("/health")
     def health() -> Any:
@@ -126,50 +365,100 @@ def create_app(service: EnvService) -> Flask:
 
     @app.post("/reset")
     def reset() -> Any:
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict) or "task" not in body:
-            return error(400, "POST /reset needs a JSON body with 'task' (a task object) and optional "
-                              "'seed' and 'session_id'")
+        body = read_json_body(request, RESET_USAGE, {"task", "seed", "session_id", "screenshot"})
+        if not isinstance(body.get("task"), dict):
+            raise RequestError(400, RESET_USAGE)
         try:
             task = Task.from_dict(body["task"])
-            seed = int(body.get("seed", 0))
-        except (TaskError, TypeError, ValueError) as exc:
-            return error(400, f"bad task: {exc}")
+        except TaskError as exc:
+            raise RequestError(400, f"bad task: {exc}") from None
+        seed = _seed(body)
+        session_id = _session_id(body, RESET_USAGE) if body.get("session_id") is not None else None
+        screenshot = _flag(body, "screenshot", True)
         try:
-            session_id, obs = service.reset(task, seed, body.get("session_id"))
+            session_id, obs = service.reset(task, seed, session_id)
         except KeyError:
-            return error(404, f"no session {body.get('session_id')}")
+            return error(404, f"no session {session_id}")
         except OverflowError as exc:
             return error(429, str(exc))
         except TaskError as exc:
             return error(400, str(exc))
         except Exception as exc:  # the start page did not open: the caller marks the sample removed
             return error(503, f"env_error: {exc}")
-        return jsonify(session_id=session_id, observation=observation_json(obs, body.get("screenshot", True)))
+        return jsonify(session_id=session_id, observation=observation_json(obs, screenshot))
 
     @app.post("/step")
     def step() -> Any:
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict) or "session_id" not in body:
-            return error(400, "POST /step needs a JSON body with 'session_id' and 'action' (model text, "
-                              "a tool call or a list of tool calls)")
-        if body["session_id"] not in service.sessions:
-            return error(404, f"no session {body['session_id']}")
-        actions = body.get("action", body.get("actions", ""))
+        body = read_json_body(request, STEP_USAGE, {"session_id", "action", "actions", "screenshot"})
+        session_id = _session_id(body, STEP_USAGE)
+        actions = _actions(body)
+        screenshot = _flag(body, "screenshot", True)
         try:
-            obs, reward, terminated, truncated, info = service.step(body["session_id"], actions)
-        except RuntimeError as exc:  # step after the episode ended
+            obs, reward, terminated, truncated, info = service.step(session_id, actions)
+        except KeyError:
+            return error(404, f"no session {session_id}")
+        except OverflowError as exc:
+            return error(429, str(exc))
+        except EnvStateError as exc:  # step after the episode ended
             return error(409, str(exc))
-        return jsonify(observation=observation_json(obs, body.get("screenshot", True)), reward=reward,
+        return jsonify(observation=observation_json(obs, screenshot), reward=reward,
                        terminated=terminated, truncated=truncated, done=terminated or truncated, info=info)
 
     @app.post("/close")
     def close() -> Any:
-        body = request.get_json(silent=True) or {}
-        session_id = body.get("session_id")
-        if session_id not in service.sessions:
+        session_id = _session_id(read_json_body(request, CLOSE_USAGE, {"session_id"}), CLOSE_USAGE)
+        try:
+            service.close_session(session_id)
+        except KeyError:
             return error(404, f"no session {session_id}")
-        service.close_session(session_id)
         return jsonify(closed=session_id)
 
     return app
+
+
+# ---- serving -----------------------------------------------------------------------------------------
+
+def is_loopback(host: str) -> bool:
+    """Whether binding `host` keeps the server on this machine."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse a network-reachable server without a token, and tokens too short to guard one."""
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise ValueError(f"the token is {len(token)} characters; use at least {MIN_TOKEN_CHARS} "
+                         "(e.g. `python -c 'import secrets; print(secrets.token_hex(16))'`)")
+    if token is None and not is_loopback(host):
+        raise ValueError(f"refusing to serve on {host} without a token: anyone who reaches it could drive the "
+                         f"browser; pass --token TOKEN (or set {TOKEN_ENV}), or bind --host 127.0.0.1")
+
+
+class JSONErrorHandler(WSGIRequestHandler):
+    """Requests that never reach the app (bad request line, too many headers) get JSON, not HTML."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        if code == 505:  # an HTTP version from the future is the client's fault: keep 5xx for our own faults
+            code = 400
+        body = json.dumps({"error": f"{code} {message or self.responses.get(code, ('',))[0]}"}).encode()
+        self.log_error("code %d, message %s", code, message)
+        if self.request_version == "HTTP/0.9":  # an unparsable request line: answer with a status line anyway
+            self.request_version = "HTTP/1.0"
+        self.send_response(code, message)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD" and code >= 200 and code not in (204, 304):
+            self.wfile.write(body)
+
+
+def make_env_server(service: EnvService, host: str = "127.0.0.1", port: int = 8900,
+                    token: str | None = None) -> BaseWSGIServer:
+    """A threaded HTTP server for the env app (not yet serving); refuses unsafe binds (ValueError)."""
+    check_bind(host, token)
+    return make_server(host, port, create_app(service, token), threaded=True, request_handler=JSONErrorHandler)

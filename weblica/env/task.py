@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
@@ -99,40 +100,87 @@ class Task:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Task":
+        """A Task from its JSON object; any field of the wrong type or size is a TaskError naming it."""
         if not isinstance(data, dict):
-            raise TaskError("a task must be a JSON object")
-        for key in ("id", "start_url", "instruction"):
+            raise TaskError(f"a task must be a JSON object, got {type(data).__name__}")
+        for key, limit in (("id", MAX_ID_CHARS), ("start_url", MAX_URL_CHARS), ("instruction", MAX_INSTRUCTION_CHARS)):
             if not isinstance(data.get(key), str) or not data[key]:
                 raise TaskError(f"task is missing '{key}' (a non-empty string)")
-        source = data.get("source") or {}
+            if len(data[key]) > limit:
+                raise TaskError(f"task '{key}' is {len(data[key])} characters; the limit is {limit}")
+        where = f"task {data['id'][:80]}"
+
+        def expect(key: str, types: tuple[type, ...], what: str) -> Any:
+            value = data.get(key)
+            if value is not None and (not isinstance(value, types) or isinstance(value, bool) and bool not in types):
+                raise TaskError(f"{where}: '{key}' must be {what}, got {type(value).__name__} {str(value)[:40]!r}")
+            return value
+
+        source = expect("source", (dict, str), "an object (kind, site, recording, bundle) or a kind name") or {}
         if isinstance(source, str):
             source = {"kind": source}
+        for key, value in source.items():
+            if key in TaskSource.__dataclass_fields__ and not isinstance(value, str) and value is not None:
+                raise TaskError(f"{where}: source '{key}' must be a string, got {type(value).__name__}")
+        max_steps = data.get("max_steps")
+        if max_steps is not None:
+            # 15.0 (pandas, JavaScript) and numpy integers are whole numbers too; "many", 3.5 and true are not
+            whole = (isinstance(max_steps, numbers.Integral) or isinstance(max_steps, float) and max_steps.is_integer())
+            if isinstance(max_steps, bool) or not whole or not 1 <= max_steps <= MAX_TASK_STEPS:
+                raise TaskError(f"{where}: 'max_steps' must be an integer from 1 to {MAX_TASK_STEPS}, "
+                                f"got {type(max_steps).__name__} {str(max_steps)[:40]!r}")
+            max_steps = int(max_steps)
+        raw_checks = expect("checks", (list,), "a list of check objects") or []
+        for i, raw in enumerate(raw_checks, 1):
+            if not isinstance(raw, dict):
+                raise TaskError(f"{where}: check {i} must be an object with 'type' and 'expected', "
+                                f"got {type(raw).__name__}")
+            if not isinstance(raw.get("type"), str):
+                raise TaskError(f"{where}: check {i} needs 'type' ({', '.join(CHECK_TYPES)})")
+            for key in ("mode", "path"):
+                if raw.get(key) is not None and not isinstance(raw[key], str):
+                    raise TaskError(f"{where}: check {i} '{key}' must be a string, got {type(raw[key]).__name__}")
+            tol = raw.get("tol", 0.0)
+            if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not math.isfinite(tol) or tol < 0:
+                raise TaskError(f"{where}: check {i} 'tol' must be a finite number >= 0, got {tol!r}"[:200])
         try:
-            checks = [Check(**c) for c in data.get("checks", [])]
+            checks = [Check(**c) for c in raw_checks]
         except TypeError as exc:
             raise TaskError(f"task {data['id']}: bad check: {exc}") from None
         for check in checks:
             if check.type not in CHECK_TYPES:
                 raise TaskError(f"task {data['id']}: unknown check type '{check.type}' (use {', '.join(CHECK_TYPES)})")
+        expect("rubric", (list, str), "a list of criteria or a text")
+        for key in ("skill", "category"):
+            expect(key, (str,), "a string")
+        expect("difficulty", (str, int), "a string or an integer")
+        metadata = dict(expect("metadata", (dict,), "an object") or {})
         oracle = thoughts = None
-        if data.get("oracle") is not None:
+        raw_oracle = expect("oracle", (list,), "a list of tool calls")
+        if raw_oracle is not None:
             try:
-                oracle = [make_action(a) for a in data["oracle"]]
+                oracle = [make_action(a) for a in raw_oracle]
             except ActionError as exc:
                 raise TaskError(f"task {data['id']}: bad oracle action: {exc}") from None
-            said = [a.get("thought") for a in data["oracle"]]
+            said = [a.get("thought") for a in raw_oracle]
             thoughts = said if said and all(isinstance(t, str) for t in said) else None
         known = {"id", "start_url", "instruction", "source", "max_steps", "checks", "rubric", "oracle",
                  "skill", "difficulty", "category", "metadata"}
-        metadata = dict(data.get("metadata") or {})
         metadata.update({k: v for k, v in data.items() if k not in known})
         return cls(
             id=data["id"], start_url=data["start_url"], instruction=data["instruction"],
             source=TaskSource(**{k: v for k, v in source.items() if k in TaskSource.__dataclass_fields__}),
-            max_steps=int(data.get("max_steps", 15)), checks=checks, rubric=data.get("rubric"),
+            max_steps=15 if max_steps is None else max_steps, checks=checks, rubric=data.get("rubric"),
             oracle=oracle, oracle_thoughts=thoughts, skill=data.get("skill"), difficulty=data.get("difficulty"),
             category=data.get("category"), metadata=metadata,
         )
+
+
+# what a task file may hold (a task is a few sentences and a URL; a 20 MB instruction is a mistake or an attack)
+MAX_ID_CHARS = 256
+MAX_URL_CHARS = 8192
+MAX_INSTRUCTION_CHARS = 20_000
+MAX_TASK_STEPS = 1000
 
 
 def load_tasks(path: str | Path) -> list[Task]:
@@ -140,16 +188,29 @@ def load_tasks(path: str | Path) -> list[Task]:
     path = Path(path)
     if not path.exists():
         raise TaskError(f"task file not found: {path}")
+    if not path.is_file():
+        raise TaskError(f"{path} is not a file: give a tasks.jsonl")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise TaskError(f"{path}:{line}: not UTF-8 text (byte {exc.start}); a task file is JSON lines") from None
+    except OSError as exc:
+        raise TaskError(f"cannot read {path}: {exc.strerror}") from None
     tasks = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             tasks.append(Task.from_dict(json.loads(line)))
         except json.JSONDecodeError as exc:
             raise TaskError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
+        except RecursionError:
+            raise TaskError(f"{path}:{lineno}: the JSON nests too deeply") from None
         except TaskError as exc:
             raise TaskError(f"{path}:{lineno}: {exc}") from None
+        except ValueError as exc:  # numbers Python cannot hold (e.g. 5000-digit integers)
+            raise TaskError(f"{path}:{lineno}: not valid JSON ({exc})") from None
     return tasks
 
 

@@ -6,6 +6,8 @@ served site gets a local error page: nothing is ever forwarded to the network.
 """
 from __future__ import annotations
 
+import hmac
+import html
 import json
 import mimetypes
 import secrets
@@ -20,6 +22,9 @@ from weblica.serve.store import StateStore, with_views
 
 ADMIN_HEADER = "X-Weblica-Admin"
 DEFAULT_EPISODE = "default"
+MAX_PATH_CHARS = 2048          # longer paths are not a page of a synth site
+MAX_SEGMENT_CHARS = 255        # a file name the filesystem can hold
+MAX_BODY_BYTES = 4 << 20       # forms and state documents are small
 
 
 @dataclass
@@ -62,8 +67,35 @@ def _store() -> StateStore:
 
 def _error_page(status: int, title: str, detail: str) -> Response:
     body = (f"<!doctype html><title>{title}</title><body style='font-family:sans-serif;padding:2em'>"
-            f"<h1>{title}</h1><p>{detail}</p><p><small>weblica synth gateway</small></p></body>")
+            f"<h1>{title}</h1><p>{html.escape(detail)}</p><p><small>weblica synth gateway</small></p></body>")
     return Response(body, status=status, mimetype="text/html")
+
+
+def malformed_path(path: str) -> str | None:
+    """Why a request path can be no page of a site (None when it may be one). Werkzeug has already
+    percent-decoded it, replacing undecodable bytes with U+FFFD."""
+    if len(path) > MAX_PATH_CHARS:
+        return f"the path is {len(path)} characters long (the limit is {MAX_PATH_CHARS})"
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        return "the path holds a control character (such as %00)"
+    if "\ufffd" in path:
+        return "the path holds a bad percent-encoding (bytes that are not UTF-8)"
+    return None
+
+
+def _json_body(want: type | None = None, default: Any = None) -> Any:
+    """The request's JSON (`default` when absent or not JSON, hostile nesting included); with `want`, a
+    body of another type is a 400."""
+    try:
+        body = request.get_json(force=True, silent=True)
+    except RecursionError:
+        body = None
+    if body is None:
+        body = default
+    if want is not None and not isinstance(body, want):
+        abort(Response(json.dumps({"ok": False, "error": f"a JSON {want.__name__.replace('dict', 'object')} "
+                                                         "is required"}), 400, mimetype="application/json"))
+    return body
 
 
 # ---- site pages ----------------------------------------------------------------------------------------
@@ -75,15 +107,22 @@ pages = Blueprint("pages", __name__)
 def serve_page(path: str) -> Response:
     public = (g.site.root / "public").resolve()
     rel = path.strip("/")
+    parts = rel.split("/")
+    if ".." in parts or any(len(p) > MAX_SEGMENT_CHARS for p in parts):  # never a page, whatever the disk holds
+        return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
     for candidate in ([rel + ".html", rel] if rel else ["index.html"]):
-        target = (public / candidate).resolve()
-        if target.is_file() and public in target.parents:
+        try:
+            target = (public / candidate).resolve()
+            found = target.is_file() and public in target.parents
+        except (OSError, ValueError):  # a name the filesystem refuses is no page
+            found = False
+        if found:
             mime = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
             response = Response(target.read_bytes(), mimetype=mime)
             # HTML is revalidated so a new episode's state shows; assets may be reused within a context
             response.headers["Cache-Control"] = "no-store" if mime == "text/html" else "max-age=600"
             return response
-    return _error_page(404, "Page not found", f"There is no page at /{rel} on {g.site.host}.")
+    return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
 
 
 # ---- the sites' state API --------------------------------------------------------------------------------
@@ -101,16 +140,14 @@ def get_state() -> Response:
 
 @api.put("/doc/<name>")
 def put_doc(name: str) -> Response:
-    body = request.get_json(force=True, silent=True)
+    body = _json_body()
     _change(lambda s: s.__setitem__(name, body))
     return jsonify({"ok": True, name: body})
 
 
 @api.post("/<collection>")
 def add_record(collection: str) -> Response:
-    record = request.get_json(force=True, silent=True)
-    if not isinstance(record, dict):
-        return jsonify({"ok": False, "error": "a JSON object is required"}), 400
+    record = _json_body(dict)
 
     def add(state: dict[str, Any]) -> dict[str, Any]:
         records = state.setdefault(collection, [])
@@ -123,7 +160,7 @@ def add_record(collection: str) -> Response:
 
 @api.route("/<collection>/<rid>", methods=["PATCH", "DELETE"])
 def change_record(collection: str, rid: str) -> Response:
-    patch = request.get_json(force=True, silent=True) if request.method == "PATCH" else None
+    patch = _json_body(dict) if request.method == "PATCH" else None
 
     def change(state: dict[str, Any]) -> bool:
         records = state.get(collection, [])
@@ -141,7 +178,7 @@ def change_record(collection: str, rid: str) -> Response:
 
 @api.post("/login")
 def login() -> Response:
-    body = request.get_json(force=True, silent=True) or {}
+    body = _json_body(dict, default={})
 
     def check(state: dict[str, Any]) -> bool:
         for user in state.get("users", []):
@@ -163,7 +200,7 @@ def logout() -> Response:
 
 @api.post("/signup")
 def signup() -> Response:
-    body = request.get_json(force=True, silent=True) or {}
+    body = _json_body(dict, default={})
 
     def add(state: dict[str, Any]) -> bool:
         users = state.setdefault("users", [])
@@ -183,7 +220,8 @@ admin = Blueprint("admin", __name__, url_prefix="/__weblica")
 @admin.before_request
 def _require_token() -> None:
     token = current_app.config["WEBLICA_ADMIN_TOKEN"]
-    if token and request.headers.get(ADMIN_HEADER) != token:
+    given = request.headers.get(ADMIN_HEADER, "").encode("utf-8", "replace")
+    if token and not hmac.compare_digest(given, token.encode()):
         abort(403)
 
 
@@ -202,9 +240,15 @@ def create_app(config: ServeConfig) -> Flask:
     """The site server for the bundles in `config.sites`."""
     app = Flask(__name__)
     app.config["WEBLICA_ADMIN_TOKEN"] = config.admin_token
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.extensions["weblica_store"] = StateStore(config.state_url)
     sites = discover_bundles([Path(p) for p in config.sites])
     app.extensions["weblica_sites"] = sites
+
+    @app.before_request
+    def refuse_malformed_paths() -> Response | None:
+        reason = malformed_path(request.path)
+        return None if reason is None else _error_page(400, "Bad request", f"{reason}; nothing was served.")
 
     @app.before_request
     def pick_site() -> Response | None:

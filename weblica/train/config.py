@@ -112,7 +112,14 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"config not found: {path}")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:  # one line: where it broke, not the parser's traceback
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{path}{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; a recipe is a YAML file") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a recipe is a mapping of options")
     if kind in data and isinstance(data[kind], dict):  # a recipe with sft: and grpo: sections
