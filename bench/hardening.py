@@ -462,6 +462,10 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="comma-separated section names")
     args = parser.parse_args()
     scale = 0.5 if args.quick else 1.0
+    names = [section.__name__ for section in SECTIONS]
+    unknown = sorted(set(args.only.split(",")) - set(names)) if args.only else []
+    if unknown:
+        parser.error(f"unknown section {', '.join(unknown)}; the sections are {', '.join(names)}")
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # thousands of request lines otherwise
     figures: list[Figure] = []
     with tempfile.TemporaryDirectory(prefix="weblica-hardening-") as tmp:
