@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from weblica.browser.navigation import NavigationPolicy
 from weblica.env.task import Task
 
 EPISODE_HEADER = "X-Weblica-Episode"
@@ -22,6 +23,14 @@ class NetworkConfig:
     extra_headers: dict[str, str] = field(default_factory=dict)
     ignore_https_errors: bool = False       # True behind a MITM proxy whose CA the context does not know
     offline_hint: str = ""                  # appended to navigation failures, e.g. "(replay: not recorded)"
+    # which URLs the episode may open; None: the sandbox policy behind a proxy (the gateway never dials
+    # out), the local one without (loopback servers; link-local and private addresses refused)
+    policy: NavigationPolicy | None = None
+
+    def navigation_policy(self) -> NavigationPolicy:
+        if self.policy is not None:
+            return self.policy
+        return NavigationPolicy("sandbox" if self.proxy else "local")
 
 
 @runtime_checkable
@@ -42,10 +51,14 @@ class SiteBackend(Protocol):
 
 
 class DirectBackend:
-    """Tasks whose pages are reached directly (local test servers, live mode). No server-side state."""
+    """Tasks whose pages are reached directly on local servers (loopback). No server-side state.
+    Link-local and private addresses are refused unless `allow_private`."""
+
+    def __init__(self, allow_private: bool = False) -> None:
+        self.policy = NavigationPolicy("local", allow_private=allow_private)
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
-        return NetworkConfig(extra_headers={EPISODE_HEADER: episode_id})
+        return NetworkConfig(extra_headers={EPISODE_HEADER: episode_id}, policy=self.policy)
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
         return None
@@ -56,7 +69,11 @@ class DirectBackend:
 
 class LiveBackend(DirectBackend):
     """The live web (eval only). Sends no episode header: on a cross-origin fetch a custom header alone
-    triggers a CORS preflight that real sites reject."""
+    triggers a CORS preflight that real sites reject. Loopback, link-local and private addresses are
+    refused unless `allow_private`."""
+
+    def __init__(self, allow_private: bool = False) -> None:
+        self.policy = NavigationPolicy("live", allow_private=allow_private)
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
-        return NetworkConfig()
+        return NetworkConfig(policy=self.policy)

@@ -20,9 +20,10 @@ class UnknownSource(ValueError):
 
 
 @asynccontextmanager
-async def open_backends(tasks: list[Task]) -> AsyncIterator[dict[str, SiteBackend]]:
-    """The backends for every source kind among `tasks`, running for the duration of the block."""
-    backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
+async def open_backends(tasks: list[Task], allow_private: bool = False) -> AsyncIterator[dict[str, SiteBackend]]:
+    """The backends for every source kind among `tasks`, running for the duration of the block.
+    `allow_private` lets local and live tasks reach link-local and private addresses."""
+    backends: dict[str, SiteBackend] = {"local": DirectBackend(allow_private), "live": LiveBackend(allow_private)}
     started = []
     try:
         for kind in sorted({t.source.kind for t in tasks} - set(backends)):
