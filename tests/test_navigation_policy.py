@@ -348,3 +348,87 @@ def test_webrtc_sends_nothing(hostile, victim):
     before_udp, before_tcp = victim.datagrams, victim.accepted
     run(go())
     assert victim.datagrams == before_udp and victim.accepted == before_tcp
+
+
+# ---- synth: the site server is the only thing the browser reaches -------------------------------
+
+def test_synth_episode_reaches_nothing_but_the_site_server(victim):
+    from weblica.env.sources import open_backends
+
+    root = Path(__file__).resolve().parents[1] / "sites" / "checkout-groceries-0bebe201"
+    synth = Task.from_dict(json.loads((root / "tasks.jsonl").read_text().splitlines()[0]))
+    synth.max_steps = 30
+    probes = f"""() => {{ new Image().src = "{victim.url('/img')}"; fetch("{victim.url('/api')}").catch(() => {{}});
+      window.open("{victim.url('/popup')}"); const f = document.createElement("iframe");
+      f.src = "{victim.url('/frame')}"; document.body.appendChild(f);
+      const pc = new RTCPeerConnection({{iceServers: [{{urls: "stun:{VICTIM_HOST}:{victim.port}"}}]}});
+      pc.createDataChannel("x"); pc.createOffer().then(o => pc.setLocalDescription(o)); return true; }}"""
+
+    async def go():
+        async with open_backends([synth]) as backends:
+            env = WebEnv(backends=backends)
+            try:
+                await env.reset(synth, seed=0)
+                refused, *_ = await env.step(act("goto_url", url=PASSWD))
+                meta, *_ = await env.step(act("goto_url", url="http://169.254.169.254/latest/meta-data/"))
+                direct, *_ = await env.step(act("goto_url", url=victim.url("/")))
+                await env.step(act("go_back"))
+                await env._tabs.page.evaluate(probes)   # a hostile page script
+                await env.step(act("wait", seconds=2))
+                return refused, meta, direct
+            finally:
+                await env.close()
+
+    before_tcp, before_udp = victim.accepted, victim.datagrams
+    refused, meta, direct = run(go())
+    assert refused.feedback[0].startswith("Refused: 'goto_url' to file:///etc/passwd: file:// URLs are outside")
+    # the site server answers for every host (nothing is dialled), so these pages are its own errors
+    assert victim.accepted == before_tcp and victim.datagrams == before_udp
+
+
+# ---- record: the recording proxy refuses private upstreams unless allowed ----------------------
+
+def loopback_alias():
+    """A host name this machine's resolver maps to 127.0.0.1 (not `localhost`, which is special)."""
+    for name in ("vm", "runsc", "ip6-localhost", socket.gethostname()):
+        try:
+            if {i[4][0] for i in socket.getaddrinfo(name, 80, type=socket.SOCK_STREAM)} <= {"127.0.0.1"}:
+                return name
+        except OSError:
+            continue
+    return None
+
+
+@pytest.mark.parametrize("allow_private", [False, True])
+def test_record_refuses_private_upstreams_unless_allowed(hostile, victim, tmp_path, allow_private):
+    from weblica.cache.record import record
+    from weblica.cache.store import Store
+
+    second = Victim("127.0.0.1")   # loopback, but not a configured server
+    alias = loopback_alias()
+    actions = [act("click", x=50, y=170)]   # a link to the site's redirect to 127.0.0.2
+    if alias:
+        actions.append(act("goto_url", url=f"http://{alias}:{second.port}/"))
+    try:
+        before, before_second = victim.accepted, second.accepted
+        summary = run(record("http://site.test/links", actions, tmp_path / "rec", runs=1,
+                             resolve=[f"site.test:80:127.0.0.1:{hostile.port}"], allow_private=allow_private))
+        hits, hits_second = victim.accepted - before, second.accepted - before_second
+    finally:
+        second.close()
+    store = Store.open_dir(tmp_path / "rec")
+    try:
+        urls = [e.url for e in store.exchanges()]
+    finally:
+        store.close()
+    assert "http://site.test/links" in urls   # the --resolve target still works
+    if allow_private:
+        assert hits >= 1 and (not alias or hits_second >= 1)
+        assert not [e for e in summary.errors if "refused" in e]
+    else:
+        assert hits == 0 and hits_second == 0
+        refused = [e for e in summary.errors if "is refused" in e]
+        assert any("127.0.0.2" in e and "loopback address" in e for e in refused), summary.errors
+        if alias:
+            assert any(f"{alias} (127.0.0.1) is a loopback address" in e for e in refused), summary.errors
+        assert all("--allow-private" in e for e in refused)
