@@ -432,3 +432,29 @@ def test_record_refuses_private_upstreams_unless_allowed(hostile, victim, tmp_pa
         if alias:
             assert any(f"{alias} (127.0.0.1) is a loopback address" in e for e in refused), summary.errors
         assert all("--allow-private" in e for e in refused)
+
+
+# ---- the env server: the probe of the issue ------------------------------------------------------
+
+def test_env_server_refuses_file_urls(site):
+    import httpx
+    from werkzeug.serving import make_server
+
+    from weblica.env.server import EnvService, create_app
+
+    service = EnvService(max_sessions=1)
+    srv = make_server("127.0.0.1", 0, create_app(service), threaded=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{srv.server_port}", timeout=60)
+        r = client.post("/reset", json={"task": {"id": "p", "start_url": PASSWD, "instruction": "read"}})
+        assert r.status_code == 400 and "file:// URLs are outside the sandbox" in r.json()["error"]
+        r = client.post("/reset", json={"task": {"id": "p", "start_url": site.url + "/", "instruction": "x"}})
+        sid = r.json()["session_id"]
+        r = client.post("/step", json={"session_id": sid, "action": [act("goto_url", url=PASSWD)]})
+        obs = r.json()["observation"]
+        assert obs["feedback"][0].startswith("Refused: 'goto_url' to file:///etc/passwd: file:// URLs are outside")
+        assert obs["url"] == site.url + "/"
+    finally:
+        srv.shutdown()
+        service.shutdown()

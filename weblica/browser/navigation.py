@@ -11,10 +11,14 @@ servers, link-local, private and shared ranges are refused unless private addres
   resolve to such addresses are refused where traffic passes the recording proxy (`weblica.cache.egress`).
 - `local`: tasks served by local test servers on loopback: loopback is reachable, the rest as `live`.
 
-Checks run in the env before `goto_url` and at reset (clear feedback, no navigation at all) and in the
-browser on every request that could be refused (links, redirects' first hop, window.open, frames,
-subresources): the context routes only URLs matching `route_pattern()`, so ordinary http(s) requests to
-host names never wait on Python.
+Checks run in the env before `goto_url` and at reset (clear feedback, no navigation at all) and, where
+addresses are checked, in the browser on every request that could be refused (links, a redirect's first
+hop, window.open, frames, subresources): the context routes only URLs matching `route_pattern()`, so
+ordinary http(s) requests to host names never wait on Python. Launch flags (`launcher.py`) keep WebRTC
+and DNS prefetch from reaching the network beside the proxy.
+
+Not covered without a gateway (live mode): a redirect's later hops (Playwright does not route them)
+and host names that resolve to private addresses; record mode checks both in its proxy.
 """
 from __future__ import annotations
 
