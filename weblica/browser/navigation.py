@@ -22,9 +22,11 @@ and host names that resolve to private addresses; record mode checks both in its
 """
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import re
-from dataclasses import dataclass, field
+import socket
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
@@ -33,6 +35,7 @@ ALLOWED_SCHEMES = frozenset({"http", "https"})
 INTERNAL_URLS = frozenset({"about:blank"})
 MODES = ("sandbox", "live", "local")
 ALLOW_HINT = "pass --allow-private to reach private addresses"
+REFUSED_HEADER = "X-Weblica-Refused"  # on a proxy's answer to a request it refused: why
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 # (network, what it is): the first match names the refusal. IPv4-mapped IPv6 is checked as IPv4.
@@ -123,6 +126,9 @@ class NavigationPolicy:
     mode: str = "sandbox"
     allow_private: bool = False
     allowed_endpoints: frozenset[tuple[str, int]] = field(default_factory=frozenset)
+    # the context's proxy checks every upstream address itself (record's proxy, the live gateway), so
+    # the browser needs no route: a route would also change what the browser sends (see route_pattern)
+    proxy_checks_addresses: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -182,13 +188,35 @@ class NavigationPolicy:
         """The URLs the browser hands to `url_refusal`, all others passing in Playwright's driver; None
         where the browser needs no route: in the sandbox every request meets the env's gateway, and
         Chromium itself refuses file: and other local schemes from web pages. (Any route costs: Playwright
-        then pauses every request and turns the HTTP cache off; a synth goto_url step took 1.7-2x the CPU.)"""
-        if self.checks_addresses:
+        then pauses every request and turns the HTTP cache off; a synth goto_url step took 1.7-2x the CPU,
+        and a recording made under a route lacked requests its replay then sent.)"""
+        if self.checks_addresses and not self.proxy_checks_addresses:
             return re.compile(f"^(?:{_OTHER_SCHEME}|{_ADDRESS_URL})", re.IGNORECASE)
         return None
 
 
 SANDBOX = NavigationPolicy("sandbox")
+
+
+async def checked_addresses(policy: NavigationPolicy, host: str, port: int) -> tuple[list[str], str | None]:
+    """The addresses a connection to `host:port` may use, each checked against `policy`: (addresses,
+    None), or ([], why) when one of them is refused (a name resolving to a private address counts as
+    that address). ([], None): the name does not resolve. A proxy connects to the checked address, so a
+    second lookup cannot answer otherwise."""
+    literal = host_address(host)  # an address literal, or a *.localhost name (always loopback)
+    if literal is not None:
+        addresses = [str(literal)]
+    else:
+        try:
+            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (OSError, UnicodeError):
+            return [], None
+        addresses = list(dict.fromkeys(str(info[4][0]).split("%")[0] for info in infos))
+    for address in addresses:
+        reason = policy.address_refusal(ipaddress.ip_address(address), port, host)
+        if reason:
+            return [], reason
+    return addresses, None
 
 
 def with_endpoints(policy: NavigationPolicy, urls: list[str] = (), endpoints: list[tuple[str, int]] = ()
@@ -199,7 +227,7 @@ def with_endpoints(policy: NavigationPolicy, urls: list[str] = (), endpoints: li
         parts = urlsplit(_clean(url))
         if parts.hostname:
             extra.add((parts.hostname.lower(), parts.port or (443 if parts.scheme == "https" else 80)))
-    return NavigationPolicy(policy.mode, policy.allow_private, policy.allowed_endpoints | frozenset(extra))
+    return replace(policy, allowed_endpoints=policy.allowed_endpoints | frozenset(extra))
 
 
 @dataclass
@@ -235,7 +263,14 @@ class NavigationGuard:
         pattern = self.policy.route_pattern()
         if pattern is not None:
             await context.route(pattern, self._handle)
+        elif self.policy.checks_addresses:  # the proxy refuses; its answers say so (the live gateway's)
+            context.on("response", self._proxy_refused)
         return self
+
+    def _proxy_refused(self, response: Any) -> None:
+        reason = response.headers.get(REFUSED_HEADER.lower())
+        if reason:
+            self.refused.append(Refusal(response.url, reason, _is_page_navigation(response.request)))
 
     async def _handle(self, route: Any) -> None:
         request = route.request

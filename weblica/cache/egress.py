@@ -9,15 +9,12 @@ It goes after HostMapper in the addon chain: a mapped host is checked at its map
 """
 from __future__ import annotations
 
-import asyncio
-import ipaddress
 import logging
-import socket
 import threading
 
 from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 
-from weblica.browser.navigation import ALLOW_HINT, NavigationPolicy, host_address
+from weblica.browser.navigation import ALLOW_HINT, NavigationPolicy, checked_addresses, host_address
 
 logger = logging.getLogger(__name__)
 
@@ -30,30 +27,18 @@ class EgressGuard:
         self.refused: list[str] = []
         self._lock = threading.Lock()
 
-    async def _addresses(self, host: str, port: int) -> list[str]:
-        literal = host_address(host)  # an address literal, or a *.localhost name (always loopback)
-        if literal is not None:
-            return [str(literal)]
-        try:
-            infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-        except (OSError, UnicodeError):
-            return []  # mitmproxy's own lookup fails the same way and reports it
-        return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
     async def server_connect(self, data: ServerConnectionHookData) -> None:
         if data.server.error or not data.server.address or not self.policy.checks_addresses:
             return
         host, port = str(data.server.address[0]), int(data.server.address[1])
-        addresses = await self._addresses(host, port)
-        for address in addresses:
-            reason = self.policy.address_refusal(ipaddress.ip_address(address.split("%")[0]), port, host)
-            if reason:
-                message = f"weblica: the connection to {host}:{port} is refused: {reason} ({ALLOW_HINT})"
-                with self._lock:
-                    self.refused.append(message)
-                logger.warning("%s", message)
-                data.server.error = message
-                return
+        addresses, reason = await checked_addresses(self.policy, host, port)
+        if reason:
+            message = f"weblica: the connection to {host}:{port} is refused: {reason} ({ALLOW_HINT})"
+            with self._lock:
+                self.refused.append(message)
+            logger.warning("%s", message)
+            data.server.error = message
+            return
         if addresses and host_address(host) is None:
             if data.server.sni is None:  # keep the TLS server name of the host, as HostMapper does
                 data.server.sni = host

@@ -34,7 +34,8 @@ def recording_policy(url: str, resolve: dict[tuple[str, int], tuple[str, int | N
     """What a recorded browse may reach: the live web, the start URL's server and the --resolve
     targets; other loopback, link-local and private addresses only with `allow_private`."""
     targets = [(addr.lower(), target_port or port) for (_host, port), (addr, target_port) in resolve.items()]
-    return with_endpoints(NavigationPolicy("live", allow_private=allow_private), [url], targets)
+    return with_endpoints(NavigationPolicy("live", allow_private=allow_private, proxy_checks_addresses=True),
+                          [url], targets)
 
 
 async def record(url: str, actions: list[dict[str, Any]], out: str | Path, runs: int = 2,

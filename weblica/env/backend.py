@@ -6,7 +6,8 @@ headers name the episode, and how to read the state that `state_match` checks co
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import asyncio
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from weblica.browser.navigation import NavigationPolicy
@@ -70,10 +71,25 @@ class DirectBackend:
 class LiveBackend(DirectBackend):
     """The live web (eval only). Sends no episode header: on a cross-origin fetch a custom header alone
     triggers a CORS preflight that real sites reject. Loopback, link-local and private addresses are
-    refused unless `allow_private`."""
+    refused unless `allow_private`: every connection then goes through the live gateway, which checks
+    the address it resolves (redirects and host names included) before connecting. `policy` replaces
+    the default live policy (e.g. with allowed endpoints)."""
 
-    def __init__(self, allow_private: bool = False) -> None:
-        self.policy = NavigationPolicy("live", allow_private=allow_private)
+    def __init__(self, allow_private: bool = False, policy: NavigationPolicy | None = None) -> None:
+        base = policy or NavigationPolicy("live", allow_private=allow_private)
+        self.policy = replace(base, proxy_checks_addresses=base.checks_addresses)
+        self._gateway: Any = None
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
-        return NetworkConfig(policy=self.policy)
+        if not self.policy.checks_addresses:
+            return NetworkConfig(policy=self.policy)
+        if self._gateway is None:
+            from weblica.browser.gateway import LiveGateway
+
+            self._gateway = await asyncio.to_thread(LiveGateway(self.policy).start)
+        return NetworkConfig(proxy=self._gateway.url, policy=self.policy)
+
+    async def stop(self) -> None:
+        if self._gateway is not None:
+            gateway, self._gateway = self._gateway, None
+            await asyncio.to_thread(gateway.stop)

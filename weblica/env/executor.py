@@ -49,7 +49,7 @@ class ActionExecutor:
         self.guard = guard or NavigationGuard(SANDBOX)
 
     async def run(self, action: Action) -> ActionResult:
-        self.guard.take()  # what the page did between steps is not this action's doing
+        # refusals since the last report: this action's, or what the page tried after the last settle
         result = await self._run(action)
         refused = self.guard.feedback()
         if refused:
