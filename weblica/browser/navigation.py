@@ -7,18 +7,18 @@ servers, link-local, private and shared ranges are refused unless private addres
 
 - `sandbox`: synth and replay. Every request goes to the env's own gateway (the site server or the
   replay proxy), which never dials out; the browser checks schemes only.
-- `live`: live and record modes. Address literals are refused here, before any connection; names that
-  resolve to such addresses are refused where traffic passes the recording proxy (`weblica.cache.egress`).
-- `local`: tasks served by local test servers on loopback: loopback is reachable, the rest as `live`.
+- `live`: live and record modes: loopback other than the configured servers, link-local, private and
+  shared addresses are refused, names that resolve to them included.
+- `local`: tasks served by local test servers on loopback: loopback is reachable; the agent's own
+  navigations to other addresses are refused as in `live` (the pages are the operator's own).
 
-Checks run in the env before `goto_url` and at reset (clear feedback, no navigation at all) and, where
-addresses are checked, in the browser on every request that could be refused (links, a redirect's first
-hop, window.open, frames, subresources): the context routes only URLs matching `route_pattern()`, so
-ordinary http(s) requests to host names never wait on Python. Launch flags (`launcher.py`) keep WebRTC
-and DNS prefetch from reaching the network beside the proxy.
-
-Not covered without a gateway (live mode): a redirect's later hops (Playwright does not route them)
-and host names that resolve to private addresses; record mode checks both in its proxy.
+Checks run in the env before `goto_url` and at reset (clear feedback, no navigation at all), and on
+every connection in the proxy in front of the browser: the live gateway (`gateway.py`) or the recording
+proxy (`weblica.cache.egress`) resolve the host, refuse a private address and connect to the address
+they checked, so redirects, links, window.open, frames and subresources are covered, names included.
+A context whose backend has no such proxy yet checks addresses gets a Playwright route on the URLs
+matching `route_pattern()` (address literals, other schemes); it cannot see a redirect's later hops.
+Launch flags (`launcher.py`) keep WebRTC and DNS prefetch from reaching the network beside the proxy.
 """
 from __future__ import annotations
 
@@ -189,8 +189,11 @@ class NavigationPolicy:
         where the browser needs no route: in the sandbox every request meets the env's gateway, and
         Chromium itself refuses file: and other local schemes from web pages. (Any route costs: Playwright
         then pauses every request and turns the HTTP cache off; a synth goto_url step took 1.7-2x the CPU,
-        and a recording made under a route lacked requests its replay then sent.)"""
-        if self.checks_addresses and not self.proxy_checks_addresses:
+        and a recording made under a route lacked requests its replay then sent.) Local mode routes
+        nothing either: its pages are the operator's own servers, and what the agent opens itself
+        (goto_url, start_url) is checked before the browser sees it (a route cost a local page load
+        +15-20% CPU)."""
+        if self.checks_addresses and not self.proxy_checks_addresses and self.mode != "local":
             return re.compile(f"^(?:{_OTHER_SCHEME}|{_ADDRESS_URL})", re.IGNORECASE)
         return None
 
@@ -263,7 +266,8 @@ class NavigationGuard:
         pattern = self.policy.route_pattern()
         if pattern is not None:
             await context.route(pattern, self._handle)
-        elif self.policy.checks_addresses:  # the proxy refuses; its answers say so (the live gateway's)
+        elif self.policy.checks_addresses and self.policy.proxy_checks_addresses:
+            # the proxy refuses; its answers say so (the live gateway's)
             context.on("response", self._proxy_refused)
         return self
 
