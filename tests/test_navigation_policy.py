@@ -148,8 +148,8 @@ def live_env(hostile, allow_private=False, enforcer="gateway"):
     return WebEnv(backends={"probe": backend})
 
 
-def task(url, kind="probe", **extra):
-    return Task.from_dict({"id": "nav", "source": {"kind": kind}, "start_url": url,
+def task(url, kind="probe", source=None, **extra):
+    return Task.from_dict({"id": "nav", "source": source or {"kind": kind}, "start_url": url,
                            "instruction": "leave the sandbox", "max_steps": 30, **extra})
 
 
@@ -425,21 +425,28 @@ def loopback_alias():
 
 @pytest.mark.parametrize("allow_private", [False, True])
 def test_record_refuses_private_upstreams_unless_allowed(hostile, victim, tmp_path, allow_private):
-    from weblica.cache.record import record
+    from click.testing import CliRunner
+
     from weblica.cache.store import Store
+    from weblica.cli import get_cli
 
     second = Victim("127.0.0.1")   # loopback, but not a configured server
     alias = loopback_alias()
     actions = [act("click", x=50, y=170)]   # a link to the site's redirect to 127.0.0.2
     if alias:
         actions.append(act("goto_url", url=f"http://{alias}:{second.port}/"))
+    (tmp_path / "actions.json").write_text(json.dumps(actions))
+    args = ["record", "http://site.test/links", "--actions", str(tmp_path / "actions.json"), "--runs", "1",
+            "--resolve", f"site.test:80:127.0.0.1:{hostile.port}", "--out", str(tmp_path / "rec"), "--json"]
     try:
         before, before_second = victim.accepted, second.accepted
-        summary = run(record("http://site.test/links", actions, tmp_path / "rec", runs=1,
-                             resolve=[f"site.test:80:127.0.0.1:{hostile.port}"], allow_private=allow_private))
+        result = CliRunner().invoke(get_cli(), args + (["--allow-private"] if allow_private else []),
+                                    catch_exceptions=False)
         hits, hits_second = victim.accepted - before, second.accepted - before_second
     finally:
         second.close()
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
     store = Store.open_dir(tmp_path / "rec")
     try:
         urls = [e.url for e in store.exchanges()]
@@ -448,14 +455,37 @@ def test_record_refuses_private_upstreams_unless_allowed(hostile, victim, tmp_pa
     assert "http://site.test/links" in urls   # the --resolve target still works
     if allow_private:
         assert hits >= 1 and (not alias or hits_second >= 1)
-        assert not [e for e in summary.errors if "refused" in e]
-    else:
-        assert hits == 0 and hits_second == 0
-        refused = [e for e in summary.errors if "is refused" in e]
-        assert any("127.0.0.2" in e and "loopback address" in e for e in refused), summary.errors
-        if alias:
-            assert any(f"{alias} (127.0.0.1) is a loopback address" in e for e in refused), summary.errors
-        assert all("--allow-private" in e for e in refused)
+        assert not [e for e in summary["errors"] if "refused" in e]
+        return
+    assert hits == 0 and hits_second == 0
+    refused = [e for e in summary["errors"] if "is refused" in e]
+    assert any("127.0.0.2" in e and "loopback address" in e for e in refused), summary["errors"]
+    if alias:
+        assert any(f"{alias} (127.0.0.1) is a loopback address" in e for e in refused), summary["errors"]
+    assert all("--allow-private" in e for e in refused)
+
+    # replay the recording: the recorded redirect points at the victim, and nothing reaches it
+    from weblica.cache.backend import CacheBackend
+
+    cached = task("http://site.test/links", kind="cache", source={"kind": "cache", "recording": str(tmp_path / "rec")})
+
+    async def replay():
+        backend = CacheBackend([tmp_path / "rec"], rules_dirs=[], log_misses=False)
+        env = WebEnv(backends={"cache": backend})
+        try:
+            await env.reset(cached)
+            await env.step(act("click", x=50, y=170))
+            obs, *_ = await env.step(act("goto_url", url=victim.url("/")))
+            passwd, *_ = await env.step(act("goto_url", url=PASSWD))
+            return backend.stats.outbound_attempts, passwd
+        finally:
+            await env.close()
+            await backend.stop()
+
+    before = victim.accepted
+    outbound, passwd = run(replay())
+    assert victim.accepted == before and outbound == 0
+    assert passwd.feedback[0].startswith("Refused: 'goto_url' to file:///etc/passwd: file:// URLs")
 
 
 # ---- the env server: the probe of the issue ------------------------------------------------------
