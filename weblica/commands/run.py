@@ -63,7 +63,8 @@ def register(cli: click.Group) -> None:
                 from weblica.rollout_ray import run_tasks_ray
 
                 _, summary = run_tasks_ray(tasks, policy, out, address=ray_address, workers=ray_workers,
-                                           parallel_per_worker=parallel, seed=seed, repeats=repeats)
+                                           parallel_per_worker=parallel, seed=seed, repeats=repeats,
+                                           allow_private=allow_private)
             else:
                 _, summary = asyncio.run(go())
         except (ChromiumNotFound, UnknownSource) as exc:
