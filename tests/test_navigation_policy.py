@@ -536,8 +536,23 @@ def test_live_gateway_refuses_names_that_resolve_to_private_addresses(hostile):
         assert second.accepted == 0
     finally:
         second.close()
-    assert f"Refused: a navigation to http://{alias}:{second.port}/ was blocked: {alias} (127.0.0.1) is a " \
-           "loopback address" in obs.feedback[0]
+    assert obs.feedback[0].startswith(f"Refused: 'goto_url' to http://{alias}:{second.port}/: {alias} "
+                                      "(127.0.0.1) is a loopback address, outside the sandbox")
+
+
+def test_live_start_page_redirecting_out_of_the_sandbox_is_a_bad_task(hostile, victim):
+    async def go():
+        env = live_env(hostile)
+        try:
+            with pytest.raises(TaskError) as info:
+                await env.reset(task(hostile.url + "/redirect?to=" + victim.url("/")))
+            return str(info.value)
+        finally:
+            await env.close()
+
+    before = victim.accepted
+    error = run(go())
+    assert victim.accepted == before and "127.0.0.2 is a loopback address, outside the sandbox" in error
 
 
 def test_live_gateway_forwards_forms_and_tunnels(site, victim):

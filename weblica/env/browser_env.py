@@ -113,12 +113,11 @@ class WebEnv:
         try:
             await page.goto(task.start_url, wait_until="load",
                             timeout=self.config.settle.navigation_timeout_s * 1000)
-        except Exception:
+        finally:
+            # the browser's form of the URL, its redirect, or the name's address was refused after all
             refused = [r for r in guard.take() if r.navigation]
-            if refused:  # the browser's form of the URL was refused after all
+            if refused:
                 raise NavigationRefused(refused[0].reason) from None
-            raise
-        guard.take()
         await self._tabs.settle()
         return await self._observe([])
 

@@ -209,6 +209,10 @@ class ActionExecutor:
                 return ActionResult(f"Refused: 'goto_url' to {url}: {refused[0].reason}.", ok=False)
             return ActionResult(f"Failed: 'goto_url' to {url} failed: {str(exc).splitlines()[0]}", ok=False)
         notes, after = await self._effects(before)
+        refused = [r for r in self.guard.refused if r.navigation]
+        if refused:  # the gateway answered in the site's place (a name that resolves to a private address)
+            self.guard.take()
+            return ActionResult(f"Refused: 'goto_url' to {url}: {refused[0].reason}.", ok=False)
         status = f" (HTTP {response.status})" if response is not None and response.status >= 400 else ""
         return ActionResult(f"Success: opened {after['url']}{status}.")
 
