@@ -27,7 +27,9 @@ _CLOCK_RUN = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFo
 
 
 def _refused_frame(frame: Any) -> bool:
-    """A frame left on a URL the browser never loads from a web page (file:, chrome:, …)."""
+    """A frame with no document of its own: Chromium refused what it was to load (an <iframe src=
+    "file:…"> on a web page leaves it with no URL at all), or it is on a URL no web page loads. Its
+    clock needs no running: a document it gets later replays the clock's log."""
     return frame.url.split(":", 1)[0].lower() not in ("http", "https", "about", "data", "blob")
 
 
