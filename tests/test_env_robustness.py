@@ -98,7 +98,16 @@ def test_renderer_crash_is_browser_crash(site):
         task = Task(id="crash2", start_url=site.url + "/", instruction="x", max_steps=10)
         try:
             await env.reset(task, seed=0)
-            _, _, terminated, _, info = await env.step({"name": "goto_url", "arguments": {"url": "chrome://crash"}})
+            # the agent cannot open chrome://crash (the navigation policy refuses it), so the renderer
+            # is crashed from outside, as a bug in Chromium would
+            refused, *_ = await env.step({"name": "goto_url", "arguments": {"url": "chrome://crash"}})
+            assert refused.feedback[0].startswith("Refused:")
+            cdp = await env._context.new_cdp_session(env._tabs.page)
+            try:
+                await asyncio.wait_for(cdp.send("Page.crash"), 5)
+            except Exception:  # the crashed target answers nothing
+                pass
+            _, _, terminated, _, info = await env.step({"name": "wait", "arguments": {"seconds": 0.5}})
             assert terminated and info["termination_reason"] == "browser_crash"
             obs = await env.reset(task, seed=0)
             assert env.host.launches == 1 and obs.tabs[0].title == "Home"  # only the page died

@@ -246,7 +246,8 @@ def test_live_run_against_local_sites(site, fake, tmp_path):
         "SUCCESS" if "Read the result." in body["messages"][1]["content"][0]["text"] else "NOT SUCCESS")
     everything_answers = lambda sites, timeout_s: {s: None for s in sites}  # so the dead site is really tried
     report = run(run_live(tasks, lambda: RandomPolicy(1), OpenAIChatProvider(fake.server.url + "/v1", "m"),
-                          tmp_path / "live", LiveConfig("webvoyager", parallel=2, block_after=2),
+                          tmp_path / "live", LiveConfig("webvoyager", parallel=2, block_after=2,
+                                                          allow_private=True),  # the "live" sites are local
                           meta={"policy": "random"}, probe=everything_answers))
     episodes = [json.loads(l) for l in (tmp_path / "live" / "episodes.jsonl").read_text().splitlines()]
     assert [e["task_id"] for e in episodes] == [r["id"] for r in rows]
@@ -273,7 +274,7 @@ def test_live_eval_command_end_to_end(site, fake, tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(WEBLICA + ["eval", "--live", "--benchmark", "online-mind2web", "--tasks", str(path),
                                      "--policy", "random", "--judge", f"openai:{fake.server.url}/v1#judge",
-                                     "--max-steps", "1", "--out", str(out), "--json"],
+                                     "--max-steps", "1", "--out", str(out), "--allow-private", "--json"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)

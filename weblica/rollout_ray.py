@@ -19,10 +19,11 @@ class EnvWorker:
     """A Ray actor body: plays episodes in its own environments and returns their trajectories and
     the screenshots they produced (so no shared filesystem is needed)."""
 
-    def __init__(self, policy_spec: str, run_seed: int, parallel: int = 1) -> None:
+    def __init__(self, policy_spec: str, run_seed: int, parallel: int = 1, allow_private: bool = False) -> None:
         self.policy_spec = policy_spec
         self.run_seed = run_seed
         self.parallel = parallel
+        self.allow_private = allow_private
 
     async def play(self, task_dicts: list[dict[str, Any]], repeats: list[int]) -> list[tuple[dict, dict[str, bytes]]]:
         # an async method makes this an asyncio actor: Ray runs it on the actor's event loop
@@ -45,7 +46,7 @@ class EnvWorker:
                 self.images.setdefault(obs.screenshot_sha256, obs.screenshot)
                 return obs.screenshot_sha256
 
-        async with open_backends(tasks) as backends:
+        async with open_backends(tasks, allow_private=self.allow_private) as backends:
             async with EnvPool(self.parallel, backends=backends) as pool:
                 async def job(env: Any, item: tuple[Task, int]) -> tuple[dict, dict[str, bytes]]:
                     task, repeat = item
@@ -59,8 +60,10 @@ class EnvWorker:
 
 def run_tasks_ray(tasks: list[Task], policy_spec: str, out: str | Path, *, address: str = "auto",
                   workers: int = 2, parallel_per_worker: int = 1, seed: int = 0, repeats: int = 1,
-                  ray_init_kwargs: dict[str, Any] | None = None) -> tuple[list[Trajectory], RunSummary]:
-    """Play every task on Ray actors; write `out` like `run_tasks` does."""
+                  ray_init_kwargs: dict[str, Any] | None = None, allow_private: bool = False
+                  ) -> tuple[list[Trajectory], RunSummary]:
+    """Play every task on Ray actors; write `out` like `run_tasks` does. `allow_private`: as `weblica run
+    --allow-private`."""
     try:
         import ray
     except ImportError:
@@ -68,7 +71,7 @@ def run_tasks_ray(tasks: list[Task], policy_spec: str, out: str | Path, *, addre
     if not ray.is_initialized():
         ray.init(address=None if address == "local" else address, **(ray_init_kwargs or {}))
     actor_cls = ray.remote(num_cpus=0.5)(EnvWorker)
-    actors = [actor_cls.remote(policy_spec, seed, parallel_per_worker) for _ in range(max(1, workers))]
+    actors = [actor_cls.remote(policy_spec, seed, parallel_per_worker, allow_private) for _ in range(max(1, workers))]
     jobs = [(task, r) for task in tasks for r in range(repeats)]
     pending: dict[Any, tuple[int, Any]] = {}
     free = list(actors)

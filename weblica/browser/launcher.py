@@ -53,6 +53,10 @@ CHROMIUM_FLAGS = [
     "--disable-partial-raster",  # repaint whole tiles: partial raster flips anti-aliased pixels between runs
     # proxies apply to loopback too, so synth host names can point at a local gateway
     "--proxy-bypass-list=<-loopback>",
+    # nothing reaches the network beside the proxy: WebRTC sends no UDP of its own (STUN to any host
+    # got through without this), and host names are never resolved ahead of a request
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--dns-prefetch-disable",
 ]
 
 CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable")

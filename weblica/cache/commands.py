@@ -68,9 +68,12 @@ def register(cli: click.Group) -> None:
     @click.option("--resolve", multiple=True, metavar="HOST:PORT:ADDR", help="connect to ADDR for HOST:PORT (as curl)")
     @click.option("--name", default=None, help="recording name (default: the output directory's name)")
     @click.option("--out", default=None, type=click.Path(file_okay=False), help="recording directory")
+    @click.option("--allow-private", is_flag=True,
+                  help="let the browse reach loopback, link-local and private addresses besides URL's server "
+                       "and the --resolve targets")
     @click.option("--json", "as_json", is_flag=True)
     def record_command(url: str, actions_path: str | None, runs: int, resolve: tuple[str, ...], name: str | None,
-                       out: str | None, as_json: bool) -> None:
+                       out: str | None, allow_private: bool, as_json: bool) -> None:
         """Record browses of URL through the recording proxy (HTTP and HTTPS).
 
         Without --actions a headed browser opens for a person to browse; close it to finish a run.
@@ -88,9 +91,11 @@ def register(cli: click.Group) -> None:
                             "give --actions FILE to record a scripted browse here")
         try:
             if actions is None:
-                summary = asyncio.run(record_interactive(url, out, resolve=resolve, name=name))
+                summary = asyncio.run(record_interactive(url, out, resolve=resolve, name=name,
+                                                         allow_private=allow_private))
             else:
-                summary = asyncio.run(record(url, actions, out, runs=runs, resolve=resolve, name=name))
+                summary = asyncio.run(record(url, actions, out, runs=runs, resolve=resolve, name=name,
+                                             allow_private=allow_private))
         except ValueError as exc:
             raise UserError(str(exc)) from None
         except _store_errors() as exc:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from weblica.browser.navigation import NavigationPolicy
 from weblica.env.backend import EPISODE_HEADER, NetworkConfig, SiteBackend
 from weblica.env.task import Task, TaskSource
 
@@ -18,13 +19,14 @@ PROXY_SOURCE = "weblica-cache-proxy"
 class ProxyBackend:
     """Sends an episode's browser context through one proxy (the recorder)."""
 
-    def __init__(self, proxy_url: str):
+    def __init__(self, proxy_url: str, policy: NavigationPolicy | None = None):
         self.proxy_url = proxy_url
+        self.policy = policy  # what the browser may open (None: the sandbox policy of a proxied context)
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
         # the MITM proxy presents its own certificates; the context trusts them
         return NetworkConfig(proxy=self.proxy_url, extra_headers={EPISODE_HEADER: episode_id},
-                             ignore_https_errors=True)
+                             ignore_https_errors=True, policy=self.policy)
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
         return None

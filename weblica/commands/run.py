@@ -40,9 +40,11 @@ def register(cli: click.Group) -> None:
     @click.option("--ray", "ray_address", default=None,
                   help="run env workers as Ray actors: 'auto' (an existing cluster), 'local', or ADDRESS")
     @click.option("--ray-workers", default=2, show_default=True, type=click.IntRange(1, 4096))
+    @click.option("--allow-private", is_flag=True,
+                  help="let local and live tasks reach link-local and private addresses (refused by default)")
     @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
     def run_command(tasks_path: str, policy: str, out: str, parallel: int, seed: int, repeats: int,
-                    ray_address: str | None, ray_workers: int, as_json: bool) -> None:
+                    ray_address: str | None, ray_workers: int, allow_private: bool, as_json: bool) -> None:
         """Run a policy on every task; write RUN/episodes.jsonl and screenshots."""
         from weblica.browser.launcher import ChromiumNotFound
         from weblica.env.sources import UnknownSource, open_backends
@@ -52,7 +54,7 @@ def register(cli: click.Group) -> None:
         factory = policy_factory(policy, seed, tasks)
 
         async def go() -> Any:
-            async with open_backends(tasks) as backends:
+            async with open_backends(tasks, allow_private=allow_private) as backends:
                 return await run_tasks(tasks, factory, out, parallel=parallel, seed=seed, repeats=repeats,
                                        backends=backends, progress=not as_json)
 
@@ -61,7 +63,8 @@ def register(cli: click.Group) -> None:
                 from weblica.rollout_ray import run_tasks_ray
 
                 _, summary = run_tasks_ray(tasks, policy, out, address=ray_address, workers=ray_workers,
-                                           parallel_per_worker=parallel, seed=seed, repeats=repeats)
+                                           parallel_per_worker=parallel, seed=seed, repeats=repeats,
+                                           allow_private=allow_private)
             else:
                 _, summary = asyncio.run(go())
         except (ChromiumNotFound, UnknownSource) as exc:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weblica.browser.launcher import BrowserOptions
+from weblica.browser.navigation import NavigationGuard, NavigationRefused
 from weblica.browser.session import BrowserHost
 from weblica.env.actions import Action, ActionError, make_action, parse_tool_calls
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
@@ -19,7 +20,7 @@ from weblica.env.episode import ENV_FAILURES
 from weblica.env.executor import ActionExecutor
 from weblica.env.observation import Observation
 from weblica.env.tabs import BrowserCrashed, SettleOptions, TabSet
-from weblica.env.task import Task, evaluate_checks
+from weblica.env.task import Task, TaskError, evaluate_checks
 
 
 @dataclass
@@ -88,6 +89,9 @@ class WebEnv:
                 obs = await asyncio.wait_for(self._open(task, seed), self.config.reset_timeout_s)
                 self._last_obs = obs
                 return obs
+            except NavigationRefused as exc:  # a bad task, not a flaky start page: no retry, nothing opened
+                await self._end_episode()
+                raise TaskError(f"task {task.id}: start_url {task.start_url} is refused: {exc}") from exc
             except (Exception, asyncio.TimeoutError) as exc:
                 last_error = exc
                 await self._close_context()
@@ -98,12 +102,22 @@ class WebEnv:
     async def _open(self, task: Task, seed: int) -> Observation:
         assert self._backend is not None and self.episode_id is not None
         network = await self._backend.begin(task, self.episode_id, seed)
+        policy = network.navigation_policy()
+        policy.check(task.start_url)
         self._context = await self.host.new_context(seed, network.proxy, network.extra_headers,
                                                     network.ignore_https_errors)
+        guard = await NavigationGuard(policy).install(self._context)
         self._tabs = TabSet(self._context, self.config.settle)
-        self._executor = ActionExecutor(self._tabs, self.config.settle.navigation_timeout_s)
+        self._executor = ActionExecutor(self._tabs, self.config.settle.navigation_timeout_s, guard)
         page = await self._tabs.open_first()
-        await page.goto(task.start_url, wait_until="load", timeout=self.config.settle.navigation_timeout_s * 1000)
+        try:
+            await page.goto(task.start_url, wait_until="load",
+                            timeout=self.config.settle.navigation_timeout_s * 1000)
+        finally:
+            # the browser's form of the URL, its redirect, or the name's address was refused after all
+            refused = [r for r in guard.take() if r.navigation]
+            if refused:
+                raise NavigationRefused(refused[0].reason) from None
         await self._tabs.settle()
         return await self._observe([])
 

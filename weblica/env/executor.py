@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from weblica.browser.navigation import SANDBOX, NavigationGuard
 from weblica.env import gestures
 from weblica.env.actions import Action
 from weblica.env.tabs import BrowserCrashed, TabSet
@@ -41,11 +42,21 @@ def _coords(x: float, y: float) -> str:
 class ActionExecutor:
     """Executes actions on an episode's tabs. One instance per episode."""
 
-    def __init__(self, tabs: TabSet, navigation_timeout_s: float = 15.0) -> None:
+    def __init__(self, tabs: TabSet, navigation_timeout_s: float = 15.0, guard: NavigationGuard | None = None) -> None:
         self.tabs = tabs
         self.navigation_timeout_ms = navigation_timeout_s * 1000
+        # the env's guard on this context (refusals to report); a bare executor checks URLs only
+        self.guard = guard or NavigationGuard(SANDBOX)
 
     async def run(self, action: Action) -> ActionResult:
+        # refusals since the last report: this action's, or what the page tried after the last settle
+        result = await self._run(action)
+        refused = self.guard.feedback()
+        if refused:
+            result.feedback = f"{result.feedback} {refused}"
+        return result
+
+    async def _run(self, action: Action) -> ActionResult:
         handler = getattr(self, f"_do_{action.name}")
         try:
             return await handler(**action.args)
@@ -185,13 +196,23 @@ class ActionExecutor:
         return await gestures.wheel_landed(read, moved_before)
 
     async def _do_goto_url(self, url: str) -> ActionResult:
+        refusal = self.guard.policy.url_refusal(url)
+        if refusal:  # never handed to the browser
+            return ActionResult(f"Refused: 'goto_url' to {url}: {refusal}.", ok=False)
         before = await self._state()
         try:
             response = await self.tabs.page.goto(url, wait_until="load", timeout=self.navigation_timeout_ms)
         except Exception as exc:
             self.tabs._raise_if_crashed(exc)
+            refused = [r for r in self.guard.take() if r.navigation]
+            if refused:  # the browser saw another form of a refused URL, or its redirect
+                return ActionResult(f"Refused: 'goto_url' to {url}: {refused[0].reason}.", ok=False)
             return ActionResult(f"Failed: 'goto_url' to {url} failed: {str(exc).splitlines()[0]}", ok=False)
         notes, after = await self._effects(before)
+        refused = [r for r in self.guard.refused if r.navigation]
+        if refused:  # the gateway answered in the site's place (a name that resolves to a private address)
+            self.guard.take()
+            return ActionResult(f"Refused: 'goto_url' to {url}: {refused[0].reason}.", ok=False)
         status = f" (HTTP {response.status})" if response is not None and response.status >= 400 else ""
         return ActionResult(f"Success: opened {after['url']}{status}.")
 

@@ -20,9 +20,11 @@ class UnknownSource(ValueError):
 
 
 @asynccontextmanager
-async def open_backends(tasks: list[Task]) -> AsyncIterator[dict[str, SiteBackend]]:
-    """The backends for every source kind among `tasks`, running for the duration of the block."""
-    backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
+async def open_backends(tasks: list[Task], allow_private: bool = False) -> AsyncIterator[dict[str, SiteBackend]]:
+    """The backends for every source kind among `tasks`, running for the duration of the block.
+    `allow_private` lets local and live tasks reach link-local and private addresses."""
+    live = LiveBackend(allow_private)
+    backends: dict[str, SiteBackend] = {"local": DirectBackend(allow_private), "live": live}
     started = []
     try:
         for kind in sorted({t.source.kind for t in tasks} - set(backends)):
@@ -40,3 +42,4 @@ async def open_backends(tasks: list[Task]) -> AsyncIterator[dict[str, SiteBacken
         for backend in reversed(started):
             if hasattr(backend, "stop"):
                 await backend.stop()
+        await live.stop()  # its gateway, if a live episode started one

@@ -26,6 +26,13 @@ _CLOCK_LOG = "globalThis.__pwClock && globalThis.__pwClock.controller.log('runFo
 _CLOCK_RUN = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms) : undefined"
 
 
+def _refused_frame(frame: Any) -> bool:
+    """A frame with no document of its own: Chromium refused what it was to load (an <iframe src=
+    "file:…"> on a web page leaves it with no URL at all), or it is on a URL no web page loads. Its
+    clock needs no running: a document it gets later replays the clock's log."""
+    return frame.url.split(":", 1)[0].lower() not in ("http", "https", "about", "data", "blob")
+
+
 class BrowserCrashed(RuntimeError):
     """Chromium or the page's renderer died during the episode."""
 
@@ -163,8 +170,10 @@ class TabSet:
         state, or None when the active frame could not be probed (navigating) or has no Playwright clock."""
         try:
             await self.context.add_init_script(script=_CLOCK_LOG.format(ms=int(ms)))
+            # a frame Chromium refused to load (a web page's <iframe src="file:…">) never gets a
+            # document, and evaluating in it would wait forever
             others = [frame for page in self.context.pages for frame in page.frames
-                      if frame is not self.page.main_frame]
+                      if frame is not self.page.main_frame and not _refused_frame(frame)]
             results = await asyncio.gather(self._run_probe({"quiet": True, "advance": int(ms)}),
                                            *(self._advance_frame(frame, ms) for frame in others))
         except Exception as exc:

@@ -34,21 +34,24 @@ def register(cli: click.Group) -> None:
                   help="with --live: block a host after this many load failures in a row")
     @click.option("--judge-prompts", default=None, type=click.Path(exists=True, file_okay=False),
                   help="with --live: directory of judge prompts (default: the repository's eval/judges)")
+    @click.option("--allow-private", is_flag=True,
+                  help="let local and live tasks reach link-local and private addresses (refused by default)")
     @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
     def eval_command(tasks_path: str, policy: str, k: int, samples: int | None, parallel: int, seed: int,
                      out: str | None, live: bool, benchmark: str | None, judge_spec: str | None,
-                     max_steps: int | None, block_after: int, judge_prompts: str | None, as_json: bool) -> None:
+                     max_steps: int | None, block_after: int, judge_prompts: str | None, allow_private: bool,
+                     as_json: bool) -> None:
         """Evaluate a policy: success, pass@k, per skill / category / difficulty; writes report.json/.html."""
         from weblica.eval.runner import human_summary, summary_of
 
         out_dir = Path(out) if out else Path("eval-runs") / Path(tasks_path).stem
         if live:
             report = _eval_live(tasks_path, benchmark, policy, judge_spec, out_dir, k, samples, parallel, seed,
-                                max_steps, block_after, judge_prompts)
+                                max_steps, block_after, judge_prompts, allow_private)
         else:
             if benchmark or judge_spec or judge_prompts:
                 raise UserError("--benchmark and --judge belong to live mode: add --live")
-            report = _eval_offline(tasks_path, policy, out_dir, k, samples, parallel, seed, as_json)
+            report = _eval_offline(tasks_path, policy, out_dir, k, samples, parallel, seed, as_json, allow_private)
         summary = summary_of(report)
         emit(summary, as_json, human=human_summary(summary))
 
@@ -66,7 +69,7 @@ def register(cli: click.Group) -> None:
 
 
 def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int | None, parallel: int,
-                  seed: int, as_json: bool) -> dict[str, Any]:
+                  seed: int, as_json: bool, allow_private: bool = False) -> dict[str, Any]:
     from weblica.browser.launcher import ChromiumNotFound
     from weblica.commands.run import policy_factory
     from weblica.env.sources import UnknownSource, open_backends
@@ -76,7 +79,7 @@ def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int 
     factory = policy_factory(policy, seed, tasks)
 
     async def go() -> dict[str, Any]:
-        async with open_backends(tasks) as backends:
+        async with open_backends(tasks, allow_private=allow_private) as backends:
             return await evaluate(tasks, factory, out, k=k, samples=samples, parallel=parallel, seed=seed,
                                   backends=backends, progress=not as_json,
                                   meta={"policy": policy, "tasks": tasks_path})
@@ -89,7 +92,7 @@ def _eval_offline(tasks_path: str, policy: str, out: Path, k: int, samples: int 
 
 def _eval_live(tasks_path: str, benchmark: str | None, policy: str, judge_spec: str | None, out: Path, k: int,
                samples: int | None, parallel: int, seed: int, max_steps: int | None, block_after: int,
-               judge_prompts: str | None) -> dict[str, Any]:
+               judge_prompts: str | None, allow_private: bool = False) -> dict[str, Any]:
     if benchmark is None:
         raise UserError(f"--live needs --benchmark ({' | '.join(BENCHMARK_NAMES)})")
     if judge_spec is None:
@@ -111,7 +114,7 @@ def _eval_live(tasks_path: str, benchmark: str | None, policy: str, judge_spec: 
         for task in tasks:
             task.max_steps = max_steps
     config = LiveConfig(benchmark=benchmark, k=k, samples=samples, parallel=parallel, seed=seed,
-                        block_after=block_after)
+                        block_after=block_after, allow_private=allow_private)
     try:
         return asyncio.run(run_live(tasks, policy_factory(policy, seed), provider, out, config,
                                     meta={"policy": policy, "tasks": tasks_path, "judge": judge_spec},

@@ -126,6 +126,7 @@ class LiveConfig:
     seed: int = 0
     block_after: int = 2
     probe_timeout_s: float = 5.0
+    allow_private: bool = False   # reach link-local and private addresses (refused by default)
 
 
 async def play_with_blocklist(tasks: list[Task], policy_factory: PolicyFactory, out: Path, config: LiveConfig,
@@ -203,7 +204,7 @@ async def run_live(tasks: list[Task], policy_factory: PolicyFactory, provider: C
             blocklist.block(site, f"unreachable before the run: {err}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    async with open_backends(tasks) as backends:
+    async with open_backends(tasks, allow_private=config.allow_private) as backends:
         trajectories = await play_with_blocklist(tasks, policy_factory, out, config, blocklist, backends)
     judge = Judge(provider, judge_prompts) if judge_prompts else Judge(provider)
     await judge_all(trajectories, tasks, judge, out / "screens", config.parallel)
