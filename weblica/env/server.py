@@ -9,19 +9,20 @@ Safe to expose on a cluster network: every request is validated (JSON 4xx naming
 never an HTML page or a traceback), bodies are capped, an optional bearer token guards every route, and
 requests on one session are serialized: concurrent `/step`s run one after another in arrival order and
 each gets the observation of its own step (a few may wait; more than `MAX_QUEUED_PER_SESSION` waiting
-are refused with 429).
+are refused with 429). A task's bundle or recording must lie inside the served roots (`SourceRoots`), and
+every /reset and /step answers within the request time limit (a 504 that closes the session past it).
 """
 from __future__ import annotations
 
 import asyncio
 import base64
 import hmac
-import importlib
 import ipaddress
 import json
 import math
 import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,8 @@ from weblica.browser.session import BrowserHost
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.browser_env import EnvConfig, EnvStateError, WebEnv
 from weblica.env.observation import Observation
-from weblica.env.sources import SOURCE_MODULES
+from weblica.env.source_roots import SourceRefused, SourceRoots, default_site_roots
+from weblica.env.sources import SourceBackends, SourceUnavailable, lazy_backends
 from weblica.env.task import Task, TaskError
 
 MAX_BODY_BYTES = 1 << 20          # 1 MiB: a task or a turn of model text is far smaller
@@ -44,6 +46,7 @@ MAX_ACTION_CHARS = 200_000        # one turn of model text
 MAX_ACTION_CALLS = 64             # tool calls in one step given as a list
 MAX_QUEUED_PER_SESSION = 8        # requests waiting behind the running one on a session
 MIN_TOKEN_CHARS = 16
+DEFAULT_REQUEST_TIMEOUT_S = 120.0  # above a step's own limit (60 s); below a reset's three tries (3 x 60 s)
 TOKEN_ENV = "WEBLICA_ENV_TOKEN"
 
 ROUTES = "GET /health, POST /reset, POST /step, POST /close"
@@ -66,6 +69,13 @@ class SessionGone(KeyError):
     """The session was closed while this request waited for it."""
 
 
+class RequestTimedOut(Exception):
+    """A request ran past the service's time limit; its session was closed."""
+
+
+MAX_REMEMBERED_BROKEN = 1024      # closed-on-timeout session ids kept to say why they are gone
+
+
 @dataclass
 class Session:
     """One WebEnv and the lock that serializes the requests on it (used on the service's loop only)."""
@@ -77,43 +87,45 @@ class Session:
 
 
 class EnvService:
-    """Sessions of WebEnv sharing one browser, driven from other threads."""
+    """Sessions of WebEnv sharing one browser, driven from other threads.
+
+    Task sources are confined to `roots` (bundles and recordings outside them are refused) and served by
+    one backend per bundle or recording, started on first use and stopped at shutdown. Every request is
+    bounded by `request_timeout_s` (lock wait included): past it the request answers RequestTimedOut and
+    its session is closed, so a client never waits forever on a hung page or browser."""
 
     def __init__(self, config: EnvConfig | None = None, max_sessions: int = 16,
-                 backends: dict[str, SiteBackend] | None = None) -> None:
+                 backends: dict[str, SiteBackend] | None = None, roots: SourceRoots | None = None,
+                 request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> None:
         self.config = config or EnvConfig()
         self.max_sessions = max_sessions
+        self.roots = roots if roots is not None else SourceRoots(sites=default_site_roots())
+        self.request_timeout_s = request_timeout_s
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="weblica-env-server", daemon=True)
         self._thread.start()
         self.host = BrowserHost(self.config.browser)
-        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
+        self._own_backends = lazy_backends()
+        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend(),
+                                                 **self._own_backends}
         self.backends.update(backends or {})
-        self._started: list[Any] = []
         self.sessions: dict[str, Session] = {}
+        self.broken: OrderedDict[str, str] = OrderedDict()  # session id -> why it was closed
         self._lock = threading.Lock()
-        self._backend_lock: asyncio.Lock | None = None
 
     def call(self, coro: Any, timeout: float | None = None) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
-    async def _backend_for(self, task: Task) -> None:
-        if self._backend_lock is None:
-            self._backend_lock = asyncio.Lock()
-        async with self._backend_lock:  # two first resets of a kind start one backend
-            kind = task.source.kind
-            if kind in self.backends:
-                return
-            if kind not in SOURCE_MODULES:
-                raise TaskError(f"unknown task source '{kind}'")
+    async def _prepare(self, task: Task) -> None:
+        """Start the backend of the task's source (a bundle's site server, a recording) if it is not yet."""
+        backend = self.backends.get(task.source.kind)
+        if backend is None:
+            raise TaskError(f"unknown task source '{task.source.kind}'; use one of {', '.join(sorted(self.backends))}")
+        if isinstance(backend, SourceBackends):
             try:
-                backend = importlib.import_module(SOURCE_MODULES[kind]).create_backend([task])
-            except (ValueError, OSError) as exc:  # a bundle or recording that is not there
-                raise TaskError(f"task source '{kind}': {exc}") from None
-            if hasattr(backend, "start"):
-                await backend.start()
-            self._started.append(backend)
-            self.backends[kind] = backend
+                await backend.prepare(task)
+            except SourceUnavailable as exc:
+                raise TaskError(str(exc)) from None
 
     def _admit(self, session_id: str) -> Session:
         with self._lock:
@@ -130,19 +142,55 @@ class EnvService:
         with self._lock:
             session.waiting -= 1
 
+    def gone_reason(self, session_id: str) -> str:
+        """Why `session_id` is no session ('' when it never was one, as far as the service remembers)."""
+        with self._lock:
+            return self.broken.get(session_id, "")
+
+    def _break(self, session_id: str, session: Session, reason: str) -> None:
+        """Close a session whose request ran too long: its slot is freed now, its episode closed on the loop
+        once the cancelled request has unwound."""
+        with self._lock:
+            if self.sessions.get(session_id) is session:
+                del self.sessions[session_id]
+            session.closed = True
+            self.broken[session_id] = reason
+            while len(self.broken) > MAX_REMEMBERED_BROKEN:
+                self.broken.popitem(last=False)
+
+        async def cleanup() -> None:
+            async with session.lock:
+                await asyncio.wait_for(session.env.close_episode(), 30)
+        asyncio.run_coroutine_threadsafe(cleanup(), self._loop)
+
     def _serialized(self, session_id: str, session: Session, work: Any) -> Any:
-        """Run `work(env)` on the loop once the session's earlier requests have finished."""
+        """Run `work(env)` on the loop once the session's earlier requests have finished, within the
+        request time limit."""
         async def go() -> Any:
             async with session.lock:
                 if session.closed:
                     raise SessionGone(session_id)
                 return await work(session.env)
+        future = asyncio.run_coroutine_threadsafe(go(), self._loop)
         try:
-            return self.call(go())
+            return future.result(self.request_timeout_s)
+        except TimeoutError:
+            if future.done():  # the work's own TimeoutError, not the limit
+                raise
+            future.cancel()
+            reason = (f"a request on it ran past the {self.request_timeout_s:g} s request time limit "
+                      "(--request-timeout); it was closed")
+            self._break(session_id, session, reason)
+            raise RequestTimedOut(f"the request ran past the {self.request_timeout_s:g} s time limit "
+                                  f"(--request-timeout); session {session_id} was closed: reset a new one") from None
         finally:
             self._release(session)
 
     def reset(self, task: Task, seed: int, session_id: str | None = None) -> tuple[str, Observation]:
+        try:
+            task = self.roots.confine(task)
+        except SourceRefused as exc:
+            raise TaskError(str(exc)) from None
         created = session_id is None
         if session_id is None:
             with self._lock:
@@ -153,8 +201,7 @@ class EnvService:
         session = self._admit(session_id)
 
         async def go(env: WebEnv) -> Observation:
-            await self._backend_for(task)
-            env.backends = self.backends
+            await self._prepare(task)
             return await env.reset(task, seed)
 
         try:
@@ -177,16 +224,18 @@ class EnvService:
         async def go() -> None:
             async with session.lock:
                 await session.env.close_episode()
-        self.call(go())
+        try:
+            self.call(go(), self.request_timeout_s)
+        except TimeoutError:  # the session is gone already; its episode closes once its request unwinds
+            pass
 
     def shutdown(self) -> None:
         for sid in list(self.sessions):
             self.close_session(sid)
 
         async def stop() -> None:
-            for backend in reversed(self._started):
-                if hasattr(backend, "stop"):
-                    await backend.stop()
+            for backend in self._own_backends.values():
+                await backend.stop()
             await self.host.close()
 
         self.call(stop())
@@ -327,6 +376,10 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
     def error(status: int, message: str) -> Any:
         return jsonify(error=message), status
 
+    def no_session(session_id: str | None) -> Any:
+        reason = service.gone_reason(session_id or "")
+        return error(404, f"no session {session_id}" + (f": {reason}" if reason else ""))
+
     @app.errorhandler(RequestError)
     def refused(exc: RequestError) -> Any:
         return error(exc.status, exc.message)
@@ -378,7 +431,9 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
         try:
             session_id, obs = service.reset(task, seed, session_id)
         except KeyError:
-            return error(404, f"no session {session_id}")
+            return no_session(session_id)
+        except RequestTimedOut as exc:
+            return error(504, str(exc))
         except OverflowError as exc:
             return error(429, str(exc))
         except TaskError as exc:
@@ -396,7 +451,9 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
         try:
             obs, reward, terminated, truncated, info = service.step(session_id, actions)
         except KeyError:
-            return error(404, f"no session {session_id}")
+            return no_session(session_id)
+        except RequestTimedOut as exc:
+            return error(504, str(exc))
         except OverflowError as exc:
             return error(429, str(exc))
         except EnvStateError as exc:  # step after the episode ended
@@ -410,7 +467,7 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
         try:
             service.close_session(session_id)
         except KeyError:
-            return error(404, f"no session {session_id}")
+            return no_session(session_id)
         return jsonify(closed=session_id)
 
     return app
