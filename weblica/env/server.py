@@ -19,14 +19,13 @@ import base64
 import hmac
 import ipaddress
 import json
-import math
 import threading
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, Request, jsonify, request
+from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
@@ -34,35 +33,18 @@ from weblica.browser.session import BrowserHost
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.browser_env import EnvConfig, EnvStateError, WebEnv
 from weblica.env.observation import Observation
+from weblica.env.server_requests import (CLOSE_USAGE, MAX_BODY_BYTES, RESET_USAGE, STEP_USAGE, RequestError,
+                                         actions_of, flag_of, read_json_body, seed_of, session_id_of)
 from weblica.env.source_roots import SourceRefused, SourceRoots, default_site_roots
 from weblica.env.sources import SourceBackends, SourceUnavailable, lazy_backends
 from weblica.env.task import Task, TaskError
 
-MAX_BODY_BYTES = 1 << 20          # 1 MiB: a task or a turn of model text is far smaller
-MAX_JSON_DEPTH = 32               # tasks and tool calls nest a few levels
-MAX_SESSION_ID_CHARS = 64         # ids are uuid4 hex (32 characters)
-SEED_RANGE = (-(2 ** 63), 2 ** 63 - 1)
-MAX_ACTION_CHARS = 200_000        # one turn of model text
-MAX_ACTION_CALLS = 64             # tool calls in one step given as a list
 MAX_QUEUED_PER_SESSION = 8        # requests waiting behind the running one on a session
 MIN_TOKEN_CHARS = 16
 DEFAULT_REQUEST_TIMEOUT_S = 120.0  # above a step's own limit (60 s); below a reset's three tries (3 x 60 s)
 TOKEN_ENV = "WEBLICA_ENV_TOKEN"
 
 ROUTES = "GET /health, POST /reset, POST /step, POST /close"
-RESET_USAGE = ("POST /reset needs a JSON body with 'task' (a task object) and optional 'seed' (an integer), "
-               "'session_id' (to reuse a session) and 'screenshot' (true/false)")
-STEP_USAGE = ("POST /step needs a JSON body with 'session_id' and 'action' (model text, a tool call or a list "
-              "of tool calls) and optional 'screenshot' (true/false)")
-CLOSE_USAGE = "POST /close needs a JSON body with 'session_id'"
-
-
-class RequestError(Exception):
-    """A request the server refuses: `status` and a message that names the fix."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status, self.message = status, message
 
 
 class SessionGone(KeyError):
@@ -250,119 +232,6 @@ def observation_json(obs: Observation, include_screenshot: bool = True) -> dict[
     return out
 
 
-# ---- request validation ------------------------------------------------------------------------------
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:40]} is out of range (numbers must be finite)")
-    return value
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows (numbers must be finite)")
-
-
-def _check_nesting(value: Any) -> None:
-    """Depth and text checks over a parsed body, iteratively (no recursion for hostile nesting)."""
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"it nests deeper than {MAX_JSON_DEPTH} levels")
-        if isinstance(node, dict):
-            for key, item in node.items():
-                stack.append((key, depth))
-                stack.append((item, depth + 1))
-        elif isinstance(node, list):
-            stack.extend((item, depth + 1) for item in node)
-        elif isinstance(node, str):
-            try:
-                node.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError("a string holds a lone surrogate (\\ud800-\\udfff), which is not text") from None
-
-
-def read_json_body(req: Request, usage: str, allowed: set[str]) -> dict[str, Any]:
-    """The request's JSON object, checked for content type, size, syntax, depth and unknown fields."""
-    if req.mimetype != "application/json":
-        raise RequestError(415, f"{usage}; send it with Content-Type: application/json "
-                                f"(got {req.mimetype or 'no content type'})")
-    data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413) when a length is sent
-    if len(data) >= MAX_BODY_BYTES:  # a chunked body is cut at the limit instead: refuse it the same way
-        raise RequestError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
-    try:
-        body = json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
-        _check_nesting(body)
-    except RecursionError:
-        raise RequestError(400, f"{usage}; the body nests too deeply") from None
-    except json.JSONDecodeError as exc:
-        raise RequestError(400, f"{usage}; the body is not valid JSON ({exc.msg} at char {exc.pos})") from None
-    except ValueError as exc:  # bad UTF-8, non-finite or overlong numbers, surrogates, depth
-        raise RequestError(400, f"{usage}; the body is not valid JSON ({exc})") from None
-    if not isinstance(body, dict):
-        raise RequestError(400, f"{usage}; the body must be a JSON object, got {_json_type(body)}")
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise RequestError(400, f"unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}; "
-                                f"allowed: {', '.join(sorted(allowed))}")
-    return body
-
-
-def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-             float: "a number", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
-
-
-def _session_id(body: dict[str, Any], usage: str) -> str:
-    value = body.get("session_id")
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_SESSION_ID_CHARS:
-        shown = "missing" if "session_id" not in body else _json_type(value)
-        raise RequestError(400, f"{usage}; 'session_id' must be a string of 1 to {MAX_SESSION_ID_CHARS} "
-                                f"characters as /reset returned it (got {shown})")
-    return value
-
-
-def _seed(body: dict[str, Any]) -> int:
-    value = body.get("seed", 0)
-    if isinstance(value, bool) or not isinstance(value, int) or not SEED_RANGE[0] <= value <= SEED_RANGE[1]:
-        raise RequestError(400, f"'seed' must be an integer from -2**63 to 2**63-1 (got {_json_type(value)}"
-                                f"{' out of range' if isinstance(value, int) and not isinstance(value, bool) else ''})")
-    return value
-
-
-def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
-    value = body.get(name, default)
-    if not isinstance(value, bool):
-        raise RequestError(400, f"'{name}' must be true or false (got {_json_type(value)})")
-    return value
-
-
-def _actions(body: dict[str, Any]) -> Any:
-    """The turn's actions: model text, one tool call object, or a list of them. What they say is the
-    model's business (bad calls become feedback and count for the format gate); their JSON type is
-    the client's, so a wrong type is a 400."""
-    if "action" in body and "actions" in body:
-        raise RequestError(400, "give either 'action' or 'actions', not both")
-    if "action" not in body and "actions" not in body:
-        raise RequestError(400, STEP_USAGE)
-    name = "action" if "action" in body else "actions"
-    value = body[name]
-    if isinstance(value, str):
-        if len(value) > MAX_ACTION_CHARS:
-            raise RequestError(400, f"'{name}' text is {len(value)} characters; the limit is {MAX_ACTION_CHARS}")
-        return value
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, list):
-        if len(value) > MAX_ACTION_CALLS:
-            raise RequestError(400, f"'{name}' holds {len(value)} tool calls; the limit is {MAX_ACTION_CALLS}")
-        return value
-    raise RequestError(400, f"'{name}' must be model text, a tool call object or a list of them "
-                            f"(got {_json_type(value)})")
-
-
 # ---- the app -----------------------------------------------------------------------------------------
 
 def create_app(service: EnvService, token: str | None = None) -> Flask:
@@ -425,9 +294,9 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
             task = Task.from_dict(body["task"])
         except TaskError as exc:
             raise RequestError(400, f"bad task: {exc}") from None
-        seed = _seed(body)
-        session_id = _session_id(body, RESET_USAGE) if body.get("session_id") is not None else None
-        screenshot = _flag(body, "screenshot", True)
+        seed = seed_of(body)
+        session_id = session_id_of(body, RESET_USAGE) if body.get("session_id") is not None else None
+        screenshot = flag_of(body, "screenshot", True)
         try:
             session_id, obs = service.reset(task, seed, session_id)
         except KeyError:
@@ -445,9 +314,9 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
     @app.post("/step")
     def step() -> Any:
         body = read_json_body(request, STEP_USAGE, {"session_id", "action", "actions", "screenshot"})
-        session_id = _session_id(body, STEP_USAGE)
-        actions = _actions(body)
-        screenshot = _flag(body, "screenshot", True)
+        session_id = session_id_of(body, STEP_USAGE)
+        actions = actions_of(body)
+        screenshot = flag_of(body, "screenshot", True)
         try:
             obs, reward, terminated, truncated, info = service.step(session_id, actions)
         except KeyError:
@@ -463,7 +332,7 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
 
     @app.post("/close")
     def close() -> Any:
-        session_id = _session_id(read_json_body(request, CLOSE_USAGE, {"session_id"}), CLOSE_USAGE)
+        session_id = session_id_of(read_json_body(request, CLOSE_USAGE, {"session_id"}), CLOSE_USAGE)
         try:
             service.close_session(session_id)
         except KeyError:

@@ -23,7 +23,7 @@ def bind_or_fail(host: str, port: int, make: Callable[[], T]) -> T:
     except (OSError, SystemExit) as exc:
         said = printed.getvalue().strip().splitlines()
         reason = exc.strerror or str(exc) if isinstance(exc, OSError) else (said[0] if said else "cannot bind")
-        raise UserError(f"cannot listen on {host}:{port} ({reason}): pass another --port") from None
+        raise UserError(f"cannot listen on {host}:{port} ({reason}): pick another --port") from None
 
 
 @click.command("serve")
