@@ -236,3 +236,28 @@ def test_roots_resolve_symlinked_roots_and_refuse_nul(tmp_path, disk):
     assert roots.confine(replace(task, source=replace(task.source, bundle="copy"))).source.bundle == str(copy.resolve())
     with pytest.raises(ValueError, match="NUL"):
         roots.confine(replace(task, source=replace(task.source, bundle="a\x00b")))
+
+
+def test_cli_serves_only_the_folders_it_is_given(disk, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "weblica.cli", "env-server", "--port", "0", "--json"]
+    proc = subprocess.run(base + ["--sites", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "nope" in json.loads(proc.stdout)["error"]
+    server = subprocess.Popen(base + ["--sites", str(disk["sites"]), "--recordings", str(disk["recs"]),
+                                      "--request-timeout", "30"], stdout=subprocess.PIPE, text=True)
+    try:
+        summary = json.loads(server.stdout.readline())
+        assert summary["sites"] == [str(disk["sites"].resolve())] and summary["request_timeout_s"] == 30
+        task = first_task(disk["a"])
+        outside = dict(task, source=dict(task["source"], bundle=str(disk["foreign"])))
+        r = httpx.post(summary["url"] + "/reset", json={"task": outside}, timeout=60)
+        assert_refused(r, "outside", "--sites")
+        r = httpx.post(summary["url"] + "/reset", json={"task": cache_task("rec-b", "beta.rec.test"),
+                                                         "screenshot": False}, timeout=60)
+        assert r.status_code == 200 and r.json()["observation"]["tabs"][0]["title"] == "Recording Beta", r.text[:300]
+    finally:  # Ctrl-C: the server closes its sessions, site servers, replay proxy and Chromium
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=60) == 0

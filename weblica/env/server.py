@@ -157,9 +157,8 @@ class EnvService:
         try:
             return future.result(self.request_timeout_s)
         except TimeoutError:
-            if future.done():  # the work's own TimeoutError, not the limit
-                raise
-            future.cancel()
+            if not future.cancel():  # it finished meanwhile, or raised a TimeoutError of its own: that is the answer
+                return future.result()
             reason = (f"a request on it ran past the {self.request_timeout_s:g} s request time limit "
                       "(--request-timeout); it was closed")
             self._break(session_id, session, reason)
