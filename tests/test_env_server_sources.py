@@ -63,6 +63,8 @@ def disk(tmp_path_factory):
     b = write_unvalidated(sample_spec(2, "search", "groceries", "corporate-clean"), sites)
     foreign = write_unvalidated(sample_spec(3, "forms", "banking", "corporate-clean"), outside)
     (sites / "escape").symlink_to(foreign, target_is_directory=True)
+    (sites / "broken").mkdir()
+    (sites / "broken" / "site.json").write_text("{}")  # a bundle whose spec is missing
     for name, host, title in (("rec-a", "alpha.rec.test", "Recording Alpha"),
                               ("rec-b", "beta.rec.test", "Recording Beta")):
         (base / f"{name}.har").write_text(json.dumps(har_of(host, title)))
@@ -105,6 +107,7 @@ def test_sources_outside_the_roots_are_refused(disk):
             assert_refused(running.reset(with_source(bundle=probe)), "'..'", "--sites")
         assert_refused(running.reset(with_source(bundle="escape")), "through a symlink", "--sites")
         assert_refused(running.reset(with_source(bundle="no-such-site")), "no bundle 'no-such-site'", "--sites")
+        assert_refused(running.reset(with_source(bundle="broken")), "its synth source cannot be opened")
         assert_refused(running.reset(dict(synth, source={"kind": "synth", "site": "../outside"})), "'..'")
         # recordings: an absolute path outside, a symlink out, a file that is not a recording, a SQLite file
         outside_rec = str(disk["outside"] / "rec-x")
