@@ -158,3 +158,85 @@ def test_state_api_refuses_bodies_of_the_wrong_shape(bundle):
     assert client.put("/api/doc/x", data=b"x" * (5 << 20), headers=h).status_code == 413
     assert client.get("/api/state", headers=h).json["orders"][0]["name"] == "Ana"
     assert client.get("/__weblica/state", headers={**h, ADMIN_HEADER: "secr\u00e9t"}).status_code == 403
+
+
+@pytest.fixture(scope="module")
+def hostile_bundles(bundle, tmp_path_factory):
+    """Copies of the bundle whose files try to reach outside it: symlinks in public/ to /etc/passwd, to
+    /etc, to the bundle's gold answers; and a bundle whose public/ itself is a symlink to / (or onto the
+    bundle, which holds tasks.jsonl)."""
+    import shutil
+
+    base = tmp_path_factory.mktemp("hostile")
+    links = shutil.copytree(bundle, base / "links" / bundle.name, symlinks=True)
+    (links / "public" / "passwd").symlink_to("/etc/passwd")
+    (links / "public" / "passwd.html").symlink_to("/etc/passwd")
+    (links / "public" / "etcdir").symlink_to("/etc", target_is_directory=True)
+    (links / "public" / "gold.html").symlink_to(links / "tasks.jsonl")
+    rooted = shutil.copytree(bundle, base / "rooted" / bundle.name, symlinks=True)
+    shutil.rmtree(rooted / "public")
+    (rooted / "public").symlink_to("/", target_is_directory=True)
+    onto = shutil.copytree(bundle, base / "onto" / bundle.name, symlinks=True)
+    shutil.rmtree(onto / "public")
+    (onto / "public").symlink_to(onto, target_is_directory=True)
+    return {"links": links, "rooted": rooted, "onto": onto}
+
+
+SECRETS = (b"root:x:0:0", b"root:", b'"checks"', b"instruction")
+
+ESCAPE_PROBES = ["/passwd", "/passwd.html", "/etcdir/passwd", "/etcdir/hostname", "/gold", "/gold.html",
+                 "/etc/passwd", "//etc/passwd", "/..%2f..%2f..%2fetc%2fpasswd", "/%2e%2e/%2e%2e/etc/passwd",
+                 "/assets/../../../etc/passwd", "/tasks.jsonl", "/site.json", "/data.json", "/public/../site.json",
+                 "/./../site.json", "/%2fetc%2fpasswd", "/..\\..\\site.json", "/proc/self/environ"]
+
+
+@pytest.mark.parametrize("which", ["links", "rooted", "onto"])
+def test_static_files_never_leave_the_bundle(hostile_bundles, which):
+    client, host = _client(hostile_bundles[which])
+    for probe in ESCAPE_PROBES:
+        response = client.get(probe, headers={"Host": host})
+        assert response.status_code in (400, 404), (which, probe, response.status_code)
+        assert not any(secret in response.data for secret in SECRETS), (which, probe, response.data[:200])
+    if which == "links":  # the bundle's own pages are still served
+        assert client.get("/cart", headers={"Host": host}).status_code == 200
+
+
+def test_static_escapes_over_a_real_proxy_socket(hostile_bundles):
+    """Absolute-form proxy request lines, as the browser sends them, for the escape probes."""
+    import socket
+
+    with SiteServer([hostile_bundles["links"].parent, hostile_bundles["rooted"].parent]) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        host = server.hosts[0]
+        for probe in ESCAPE_PROBES + ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd"]:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(b"GET http://" + host.encode() + probe.encode() + b" HTTP/1.1\r\nHost: " + host.encode()
+                             + b"\r\nConnection: close\r\n\r\n")
+                data = b""
+                while chunk := sock.recv(65536):
+                    data += chunk
+            assert data.split(b" ", 2)[1] in (b"400", b"404"), (probe, data[:200])
+            assert b"root:x:0:0" not in data and b'"checks"' not in data, probe
+
+
+def test_serve_on_a_taken_port_is_one_json_line(bundle):
+    import json
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for command in (["serve", str(bundle)], ["env-server"]):
+            proc = subprocess.run([sys.executable, "-m", "weblica.cli", *command, "--port", port, "--json"],
+                                  capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 1, (command, proc.stdout, proc.stderr)
+            lines = proc.stdout.strip().splitlines()
+            assert len(lines) == 1 and f"127.0.0.1:{port}" in json.loads(lines[0])["error"], (command, proc.stdout)
+            assert "another --port" in json.loads(lines[0])["error"]
+            proc = subprocess.run([sys.executable, "-m", "weblica.cli", *command, "--port", port],
+                                  capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 1 and proc.stderr.strip().count("\n") == 0, proc.stderr
+            assert f"127.0.0.1:{port}" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,6 +1,8 @@
 """`weblica env-server`: the HTTP reset/step/close server for external trainers."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from weblica.cli import UserError, emit
@@ -15,24 +17,38 @@ def register(cli: click.Group) -> None:
     @click.option("--token", envvar="WEBLICA_ENV_TOKEN", default=None, show_envvar=True,
                   help="bearer token every request must send (Authorization: Bearer TOKEN); "
                        "required when --host is not a loopback address")
+    @click.option("--sites", "sites", multiple=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+                  help="folder of synth bundles (or one bundle) tasks may name; repeatable. Default: the folders "
+                       "`weblica run` looks in ($WEBLICA_SITES, ./sites, the repository's sites/)")
+    @click.option("--recordings", "recordings", multiple=True,
+                  type=click.Path(exists=True, file_okay=False, path_type=Path),
+                  help="folder of recordings (or one recording) cache tasks may name; repeatable. "
+                       "Default: none (cache tasks are refused)")
+    @click.option("--request-timeout", default=120.0, show_default=True, type=click.FloatRange(1, 3600),
+                  help="seconds a /reset or /step may take, waiting included; past it: a JSON 504 and the "
+                       "session is closed")
     @click.option("--json", "as_json", is_flag=True, help="print the URL as JSON, then serve")
-    def env_server(host: str, port: int, max_sessions: int, token: str | None, as_json: bool) -> None:
+    def env_server(host: str, port: int, max_sessions: int, token: str | None, sites: tuple[Path, ...],
+                   recordings: tuple[Path, ...], request_timeout: float, as_json: bool) -> None:
         """Serve GET /health, POST /reset, /step, /close (JSON) over weblica environments."""
         from weblica.env.server import EnvService, check_bind, make_env_server
+        from weblica.env.source_roots import SourceRoots, default_site_roots
+        from weblica.serve.commands import bind_or_fail
 
         try:
             check_bind(host, token)
         except ValueError as exc:
             raise UserError(str(exc)) from None
-        service = EnvService(max_sessions=max_sessions)
+        roots = SourceRoots(sites=list(sites) or default_site_roots(), recordings=list(recordings))
+        service = EnvService(max_sessions=max_sessions, roots=roots, request_timeout_s=request_timeout)
         try:
-            server = make_env_server(service, host, port, token)
-        except (OSError, SystemExit) as exc:  # werkzeug exits by itself when the port is taken
+            server = bind_or_fail(host, port, lambda: make_env_server(service, host, port, token))
+        except UserError:
             service.shutdown()
-            reason = exc.strerror if isinstance(exc, OSError) else "address in use"
-            raise UserError(f"cannot listen on {host}:{port} ({reason}): pick another --port") from None
+            raise
         url = f"http://{host}:{server.server_port}"
-        emit({"url": url, "auth": token is not None}, as_json,
+        emit({"url": url, "auth": token is not None, "sites": [str(p) for p in roots.sites],
+              "recordings": [str(p) for p in roots.recordings], "request_timeout_s": request_timeout}, as_json,
              human=f"weblica env server on {url} (Ctrl-C to stop)")
         try:
             server.serve_forever()

@@ -1,7 +1,8 @@
 """The environment: one browser episode at a time behind `reset`, `step` and `close`.
 
 The env knows nothing about where sites come from: `backends[task.source.kind]` supplies the network
-(proxy, episode header) and the server-side state that checks read.
+(proxy, episode header) and the server-side state that checks read. A kind not given is served by the
+env's own `SourceBackends` (each bundle or recording started on first use, stopped in `close()`).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.episode import ENV_FAILURES
 from weblica.env.executor import ActionExecutor
 from weblica.env.observation import Observation
+from weblica.env.sources import SOURCE_MODULES, SourceBackends
 from weblica.env.tabs import BrowserCrashed, SettleOptions, TabSet
 from weblica.env.task import Task, TaskError, evaluate_checks
 
@@ -53,6 +55,7 @@ class WebEnv:
         self.config = config or EnvConfig()
         self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
         self.backends.update(backends or {})
+        self._own_backends: list[SourceBackends] = []
         self._own_host = host is None
         self.host = host or BrowserHost(self.config.browser)
         self.task: Task | None = None
@@ -75,9 +78,14 @@ class WebEnv:
         loaded and settled. Raises on environment failure (after retries); the caller marks it env_error."""
         await self._end_episode()
         backend = self.backends.get(task.source.kind)
+        if backend is None and task.source.kind in SOURCE_MODULES:
+            backend = self.backends[task.source.kind] = SourceBackends(task.source.kind)
+            self._own_backends.append(backend)
         if backend is None:
             raise EnvStateError(f"no backend for task source '{task.source.kind}' (task {task.id}); "
                                 f"known: {', '.join(sorted(self.backends))}")
+        if isinstance(backend, SourceBackends):  # a source that cannot be opened is the task's fault: no retries
+            await backend.prepare(task)
         self.task, self._backend = task, backend
         self.episode_id = episode_id or episode_id_for(task, seed)
         self._step, self._format_errors, self._finished = 0, 0, False
@@ -251,6 +259,8 @@ class WebEnv:
 
     async def close(self) -> None:
         await self._end_episode()
+        while self._own_backends:
+            await self._own_backends.pop().stop()
         if self._own_host:
             await self.host.close()
 

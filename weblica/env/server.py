@@ -9,23 +9,23 @@ Safe to expose on a cluster network: every request is validated (JSON 4xx naming
 never an HTML page or a traceback), bodies are capped, an optional bearer token guards every route, and
 requests on one session are serialized: concurrent `/step`s run one after another in arrival order and
 each gets the observation of its own step (a few may wait; more than `MAX_QUEUED_PER_SESSION` waiting
-are refused with 429).
+are refused with 429). A task's bundle or recording must lie inside the served roots (`SourceRoots`), and
+every /reset and /step answers within the request time limit (a 504 that closes the session past it).
 """
 from __future__ import annotations
 
 import asyncio
 import base64
 import hmac
-import importlib
 import ipaddress
 import json
-import math
 import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, Request, jsonify, request
+from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
 
@@ -33,37 +33,29 @@ from weblica.browser.session import BrowserHost
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.browser_env import EnvConfig, EnvStateError, WebEnv
 from weblica.env.observation import Observation
-from weblica.env.sources import SOURCE_MODULES
+from weblica.env.server_requests import (CLOSE_USAGE, MAX_BODY_BYTES, RESET_USAGE, STEP_USAGE, RequestError,
+                                         actions_of, flag_of, read_json_body, seed_of, session_id_of)
+from weblica.env.source_roots import SourceRefused, SourceRoots, default_site_roots
+from weblica.env.sources import SourceBackends, SourceUnavailable, lazy_backends
 from weblica.env.task import Task, TaskError
 
-MAX_BODY_BYTES = 1 << 20          # 1 MiB: a task or a turn of model text is far smaller
-MAX_JSON_DEPTH = 32               # tasks and tool calls nest a few levels
-MAX_SESSION_ID_CHARS = 64         # ids are uuid4 hex (32 characters)
-SEED_RANGE = (-(2 ** 63), 2 ** 63 - 1)
-MAX_ACTION_CHARS = 200_000        # one turn of model text
-MAX_ACTION_CALLS = 64             # tool calls in one step given as a list
 MAX_QUEUED_PER_SESSION = 8        # requests waiting behind the running one on a session
 MIN_TOKEN_CHARS = 16
+DEFAULT_REQUEST_TIMEOUT_S = 120.0  # above a step's own limit (60 s); below a reset's three tries (3 x 60 s)
 TOKEN_ENV = "WEBLICA_ENV_TOKEN"
 
 ROUTES = "GET /health, POST /reset, POST /step, POST /close"
-RESET_USAGE = ("POST /reset needs a JSON body with 'task' (a task object) and optional 'seed' (an integer), "
-               "'session_id' (to reuse a session) and 'screenshot' (true/false)")
-STEP_USAGE = ("POST /step needs a JSON body with 'session_id' and 'action' (model text, a tool call or a list "
-              "of tool calls) and optional 'screenshot' (true/false)")
-CLOSE_USAGE = "POST /close needs a JSON body with 'session_id'"
-
-
-class RequestError(Exception):
-    """A request the server refuses: `status` and a message that names the fix."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status, self.message = status, message
 
 
 class SessionGone(KeyError):
     """The session was closed while this request waited for it."""
+
+
+class RequestTimedOut(Exception):
+    """A request ran past the service's time limit; its session was closed."""
+
+
+MAX_REMEMBERED_BROKEN = 1024      # closed-on-timeout session ids kept to say why they are gone
 
 
 @dataclass
@@ -77,43 +69,45 @@ class Session:
 
 
 class EnvService:
-    """Sessions of WebEnv sharing one browser, driven from other threads."""
+    """Sessions of WebEnv sharing one browser, driven from other threads.
+
+    Task sources are confined to `roots` (bundles and recordings outside them are refused) and served by
+    one backend per bundle or recording, started on first use and stopped at shutdown. Every request is
+    bounded by `request_timeout_s` (lock wait included): past it the request answers RequestTimedOut and
+    its session is closed, so a client never waits forever on a hung page or browser."""
 
     def __init__(self, config: EnvConfig | None = None, max_sessions: int = 16,
-                 backends: dict[str, SiteBackend] | None = None) -> None:
+                 backends: dict[str, SiteBackend] | None = None, roots: SourceRoots | None = None,
+                 request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> None:
         self.config = config or EnvConfig()
         self.max_sessions = max_sessions
+        self.roots = roots if roots is not None else SourceRoots(sites=default_site_roots())
+        self.request_timeout_s = request_timeout_s
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="weblica-env-server", daemon=True)
         self._thread.start()
         self.host = BrowserHost(self.config.browser)
-        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend()}
+        self._own_backends = lazy_backends()
+        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend(),
+                                                 **self._own_backends}
         self.backends.update(backends or {})
-        self._started: list[Any] = []
         self.sessions: dict[str, Session] = {}
+        self.broken: OrderedDict[str, str] = OrderedDict()  # session id -> why it was closed
         self._lock = threading.Lock()
-        self._backend_lock: asyncio.Lock | None = None
 
     def call(self, coro: Any, timeout: float | None = None) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
-    async def _backend_for(self, task: Task) -> None:
-        if self._backend_lock is None:
-            self._backend_lock = asyncio.Lock()
-        async with self._backend_lock:  # two first resets of a kind start one backend
-            kind = task.source.kind
-            if kind in self.backends:
-                return
-            if kind not in SOURCE_MODULES:
-                raise TaskError(f"unknown task source '{kind}'")
+    async def _prepare(self, task: Task) -> None:
+        """Start the backend of the task's source (a bundle's site server, a recording) if it is not yet."""
+        backend = self.backends.get(task.source.kind)
+        if backend is None:
+            raise TaskError(f"unknown task source '{task.source.kind}'; use one of {', '.join(sorted(self.backends))}")
+        if isinstance(backend, SourceBackends):
             try:
-                backend = importlib.import_module(SOURCE_MODULES[kind]).create_backend([task])
-            except (ValueError, OSError) as exc:  # a bundle or recording that is not there
-                raise TaskError(f"task source '{kind}': {exc}") from None
-            if hasattr(backend, "start"):
-                await backend.start()
-            self._started.append(backend)
-            self.backends[kind] = backend
+                await backend.prepare(task)
+            except SourceUnavailable as exc:
+                raise TaskError(str(exc)) from None
 
     def _admit(self, session_id: str) -> Session:
         with self._lock:
@@ -130,19 +124,54 @@ class EnvService:
         with self._lock:
             session.waiting -= 1
 
+    def gone_reason(self, session_id: str) -> str:
+        """Why `session_id` is no session ('' when it never was one, as far as the service remembers)."""
+        with self._lock:
+            return self.broken.get(session_id, "")
+
+    def _break(self, session_id: str, session: Session, reason: str) -> None:
+        """Close a session whose request ran too long: its slot is freed now, its episode closed on the loop
+        once the cancelled request has unwound."""
+        with self._lock:
+            if self.sessions.get(session_id) is session:
+                del self.sessions[session_id]
+            session.closed = True
+            self.broken[session_id] = reason
+            while len(self.broken) > MAX_REMEMBERED_BROKEN:
+                self.broken.popitem(last=False)
+
+        async def cleanup() -> None:
+            async with session.lock:
+                await asyncio.wait_for(session.env.close_episode(), 30)
+        asyncio.run_coroutine_threadsafe(cleanup(), self._loop)
+
     def _serialized(self, session_id: str, session: Session, work: Any) -> Any:
-        """Run `work(env)` on the loop once the session's earlier requests have finished."""
+        """Run `work(env)` on the loop once the session's earlier requests have finished, within the
+        request time limit."""
         async def go() -> Any:
             async with session.lock:
                 if session.closed:
                     raise SessionGone(session_id)
                 return await work(session.env)
+        future = asyncio.run_coroutine_threadsafe(go(), self._loop)
         try:
-            return self.call(go())
+            return future.result(self.request_timeout_s)
+        except TimeoutError:
+            if not future.cancel():  # it finished meanwhile, or raised a TimeoutError of its own: that is the answer
+                return future.result()
+            reason = (f"a request on it ran past the {self.request_timeout_s:g} s request time limit "
+                      "(--request-timeout); it was closed")
+            self._break(session_id, session, reason)
+            raise RequestTimedOut(f"the request ran past the {self.request_timeout_s:g} s time limit "
+                                  f"(--request-timeout); session {session_id} was closed: reset a new one") from None
         finally:
             self._release(session)
 
     def reset(self, task: Task, seed: int, session_id: str | None = None) -> tuple[str, Observation]:
+        try:
+            task = self.roots.confine(task)
+        except SourceRefused as exc:
+            raise TaskError(str(exc)) from None
         created = session_id is None
         if session_id is None:
             with self._lock:
@@ -153,8 +182,7 @@ class EnvService:
         session = self._admit(session_id)
 
         async def go(env: WebEnv) -> Observation:
-            await self._backend_for(task)
-            env.backends = self.backends
+            await self._prepare(task)
             return await env.reset(task, seed)
 
         try:
@@ -177,16 +205,18 @@ class EnvService:
         async def go() -> None:
             async with session.lock:
                 await session.env.close_episode()
-        self.call(go())
+        try:
+            self.call(go(), self.request_timeout_s)
+        except TimeoutError:  # the session is gone already; its episode closes once its request unwinds
+            pass
 
     def shutdown(self) -> None:
         for sid in list(self.sessions):
             self.close_session(sid)
 
         async def stop() -> None:
-            for backend in reversed(self._started):
-                if hasattr(backend, "stop"):
-                    await backend.stop()
+            for backend in self._own_backends.values():
+                await backend.stop()
             await self.host.close()
 
         self.call(stop())
@@ -201,119 +231,6 @@ def observation_json(obs: Observation, include_screenshot: bool = True) -> dict[
     return out
 
 
-# ---- request validation ------------------------------------------------------------------------------
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text[:40]} is out of range (numbers must be finite)")
-    return value
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows (numbers must be finite)")
-
-
-def _check_nesting(value: Any) -> None:
-    """Depth and text checks over a parsed body, iteratively (no recursion for hostile nesting)."""
-    stack = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"it nests deeper than {MAX_JSON_DEPTH} levels")
-        if isinstance(node, dict):
-            for key, item in node.items():
-                stack.append((key, depth))
-                stack.append((item, depth + 1))
-        elif isinstance(node, list):
-            stack.extend((item, depth + 1) for item in node)
-        elif isinstance(node, str):
-            try:
-                node.encode("utf-8")
-            except UnicodeEncodeError:
-                raise ValueError("a string holds a lone surrogate (\\ud800-\\udfff), which is not text") from None
-
-
-def read_json_body(req: Request, usage: str, allowed: set[str]) -> dict[str, Any]:
-    """The request's JSON object, checked for content type, size, syntax, depth and unknown fields."""
-    if req.mimetype != "application/json":
-        raise RequestError(415, f"{usage}; send it with Content-Type: application/json "
-                                f"(got {req.mimetype or 'no content type'})")
-    data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413) when a length is sent
-    if len(data) >= MAX_BODY_BYTES:  # a chunked body is cut at the limit instead: refuse it the same way
-        raise RequestError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
-    try:
-        body = json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
-        _check_nesting(body)
-    except RecursionError:
-        raise RequestError(400, f"{usage}; the body nests too deeply") from None
-    except json.JSONDecodeError as exc:
-        raise RequestError(400, f"{usage}; the body is not valid JSON ({exc.msg} at char {exc.pos})") from None
-    except ValueError as exc:  # bad UTF-8, non-finite or overlong numbers, surrogates, depth
-        raise RequestError(400, f"{usage}; the body is not valid JSON ({exc})") from None
-    if not isinstance(body, dict):
-        raise RequestError(400, f"{usage}; the body must be a JSON object, got {_json_type(body)}")
-    unknown = sorted(set(body) - allowed)
-    if unknown:
-        raise RequestError(400, f"unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}; "
-                                f"allowed: {', '.join(sorted(allowed))}")
-    return body
-
-
-def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-             float: "a number", type(None): "null"}
-    return names.get(type(value), type(value).__name__)
-
-
-def _session_id(body: dict[str, Any], usage: str) -> str:
-    value = body.get("session_id")
-    if not isinstance(value, str) or not 1 <= len(value) <= MAX_SESSION_ID_CHARS:
-        shown = "missing" if "session_id" not in body else _json_type(value)
-        raise RequestError(400, f"{usage}; 'session_id' must be a string of 1 to {MAX_SESSION_ID_CHARS} "
-                                f"characters as /reset returned it (got {shown})")
-    return value
-
-
-def _seed(body: dict[str, Any]) -> int:
-    value = body.get("seed", 0)
-    if isinstance(value, bool) or not isinstance(value, int) or not SEED_RANGE[0] <= value <= SEED_RANGE[1]:
-        raise RequestError(400, f"'seed' must be an integer from -2**63 to 2**63-1 (got {_json_type(value)}"
-                                f"{' out of range' if isinstance(value, int) and not isinstance(value, bool) else ''})")
-    return value
-
-
-def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
-    value = body.get(name, default)
-    if not isinstance(value, bool):
-        raise RequestError(400, f"'{name}' must be true or false (got {_json_type(value)})")
-    return value
-
-
-def _actions(body: dict[str, Any]) -> Any:
-    """The turn's actions: model text, one tool call object, or a list of them. What they say is the
-    model's business (bad calls become feedback and count for the format gate); their JSON type is
-    the client's, so a wrong type is a 400."""
-    if "action" in body and "actions" in body:
-        raise RequestError(400, "give either 'action' or 'actions', not both")
-    if "action" not in body and "actions" not in body:
-        raise RequestError(400, STEP_USAGE)
-    name = "action" if "action" in body else "actions"
-    value = body[name]
-    if isinstance(value, str):
-        if len(value) > MAX_ACTION_CHARS:
-            raise RequestError(400, f"'{name}' text is {len(value)} characters; the limit is {MAX_ACTION_CHARS}")
-        return value
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, list):
-        if len(value) > MAX_ACTION_CALLS:
-            raise RequestError(400, f"'{name}' holds {len(value)} tool calls; the limit is {MAX_ACTION_CALLS}")
-        return value
-    raise RequestError(400, f"'{name}' must be model text, a tool call object or a list of them "
-                            f"(got {_json_type(value)})")
-
-
 # ---- the app -----------------------------------------------------------------------------------------
 
 def create_app(service: EnvService, token: str | None = None) -> Flask:
@@ -326,6 +243,10 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
 
     def error(status: int, message: str) -> Any:
         return jsonify(error=message), status
+
+    def no_session(session_id: str | None) -> Any:
+        reason = service.gone_reason(session_id or "")
+        return error(404, f"no session {session_id}" + (f": {reason}" if reason else ""))
 
     @app.errorhandler(RequestError)
     def refused(exc: RequestError) -> Any:
@@ -372,13 +293,15 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
             task = Task.from_dict(body["task"])
         except TaskError as exc:
             raise RequestError(400, f"bad task: {exc}") from None
-        seed = _seed(body)
-        session_id = _session_id(body, RESET_USAGE) if body.get("session_id") is not None else None
-        screenshot = _flag(body, "screenshot", True)
+        seed = seed_of(body)
+        session_id = session_id_of(body, RESET_USAGE) if body.get("session_id") is not None else None
+        screenshot = flag_of(body, "screenshot", True)
         try:
             session_id, obs = service.reset(task, seed, session_id)
         except KeyError:
-            return error(404, f"no session {session_id}")
+            return no_session(session_id)
+        except RequestTimedOut as exc:
+            return error(504, str(exc))
         except OverflowError as exc:
             return error(429, str(exc))
         except TaskError as exc:
@@ -390,13 +313,15 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
     @app.post("/step")
     def step() -> Any:
         body = read_json_body(request, STEP_USAGE, {"session_id", "action", "actions", "screenshot"})
-        session_id = _session_id(body, STEP_USAGE)
-        actions = _actions(body)
-        screenshot = _flag(body, "screenshot", True)
+        session_id = session_id_of(body, STEP_USAGE)
+        actions = actions_of(body)
+        screenshot = flag_of(body, "screenshot", True)
         try:
             obs, reward, terminated, truncated, info = service.step(session_id, actions)
         except KeyError:
-            return error(404, f"no session {session_id}")
+            return no_session(session_id)
+        except RequestTimedOut as exc:
+            return error(504, str(exc))
         except OverflowError as exc:
             return error(429, str(exc))
         except EnvStateError as exc:  # step after the episode ended
@@ -406,11 +331,11 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
 
     @app.post("/close")
     def close() -> Any:
-        session_id = _session_id(read_json_body(request, CLOSE_USAGE, {"session_id"}), CLOSE_USAGE)
+        session_id = session_id_of(read_json_body(request, CLOSE_USAGE, {"session_id"}), CLOSE_USAGE)
         try:
             service.close_session(session_id)
         except KeyError:
-            return error(404, f"no session {session_id}")
+            return no_session(session_id)
         return jsonify(closed=session_id)
 
     return app

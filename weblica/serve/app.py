@@ -105,14 +105,17 @@ pages = Blueprint("pages", __name__)
 @pages.route("/", defaults={"path": ""}, methods=["GET", "HEAD"])
 @pages.route("/<path:path>", methods=["GET", "HEAD"])
 def serve_page(path: str) -> Response:
-    public = (g.site.root / "public").resolve()
+    root = g.site.root.resolve()
+    public = (root / "public").resolve()
     rel = path.strip("/")
+    if root not in public.parents:  # a `public` symlinked out of (or onto) the bundle serves nothing
+        return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
     parts = rel.split("/")
     if ".." in parts or any(len(p) > MAX_SEGMENT_CHARS for p in parts):  # never a page, whatever the disk holds
         return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
     for candidate in ([rel + ".html", rel] if rel else ["index.html"]):
         try:
-            target = (public / candidate).resolve()
+            target = (public / candidate).resolve()  # symlinks followed: the file itself must lie in public/
             found = target.is_file() and public in target.parents
         except (OSError, ValueError):  # a name the filesystem refuses is no page
             found = False

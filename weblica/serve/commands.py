@@ -1,17 +1,35 @@
 """`weblica serve DIR`: serve synth bundles for people and external tools."""
 from __future__ import annotations
 
+import contextlib
+import io
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import click
 
 from weblica.cli import UserError, emit
 
+T = TypeVar("T")
+
+
+def bind_or_fail(host: str, port: int, make: Callable[[], T]) -> T:
+    """`make()` (which binds host:port), or a one-line UserError naming the port. Werkzeug prints its own
+    lines and calls sys.exit(1) when the port is taken: both are caught here."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(printed):
+            return make()
+    except (OSError, SystemExit) as exc:
+        said = printed.getvalue().strip().splitlines()
+        reason = exc.strerror or str(exc) if isinstance(exc, OSError) else (said[0] if said else "cannot bind")
+        raise UserError(f"cannot listen on {host}:{port} ({reason}): pick another --port") from None
+
 
 @click.command("serve")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8800, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8800, show_default=True, help="0 picks a free port")
 @click.option("--state-url", default="sqlite://", show_default=True, help="SQLAlchemy URL of the per-episode state store.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary (then serve).")
 def serve_command(path: Path, host: str, port: int, state_url: str, as_json: bool) -> None:
@@ -22,10 +40,7 @@ def serve_command(path: Path, host: str, port: int, state_url: str, as_json: boo
     dirs = bundle_dirs(path)
     if not dirs:
         raise UserError(f"no site bundle (a folder with site.json) at {path}: run `weblica synth --out {path}` first")
-    try:
-        server = SiteServer(dirs, host=host, port=port, state_url=state_url)
-    except OSError as exc:
-        raise UserError(f"cannot listen on {host}:{port} ({exc}): pass another --port") from None
+    server = bind_or_fail(host, port, lambda: SiteServer(dirs, host=host, port=port, state_url=state_url))
     summary = {"proxy": server.url, "sites": [f"http://{h}/" for h in server.hosts], "admin_token": server.admin_token}
     human = (f"serving {len(server.hosts)} site(s); use {server.url} as the browser's HTTP proxy, e.g.\n"
              f"  chromium --proxy-server={server.url} --proxy-bypass-list='<-loopback>' "
