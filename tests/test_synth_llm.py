@@ -144,6 +144,10 @@ def test_agent_writes_patches_survives_retries_and_a_cut_reply_and_passes_the_ga
     names = {t["name"] for t in tools} if kind == "anthropic" else {t["function"]["name"] for t in tools}
     assert {"list_files", "read_file", "write_file", "patch_file", "screenshot", "run_checks", "finish"} <= names
     assert all(("input_schema" in t) if kind == "anthropic" else (t["type"] == "function") for t in tools)
+    headers = server.requests[0]["headers"]
+    assert (headers["x-api-key"] == "test" and "anthropic-version" in headers if kind == "anthropic"
+            else headers["authorization"] == "Bearer test")
+    assert bodies[0]["max_tokens"] == 4096
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])
@@ -188,14 +192,18 @@ def test_each_site_has_its_own_budget_and_sites_run_in_parallel(tmp_path, budget
     assert sorted(per_site.values()) == [expected, expected]
 
 
-def test_plain_text_turns_are_nudged_back_to_the_tools(tmp_path):
-    with ScriptedProvider([{"text": "I think the site is done."}]) as server:
+@pytest.mark.parametrize("kind", ["anthropic", "openai"])
+@pytest.mark.parametrize("cut", [False, True])
+def test_plain_text_turns_are_nudged_back_to_the_tools_and_cut_text_is_continued(tmp_path, kind, cut):
+    with ScriptedProvider([{"text": "I think the site is", "cut": cut}]) as server:
         cfg = config(max_turns=2)
         [result] = synthesize_llm(skill="forms", seed=2, out=tmp_path, config=cfg,
-                                  client_factory=lambda: make_client(model_spec("anthropic", server.url), cfg.chat))
+                                  client_factory=lambda: make_client(model_spec(kind, server.url), cfg.chat))
     assert "max_turns" in result.failures[0]
     second = server.requests[1]["json"]["messages"]
-    assert second[-1]["role"] == "user" and "not accepted yet" in second[-1]["content"][0]["text"]
+    said = second[-1]["content"][0]["text"] if kind == "anthropic" else second[-1]["content"]
+    assert second[-1]["role"] == "user" and second[-2]["role"] == "assistant"
+    assert ("was cut at the output-token limit" if cut else "not accepted yet") in said
 
 
 def test_cli_model_flag_reaches_the_provider_and_bad_specs_are_one_line_errors(tmp_path):

@@ -107,7 +107,7 @@ class BundleFiles:
     def list(self) -> str:
         rows = []
         for path in sorted(self.root.rglob("*")):
-            if path.is_file() and not path.is_symlink():
+            if path.is_file() and not path.is_symlink() and self.root in path.resolve().parents:
                 rows.append(f"{path.relative_to(self.root).as_posix()}  {path.stat().st_size}")
         return "\n".join(rows) or "(empty)"
 

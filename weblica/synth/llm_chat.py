@@ -64,12 +64,15 @@ async def with_retries(call: Callable[[], Awaitable[Any]], policy: RetryPolicy, 
             return await call()
         except Exception as exc:  # the SDKs' error classes differ; classify by status and kind
             status = getattr(exc, "status_code", None)
+            response = getattr(exc, "response", None)
+            headers = getattr(response, "headers", None)
             transient = status in RETRY_STATUSES or (status is None and _is_connection_error(exc))
+            should = (headers.get("x-should-retry") or "").lower() if headers is not None else ""
+            transient = (transient or should == "true") and should != "false"  # the server's word wins, as in the SDKs
             if not transient or attempt == policy.attempts - 1:
                 raise ProviderError(f"{type(exc).__name__}"
                                     f"{f' (HTTP {status})' if status else ''}: {exc}"[:500]) from exc
-            response = getattr(exc, "response", None)
-            wait = policy.delay(attempt, retry_after_seconds(getattr(response, "headers", None)))
+            wait = policy.delay(attempt, retry_after_seconds(headers))
             if on_retry:
                 on_retry(f"HTTP {status or 'connection'}: retry {attempt + 1} in {wait:g}s")
             await sleep(wait)
@@ -166,7 +169,11 @@ class AnthropicClient:
         self.messages.append({"role": "user", "content": blocks})
 
     def say(self, text: str) -> None:
-        self.messages.append({"role": "user", "content": [{"type": "text", "text": text}]})
+        last = self.messages[-1] if self.messages else None
+        if last and last["role"] == "user" and isinstance(last["content"], list):  # after tool results: one turn
+            last["content"].append({"type": "text", "text": text})
+        else:
+            self.messages.append({"role": "user", "content": [{"type": "text", "text": text}]})
 
 
 class OpenAIClient:
