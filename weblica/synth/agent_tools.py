@@ -14,6 +14,7 @@ from typing import Any
 MAX_FILE_BYTES = 2_000_000  # one written file; a site that needs more splits it
 MAX_FILES = 400
 READ_LIMIT_LINES = 400
+MAX_READ_CHARS = 40_000  # one read_file result
 
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
@@ -119,6 +120,8 @@ class BundleFiles:
         lines = target.read_text(encoding="utf-8", errors="replace").splitlines()
         chunk = lines[offset - 1: offset - 1 + limit]
         body = "\n".join(f"{offset + i:>5}  {line}" for i, line in enumerate(chunk))
+        if len(body) > MAX_READ_CHARS:  # a minified file is one enormous line
+            body = body[:MAX_READ_CHARS] + f"\n[cut at {MAX_READ_CHARS} characters: read fewer lines]"
         rest = len(lines) - (offset - 1 + len(chunk))
         more = f"\n[{rest} more lines: read_file with offset={offset + len(chunk)}]" if rest > 0 else ""
         return f"{rel} lines {offset}-{offset + len(chunk) - 1} of {len(lines)}\n{body}{more}"

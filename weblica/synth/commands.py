@@ -55,7 +55,8 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
                         "or set WEBLICA_SYNTH_MODEL") from None
     summary = {"sites": [r.to_dict() for r in results], "out": str(out),
                "tasks_kept": sum(r.tasks_kept for r in results), "ok": all(r.ok or no_validate for r in results)}
-    human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}" for r in results)
+    human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}"
+                      + (f" ({r.failures[0]})" if generator == "llm" and not r.ok and r.failures else "") for r in results)
     emit(summary, as_json, human)
     if not summary["ok"]:
         raise SystemExit(1)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import re
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 from weblica.env.task import Task, normalize_text, parse_number
 
@@ -114,14 +115,27 @@ def gold_on_page(mode: str, value: Any, text: str, numbers: list[float]) -> bool
 _NUMBERS = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
 
 
-async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
-                   thresholds: GateThresholds) -> GateReport:
-    """Render the start page and, for the gold-answer search, every page of the bundle and every task's
-    start URL; report what fails (empty when the site is accepted)."""
+@asynccontextmanager
+async def site_page(root: Path, browser: Any) -> AsyncIterator[Any]:
+    """A page of a fresh context on one bundle's site server, with the determinism layer, as validation
+    loads pages."""
     from weblica.browser.launcher import context_kwargs
     from weblica.serve.server import SiteServer
     from weblica.synth.validate import _DETERMINISM
 
+    with SiteServer([root]) as server:
+        context = await browser.new_context(**context_kwargs(proxy=server.url))
+        try:
+            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+            yield await context.new_page()
+        finally:
+            await context.close()
+
+
+async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
+                   thresholds: GateThresholds) -> GateReport:
+    """Render the start page and, for the gold-answer search, every page of the bundle and every task's
+    start URL; report what fails (empty when the site is accepted)."""
     report = GateReport()
     urls = [base_url + "/"]
     if thresholds.gold_in_text:
@@ -132,26 +146,20 @@ async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
         report.failures.append(f"{len(urls)} pages; the gate renders the first {MAX_GATE_PAGES} only")
         urls = urls[:MAX_GATE_PAGES]
     texts: list[str] = []
-    with SiteServer([root]) as server:
-        context = await browser.new_context(**context_kwargs(proxy=server.url))
-        try:
-            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
-            page = await context.new_page()
-            for index, url in enumerate(urls):
-                try:
-                    response = await page.goto(url, wait_until="load")
-                    probe = await page.evaluate(PAGE_PROBE_JS)
-                except Exception as exc:  # a page that does not load is the site's failure
-                    report.failures.append(f"{url} did not load: {type(exc).__name__}: {str(exc)[:200]}")
-                    continue
-                report.pages += 1
-                if response is not None and response.status >= 400 and index > 0:
-                    continue  # a task start URL that 404s: validation reports it; its text is no page
-                texts.append(probe["text"])
-                if index == 0:
-                    report.start_page = PageSize(int(probe["elements"]), int(probe["links"]), float(probe["screens"]))
-        finally:
-            await context.close()
+    async with site_page(root, browser) as page:
+        for index, url in enumerate(urls):
+            try:
+                response = await page.goto(url, wait_until="load")
+                probe = await page.evaluate(PAGE_PROBE_JS)
+            except Exception as exc:  # a page that does not load is the site's failure
+                report.failures.append(f"{url} did not load: {type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            report.pages += 1
+            if response is not None and response.status >= 400 and index > 0:
+                continue  # a task start URL that 404s: validation reports it; its text is no page
+            texts.append(probe["text"])
+            if index == 0:
+                report.start_page = PageSize(int(probe["elements"]), int(probe["links"]), float(probe["screens"]))
     size = report.start_page
     if size is not None:
         for have, need, what in ((size.elements, thresholds.min_elements, "elements"),

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from weblica.synth.agent_tools import TOOL_ALIASES, BundleFiles, ToolCall, ToolError, ToolOutput, error
-from weblica.synth.gate import PAGE_PROBE_JS, GateThresholds, run_gate
+from weblica.synth.gate import PAGE_PROBE_JS, GateThresholds, run_gate, site_page
 from weblica.synth.generate import SynthResult, site_seeds
 from weblica.synth.llm_chat import ChatClient, ChatOptions, ProviderError, RetryPolicy, make_client
 from weblica.synth.site import SiteBuilder, render_site
@@ -26,6 +26,7 @@ from weblica.synth.spec import SiteSpec, categories, sample_spec, skills, synth_
 
 DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
 REJECTED_DIR = "_rejected"
+MAX_REPORTED_FAILURES = 40
 SYSTEM = "You are a careful front-end engineer and test author. You work only through the tools."
 CUT_CALL = ("error: your reply was cut at the output-token limit while you were writing this call, so "
             "nothing of it was run (no file was written). Continue with smaller edits: patch_file for "
@@ -188,6 +189,9 @@ class SiteAgent:
         gate = await run_gate(self.root, self.spec.base_url, valid, self.browser, self.config.gate)
         self.accepted = report.valid_tasks >= self.config.min_tasks and gate.ok
         summary = report.to_dict()
+        if len(summary["failures"]) > MAX_REPORTED_FAILURES:  # the context is for fixing, not for a log
+            extra = len(summary["failures"]) - MAX_REPORTED_FAILURES
+            summary["failures"] = summary["failures"][:MAX_REPORTED_FAILURES] + [f"... and {extra} more"]
         summary.update(needed=self.config.min_tasks, tasks_in_file=len(load_tasks(self.root / "tasks.jsonl")),
                        gate=gate.to_dict(), accepted=self.accepted)
         self.last_report = json.dumps(summary)
@@ -261,24 +265,14 @@ def _normalize_tasks(content: str, spec: SiteSpec) -> str:
 
 
 async def _screenshot(browser: Any, root: Path, spec: SiteSpec, path: str) -> tuple[bytes, list[str], dict[str, Any]]:
-    from weblica.browser.launcher import context_kwargs
-    from weblica.serve.server import SiteServer
-    from weblica.synth.validate import _DETERMINISM
-
-    with SiteServer([root]) as server:
-        context = await browser.new_context(**context_kwargs(proxy=server.url))
-        try:
-            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
-            page = await context.new_page()
-            errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(spec.base_url + path, wait_until="load")
-            probe = await page.evaluate(PAGE_PROBE_JS)
-            size = {"elements": probe["elements"], "links": probe["links"], "screens": round(probe["screens"], 2)}
-            return await page.screenshot(), errors, size
-        finally:
-            await context.close()
+    async with site_page(root, browser) as page:
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(spec.base_url + path, wait_until="load")
+        probe = await page.evaluate(PAGE_PROBE_JS)
+        size = {"elements": probe["elements"], "links": probe["links"], "screens": round(probe["screens"], 2)}
+        return await page.screenshot(), errors, size
 
 
 ClientFactory = Callable[[], ChatClient]
