@@ -164,3 +164,43 @@ def test_shipped_config_loads_and_bad_keys_are_named(tmp_path):
     bad.write_text("gate: {min_link: 3}\n")
     with pytest.raises(ValueError, match="min_link"):
         LLMConfig.load(bad)
+
+
+def test_gate_in_chromium_measures_the_start_page_and_finds_gold_on_inner_pages(tmp_path):
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import launch_browser
+    from weblica.env.task import Task
+    from weblica.synth.gate import run_gate
+    from weblica.synth.llm import SiteAgent
+    from weblica.synth.spec import sample_spec
+
+    spec = sample_spec(3, "forms", "books", generator="llm")
+    agent = SiteAgent(None, spec, tmp_path / spec.site_id)  # type: ignore[arg-type]
+    agent.scaffold()
+    public = agent.root / "public"
+    links = "".join(f'<li><a href="/help#{i}">Topic {i}</a></li>' for i in range(45))
+    cells = "".join(f"<span>{i}</span>" for i in range(450))
+    (public / "index.html").write_text(f'<!doctype html><html><body><ul>{links}</ul><div>{cells}</div>'
+                                       '<div style="height:1500px">tall</div></body></html>')
+    (public / "help.html").write_text("<!doctype html><p>The Blue Kettle costs 12.50 euros.</p>")
+
+    def task(expected: str, mode: str = "exact") -> Task:
+        return Task.from_dict({"id": f"t-{expected}", "start_url": spec.base_url + "/", "instruction": "i",
+                               "checks": [{"type": "answer_match", "expected": expected, "mode": mode}]})
+
+    async def gate(tasks, **thresholds):
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            try:
+                return await run_gate(agent.root, spec.base_url, tasks, browser, GateThresholds(**thresholds))
+            finally:
+                await browser.close()
+
+    report = asyncio.run(gate([task("Blue Kettle"), task("12.5", "numeric"), task("Red Teapot")]))
+    assert report.start_page.links == 45 and report.start_page.elements >= 500 and report.start_page.screens > 2.5
+    assert report.failures == ["t-Red Teapot: gold answer 'Red Teapot' appears on no rendered page"]
+    assert report.pages == 2
+    report = asyncio.run(gate([], min_links=46, min_screens=4.0))
+    assert [f.split(";")[0] for f in report.failures] == ["the start page has 45 links (a[href])",
+                                                         f"the start page has {report.start_page.screens:g} screens of content"]

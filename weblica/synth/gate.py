@@ -25,7 +25,7 @@ PAGE_PROBE_JS = """() => ({
   screens: document.documentElement.scrollHeight / Math.max(1, window.innerHeight),
   text: document.body ? document.body.innerText : ''
 })"""
-MAX_GATE_PAGES = 60  # pages rendered for the gold-answer search; more are reported, not rendered
+MAX_GATE_PAGES = 60  # pages rendered for the gold-answer search (a navigation each); the rest are counted
 
 
 @dataclass
@@ -60,6 +60,7 @@ class GateReport:
     start_page: PageSize | None = None
     failures: list[str] = field(default_factory=list)
     pages: int = 0
+    skipped: int = 0  # pages past MAX_GATE_PAGES
 
     @property
     def ok(self) -> bool:
@@ -67,7 +68,8 @@ class GateReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "start_page": self.start_page.to_dict() if self.start_page else None,
-                "pages_rendered": self.pages, "failures": self.failures}
+                "pages_rendered": self.pages,
+                "pages_skipped": self.skipped, "failures": self.failures}
 
 
 def page_paths(root: Path) -> list[str]:
@@ -138,13 +140,12 @@ async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
     start URL; report what fails (empty when the site is accepted)."""
     report = GateReport()
     urls = [base_url + "/"]
-    if thresholds.gold_in_text:
-        urls += [base_url + p for p in page_paths(root) if p != "/"]
+    if thresholds.gold_in_text:  # task start pages first: where answers most likely are
         urls += [t.start_url for t in tasks if t.start_url.startswith(base_url)]
+        urls += [base_url + p for p in page_paths(root) if p != "/"]
     urls = list(dict.fromkeys(urls))
-    if len(urls) > MAX_GATE_PAGES:
-        report.failures.append(f"{len(urls)} pages; the gate renders the first {MAX_GATE_PAGES} only")
-        urls = urls[:MAX_GATE_PAGES]
+    report.skipped = max(len(urls) - MAX_GATE_PAGES, 0)
+    urls = urls[:MAX_GATE_PAGES]
     texts: list[str] = []
     async with site_page(root, browser) as page:
         for index, url in enumerate(urls):
@@ -174,5 +175,6 @@ async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
             missing = [v for mode, v in gold_answers(task) if not gold_on_page(mode, v, text, numbers)]
             if missing:
                 shown = missing[0][0] if isinstance(missing[0], tuple) else missing[0]
-                report.failures.append(f"{task.id}: gold answer {str(shown)[:80]!r} appears on no rendered page")
+                unseen = f" (of {report.pages + report.skipped} pages, {report.skipped} not rendered)" if report.skipped else ""
+                report.failures.append(f"{task.id}: gold answer {str(shown)[:80]!r} appears on no rendered page{unseen}")
     return report
