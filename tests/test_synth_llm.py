@@ -43,7 +43,7 @@ SCRIPT = [
     {"calls": [("write_file", {"path": "public/index.html", "content": PAGE}),
                ("write_file", {"path": "public/thanks.html", "content": PAGE.replace("Blue Kettle", "Thanks")}),
                ("write_file", {"path": "data.json", "content": json.dumps({"kettle": {"price": 12.5}})}),
-               ("write_file", {"path": "tasks.jsonl", "content": "\n".join(json.dumps(t) for t in TASKS)})]
+               ("write_file", {"path": "./tasks.jsonl", "content": "\n".join(json.dumps(t) for t in TASKS)})]
               + [("write_file", {"path": p, "content": "pwned"}) for p in HOSTILE]},
     RATE_LIMITED,
     {"calls": [("screenshot", {"path": "/"}), ("read_file", {"path": "public/index.html", "offset": 4, "limit": 1})]},

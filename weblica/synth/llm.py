@@ -169,8 +169,8 @@ class SiteAgent:
             return error(f"{type(exc).__name__}: {str(exc)[:500]}")
 
     def _save(self, rel: Any, content: Any) -> ToolOutput:
-        if isinstance(rel, str) and rel.strip("/") == "tasks.jsonl" and isinstance(content, str):
-            content = _normalize_tasks(content, self.spec)
+        if self.files.resolve(rel, for_write=True) == self.files.root / "tasks.jsonl" and isinstance(content, str):
+            content = _normalize_tasks(content, self.spec)  # however the path is spelled (./tasks.jsonl)
         self.files.write(rel, content)
         return ToolOutput(f"wrote {rel} ({len(content.encode('utf-8'))} bytes)")
 

@@ -149,8 +149,10 @@ class AnthropicClient:
         tokens = dict(tokens_in=(usage.input_tokens or 0) + (getattr(usage, "cache_read_input_tokens", 0) or 0)
                       + (getattr(usage, "cache_creation_input_tokens", 0) or 0), tokens_out=usage.output_tokens or 0)
         if reason == "refusal":
-            return Reply(text, calls, "refused", detail=text or "stop_reason refusal", **tokens)
-        if reason == "max_tokens":
+            details = getattr(response, "stop_details", None)
+            return Reply(text, calls, "refused", detail=" ".join(filter(None, [text, str(details or "")]))
+                         or "stop_reason refusal", **tokens)
+        if reason in ("max_tokens", "model_context_window_exceeded"):
             return Reply(text, calls, "truncated", cut_call=bool(content) and content[-1]["type"] == "tool_use",
                          **tokens)
         return Reply(text, calls, "tool_use" if calls else "end", **tokens)
