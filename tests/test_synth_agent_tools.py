@@ -157,13 +157,16 @@ def test_gold_answers_by_check_mode(tmp_path):
     assert page_paths(tmp_path) == ["/a/b", "/help", "/"]
 
 
-def test_shipped_config_loads_and_bad_keys_are_named(tmp_path):
+def test_shipped_config_loads_and_bad_keys_are_named(tmp_path, monkeypatch):
     config = LLMConfig.load()
     assert config.gate == GateThresholds(500, 40, 2.5, True) and config.chat.keep_images >= 1
     bad = tmp_path / "c.yaml"
     bad.write_text("gate: {min_link: 3}\n")
     with pytest.raises(ValueError, match="min_link"):
         LLMConfig.load(bad)
+    monkeypatch.setenv("WEBLICA_SYNTH_LLM_CONFIG", str(tmp_path / "missing.yaml"))
+    with pytest.raises(ValueError, match="cannot read the LLM generator config"):
+        LLMConfig.load()
 
 
 def test_gate_in_chromium_measures_the_start_page_and_finds_gold_on_inner_pages(tmp_path):

@@ -215,9 +215,13 @@ def test_cli_model_flag_reaches_the_provider_and_bad_specs_are_one_line_errors(t
     with ScriptedProvider([REFUSED]) as server:
         res = runner.invoke(get_cli(), ["synth", "--generator", "llm", "--skill", "forms", "--out", str(tmp_path),
                                    "--model", f"openai:{server.url}/v1#gpt-test;api_key=k", "--parallel", "2",
-                                   "--json"])
+                                   "--split", "val", "--json"])
     assert res.exit_code == 1, res.output
     summary = json.loads(res.stdout)
+    from weblica.synth.splits import load_manifest
+
+    spec = json.loads((tmp_path / REJECTED_DIR / summary["sites"][0]["site_id"] / "site.json").read_text())["spec"]
+    assert spec["category"] in load_manifest().categories  # --split reaches the LLM generator
     assert "the model refused" in summary["sites"][0]["failures"][0]
     assert server.requests[0]["json"]["model"] == "gpt-test"
     assert server.requests[0]["headers"]["authorization"] == "Bearer k"

@@ -66,7 +66,7 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
     if generator == "llm":
         from weblica.synth.llm import synthesize_llm
         return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out, model=model,
-                              parallel=parallel, progress=True)
+                              parallel=parallel, progress=True, split=split)
     if generator != "procedural":
         raise ValueError(f"unknown generator '{generator}': use procedural or llm")
     specs = [sample_spec(s, skill, category, style, split=split) for s in split_site_seeds(site_seeds(seed, n), split)]

@@ -79,8 +79,11 @@ class LLMConfig:
     def load(cls, path: Path | None = None) -> "LLMConfig":
         import yaml
 
-        path = path or synth_dir() / "prompts" / "llm_generator.yaml"
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        path = path or Path(os.environ.get("WEBLICA_SYNTH_LLM_CONFIG") or synth_dir() / "prompts" / "llm_generator.yaml")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ValueError(f"cannot read the LLM generator config {path}: {exc}") from None
         try:
             return cls(min_tasks=int(raw.get("min_tasks", 10)), budget=BudgetLimits(**raw.get("budget", {})),
                        chat=ChatOptions(retry=RetryPolicy(**raw.get("retry", {})), **raw.get("context", {})),
@@ -281,9 +284,10 @@ ClientFactory = Callable[[], ChatClient]
 def synthesize_llm(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
                    seed: int = 0, out: Path = Path("sites"), model: str | None = None,
                    client_factory: ClientFactory | None = None, config: LLMConfig | None = None,
-                   parallel: int = 1, progress: bool = False) -> list[SynthResult]:
+                   parallel: int = 1, progress: bool = False, split: str | None = None) -> list[SynthResult]:
     """N bundles written by agents, `parallel` at a time, each with its own conversation and budget.
-    `model` is `anthropic:MODEL` or `openai:URL#MODEL` (default $WEBLICA_SYNTH_MODEL, then Claude)."""
+    `model` is `anthropic:MODEL` or `openai:URL#MODEL` (default $WEBLICA_SYNTH_MODEL, then Claude);
+    `split` (train | val) draws specs from one side of the held-out split, as for procedural sites."""
     config = config or LLMConfig.load()
     if client_factory is None:
         spec = model or os.environ.get("WEBLICA_SYNTH_MODEL") or DEFAULT_MODEL
@@ -291,17 +295,21 @@ def synthesize_llm(skill: str | None = None, category: str | None = None, style:
         client_factory = lambda: make_client(spec, config.chat)  # noqa: E731
     if parallel < 1:
         raise ValueError("parallel must be at least 1")
-    return asyncio.run(_synthesize_llm(skill, category, style, n, seed, out, client_factory, config, parallel, progress))
+    return asyncio.run(_synthesize_llm(skill, category, style, n, seed, out, client_factory, config, parallel, progress,
+                                       split))
 
 
 async def _synthesize_llm(skill: str | None, category: str | None, style: str | None, n: int, seed: int, out: Path,
                           client_factory: ClientFactory, config: LLMConfig, parallel: int,
-                          show_progress: bool) -> list[SynthResult]:
+                          show_progress: bool, split: str | None) -> list[SynthResult]:
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
 
-    specs = [sample_spec(s, skill, category, style, generator="llm") for s in site_seeds(seed, n)]
+    from weblica.synth.splits import split_site_seeds
+
+    specs = [sample_spec(s, skill, category, style, generator="llm", split=split)
+             for s in split_site_seeds(site_seeds(seed, n), split)]
     limit = asyncio.Semaphore(parallel)
     bar = _Progress(len(specs), show_progress)
     async with async_playwright() as pw:
