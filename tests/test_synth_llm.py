@@ -234,3 +234,19 @@ def test_cli_model_flag_reaches_the_provider_and_bad_specs_are_one_line_errors(t
         assert "Traceback" not in res.output
     res = runner.invoke(get_cli(), ["synth", "--model", "anthropic:claude", "--out", str(tmp_path)])
     assert res.exit_code != 0 and "--generator llm" in res.output
+
+
+def test_one_sites_crash_does_not_lose_the_others(tmp_path):
+    calls = []
+
+    def factory():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("no client for you")
+        return make_client(model_spec("anthropic", server.url), cfg.chat)
+
+    with ScriptedProvider([REFUSED]) as server:
+        cfg = config()
+        results = synthesize_llm(skill="forms", n=2, seed=4, out=tmp_path, config=cfg, client_factory=factory)
+    assert [("no client for you" in r.failures[0], "refused" in r.failures[0]) for r in results] == [
+        (True, False), (False, True)]

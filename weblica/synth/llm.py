@@ -317,7 +317,12 @@ async def _synthesize_llm(skill: str | None, category: str | None, style: str | 
         try:
             async def one(spec: SiteSpec) -> SynthResult:
                 async with limit:
-                    result = await _one_site(spec, out, client_factory(), config, browser)
+                    try:
+                        result = await _one_site(spec, out, client_factory(), config, browser)
+                    except Exception as exc:  # one site's crash (browser, disk) must not lose the others
+                        result = SynthResult(spec.site_id, out / spec.site_id, 0, 0,
+                                             [f"not accepted: {type(exc).__name__}: {str(exc)[:300]}"],
+                                             min_tasks=config.min_tasks)
                 bar.advance(result.ok)
                 return result
 
