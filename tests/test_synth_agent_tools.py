@@ -207,3 +207,23 @@ def test_gate_in_chromium_measures_the_start_page_and_finds_gold_on_inner_pages(
     report = asyncio.run(gate([], min_links=46, min_screens=4.0))
     assert [f.split(";")[0] for f in report.failures] == ["the start page has 45 links (a[href])",
                                                          f"the start page has {report.start_page.screens:g} screens of content"]
+
+
+def test_a_write_after_passing_checks_withdraws_acceptance_and_bad_task_lines_write_nothing(tmp_path):
+    from weblica.synth.agent_tools import ToolCall
+    from weblica.synth.llm import SiteAgent
+    from weblica.synth.spec import sample_spec
+
+    spec = sample_spec(3, "forms", "books", generator="llm")
+    agent = SiteAgent(None, spec, tmp_path / spec.site_id)  # type: ignore[arg-type]
+    agent.scaffold()
+    agent.accepted = True
+    out = asyncio.run(agent.tool(ToolCall("c1", "write_file", {"path": "public/x.html", "content": "<p>x</p>"})))
+    assert not out.is_error and not agent.accepted
+    out = asyncio.run(agent.tool(ToolCall("c2", "write_file", {"path": "tasks.jsonl", "content": '{"a": 1}\nnot json'})))
+    assert out.is_error and "line 2 is not JSON" in out.text
+    assert (agent.root / "tasks.jsonl").read_text() == ""
+    out = asyncio.run(agent.tool(ToolCall("c3", "screenshot", {"path": "http://169.254.169.254/"})))
+    assert out.is_error and "starting with '/'" in out.text
+    out = asyncio.run(agent.tool(ToolCall("c4", "rm_rf", {})))
+    assert out.is_error and "unknown tool" in out.text

@@ -175,6 +175,7 @@ class SiteAgent:
         if self.files.resolve(rel, for_write=True) == self.files.root / "tasks.jsonl" and isinstance(content, str):
             content = _normalize_tasks(content, self.spec)  # however the path is spelled (./tasks.jsonl)
         self.files.write(rel, content)
+        self.accepted = False  # the checks passed on other files: they must run again
         return ToolOutput(f"wrote {rel} ({len(content.encode('utf-8'))} bytes)")
 
     async def _screenshot(self, path: Any) -> ToolOutput:
