@@ -36,7 +36,8 @@ class ScriptedProvider:
         def answer(provider: str) -> Response:
             body = request.get_json()
             first_user = next(m for m in body["messages"] if m["role"] == "user")["content"]
-            key = first_user if isinstance(first_user, str) else json.dumps(first_user)
+            # the prompt's text (a cache_control marker on it comes and goes from turn to turn)
+            key = first_user if isinstance(first_user, str) else first_user[0].get("text", json.dumps(first_user))
             with self._lock:
                 index = self.counts.get(key, 0)
                 self.counts[key] = index + 1

@@ -133,6 +133,11 @@ def test_model_specs():
     assert parse_model_spec("anthropic:claude-sonnet-4-5;base_url=http://h") == ("anthropic", "http://h",
                                                                                  "claude-sonnet-4-5", {})
     assert parse_model_spec("openai:gpt-4.1")[:3] == ("openai", None, "gpt-4.1")
+    from weblica.synth.llm_chat import make_client
+
+    assert make_client("anthropic:c;prompt_cache=false;keep_images=3;api_key=k").options.prompt_cache is False
+    with pytest.raises(ValueError, match="bad option"):
+        make_client("anthropic:c;prompt_cache=maybe")
     for bad in ("oracle", "hf:/x", "openai:http://h/v1", "nope:x"):
         with pytest.raises(ValueError):
             parse_model_spec(bad)

@@ -148,6 +148,10 @@ def test_agent_writes_patches_survives_retries_and_a_cut_reply_and_passes_the_ga
     assert (headers["x-api-key"] == "test" and "anthropic-version" in headers if kind == "anthropic"
             else headers["authorization"] == "Bearer test")
     assert bodies[0]["max_tokens"] == 4096
+    if kind == "anthropic":  # one rolling prompt-cache breakpoint on the newest block, one on the system prompt
+        assert bodies[-1]["system"][0]["cache_control"] == {"type": "ephemeral"}
+        assert json.dumps(bodies[-1]["messages"]).count("cache_control") == 1
+        assert "cache_control" in bodies[-1]["messages"][-1]["content"][-1]
 
 
 @pytest.mark.parametrize("kind", ["anthropic", "openai"])

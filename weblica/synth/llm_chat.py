@@ -99,6 +99,7 @@ class ChatOptions:
     max_tokens: int = 16384
     temperature: float = 0.0
     keep_images: int = 2
+    prompt_cache: bool = True  # Anthropic cache_control breakpoints (ignored by OpenAI-compatible servers)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     sleep: Sleep = asyncio.sleep
 
@@ -137,8 +138,12 @@ class AnthropicClient:
     async def turn(self) -> Reply:
         _prune_images(self.messages, self.options.keep_images, _anthropic_images)
         opts = self.options
+        system: Any = self.system
+        if opts.prompt_cache:
+            system = [{"type": "text", "text": self.system, "cache_control": {"type": "ephemeral"}}]
+            self._mark_cache_breakpoint()
         response = await with_retries(lambda: self.client.messages.create(
-            model=self.model, max_tokens=opts.max_tokens, system=self.system, messages=self.messages,
+            model=self.model, max_tokens=opts.max_tokens, system=system, messages=self.messages,
             tools=anthropic_tools(), temperature=opts.temperature), opts.retry, opts.sleep, self.retries.append)
         content = [block.model_dump(exclude_none=True) for block in response.content]
         self.messages.append({"role": "assistant", "content": content or [{"type": "text", "text": "(empty)"}]})
@@ -156,6 +161,18 @@ class AnthropicClient:
             return Reply(text, calls, "truncated", cut_call=bool(content) and content[-1]["type"] == "tool_use",
                          **tokens)
         return Reply(text, calls, "tool_use" if calls else "end", **tokens)
+
+    def _mark_cache_breakpoint(self) -> None:
+        """Prompt caching: one rolling breakpoint on the newest block (the API allows four), so each
+        turn reads the conversation so far from the cache instead of paying for it again."""
+        for message in self.messages:
+            if isinstance(message["content"], list):
+                for block in message["content"]:
+                    block.pop("cache_control", None)
+        last = self.messages[-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"]}]
+        last["content"][-1]["cache_control"] = {"type": "ephemeral"}
 
     def tool_results(self, calls: list[ToolCall], outputs: list[ToolOutput]) -> None:
         blocks = []
@@ -295,7 +312,8 @@ def parse_model_spec(spec: str) -> tuple[str, str | None, str, dict[str, str]]:
     return kind, options.pop("base_url", None), target, options
 
 
-_CLIENT_OPTIONS = {"max_tokens": int, "temperature": float, "keep_images": int}
+_CLIENT_OPTIONS = {"max_tokens": int, "temperature": float, "keep_images": int,
+                   "prompt_cache": lambda v: {"true": True, "false": False}[v.lower()]}
 
 
 def make_client(spec: str, options: ChatOptions | None = None) -> ChatClient:
@@ -309,7 +327,7 @@ def make_client(spec: str, options: ChatOptions | None = None) -> ChatClient:
         for key, cast in _CLIENT_OPTIONS.items():
             if key in extra:
                 setattr(opts, key, cast(extra.pop(key)))
-    except ValueError as exc:
+    except (ValueError, KeyError) as exc:
         raise ValueError(f"bad option in --model '{spec}': {exc}") from None
     if extra:
         raise ValueError(f"unknown option(s) in --model '{spec}': {', '.join(sorted(extra))}; known: "
