@@ -337,7 +337,12 @@ async def _one_site(spec: SiteSpec, out: Path, client: ChatClient, config: LLMCo
     from weblica.synth.generate import keep_valid
 
     agent = SiteAgent(client, spec, out / spec.site_id, config, browser=browser)
-    outcome = await agent.run()
+    try:
+        outcome = await agent.run()
+    finally:
+        close = getattr(client, "aclose", None)  # the HTTP connection pool of this site's conversation
+        if close is not None:
+            await close()
     if outcome.accepted:
         result = (await keep_valid([agent.root], browser=browser))[0]
         result.min_tasks = config.min_tasks

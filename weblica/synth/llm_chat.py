@@ -187,6 +187,9 @@ class AnthropicClient:
             blocks.append(block)
         self.messages.append({"role": "user", "content": blocks})
 
+    async def aclose(self) -> None:
+        await self.client.close()
+
     def say(self, text: str) -> None:
         last = self.messages[-1] if self.messages else None
         if last and last["role"] == "user" and isinstance(last["content"], list):  # after tool results: one turn
@@ -261,6 +264,9 @@ class OpenAIClient:
                 images.append({"type": "image_url", "image_url": {"url": "data:image/png;base64," + _png_b64(out.image_png)}})
         if images:
             self.messages.append({"role": "user", "content": [{"type": "text", "text": "Screenshots:"}] + images})
+
+    async def aclose(self) -> None:
+        await self.client.close()
 
     def say(self, text: str) -> None:
         self.messages.append({"role": "user", "content": text})
