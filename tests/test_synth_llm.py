@@ -154,13 +154,15 @@ def test_agent_writes_patches_survives_retries_and_a_cut_reply_and_passes_the_ga
         assert "cache_control" in bodies[-1]["messages"][-1]["content"][-1]
 
 
-@pytest.mark.parametrize("kind", ["anthropic", "openai"])
-def test_refusal_fails_the_site_with_its_reason(tmp_path, kind):
-    with ScriptedProvider([REFUSED]) as server:
+@pytest.mark.parametrize("kind,refusal", [("anthropic", REFUSED), ("openai", REFUSED),
+                                          ("openai", {"wire": {"openai": "openai_chat_refusal"}})])
+def test_refusal_fails_the_site_with_its_reason(tmp_path, kind, refusal):
+    with ScriptedProvider([refusal]) as server:
         cfg = config()
         [result] = synthesize_llm(skill="forms", seed=1, out=tmp_path, config=cfg,
                                   client_factory=lambda: make_client(model_spec(kind, server.url), cfg.chat))
     assert not result.ok and "the model refused" in result.failures[0]
+    assert "can't help" in result.failures[0] or "content_filter" in result.failures[0]
     assert len(server.requests) == 1
     assert result.path == tmp_path / REJECTED_DIR / result.site_id and (result.path / "site.json").exists()
     assert not (tmp_path / result.site_id).exists()  # `weblica validate OUT` does not see a rejected site
