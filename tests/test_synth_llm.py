@@ -112,6 +112,10 @@ def test_agent_writes_patches_survives_retries_and_a_cut_reply_and_passes_the_ga
     assert json.loads((result.path / "site.json").read_text())["generator"] == "llm"
     # 429 honoured its retry-after (7 s); the two overloads backed off 1 s then 2 s (no jitter)
     assert sleeps == [7.0, 1.0, 2.0]
+    record = json.loads((result.path / "agent.json").read_text())
+    assert record["accepted"] and record["usage"] == {"turns": 7, "tokens_in": 7000 + 4120, "tokens_out": 6 * 200 + 16384,
+                                                      "tool_calls": 16}  # the cut call is not counted
+    assert len(record["retries"]) == 3 and "retry 1 in 7s" in record["retries"][0]
     bodies = [r["json"] for r in server.requests]
     assert len(bodies) == 10  # 7 replies + 3 failed requests; accepted at the second run_checks, no finish
     prefix = "toolu" if kind == "anthropic" else "call"

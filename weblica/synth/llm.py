@@ -27,6 +27,7 @@ from weblica.synth.spec import SiteSpec, categories, sample_spec, skills, synth_
 DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
 REJECTED_DIR = "_rejected"
 MAX_REPORTED_FAILURES = 40
+AGENT_RECORD = "agent.json"  # in the bundle, beside site.json (not served): how the site was made and at what cost
 SYSTEM = "You are a careful front-end engineer and test author. You work only through the tools."
 CUT_CALL = ("error: your reply was cut at the output-token limit while you were writing this call, so "
             "nothing of it was run (no file was written). Continue with smaller edits: patch_file for "
@@ -343,6 +344,10 @@ async def _one_site(spec: SiteSpec, out: Path, client: ChatClient, config: LLMCo
         close = getattr(client, "aclose", None)  # the HTTP connection pool of this site's conversation
         if close is not None:
             await close()
+    record = {"accepted": outcome.accepted, "reason": outcome.reason, "usage": outcome.usage.to_dict(),
+              "model": getattr(client, "model", None), "retries": list(getattr(client, "retries", [])),
+              "replies": [text[:500] for text in agent.log[-20:]]}
+    (agent.root / AGENT_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     if outcome.accepted:
         result = (await keep_valid([agent.root], browser=browser))[0]
         result.min_tasks = config.min_tasks
