@@ -175,6 +175,8 @@ async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
             missing = [v for mode, v in gold_answers(task) if not gold_on_page(mode, v, text, numbers)]
             if missing:
                 shown = missing[0][0] if isinstance(missing[0], tuple) else missing[0]
-                unseen = f" (of {report.pages + report.skipped} pages, {report.skipped} not rendered)" if report.skipped else ""
-                report.failures.append(f"{task.id}: gold answer {str(shown)[:80]!r} appears on no rendered page{unseen}")
+                unseen = (f" (of {report.pages + report.skipped} pages, {report.skipped} not rendered)"
+                          if report.skipped else "")
+                report.failures.append(f"{task.id}: gold answer {str(shown)[:80]!r} appears on no rendered "
+                                       f"page{unseen}")
     return report

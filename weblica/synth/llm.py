@@ -80,7 +80,8 @@ class LLMConfig:
     def load(cls, path: Path | None = None) -> "LLMConfig":
         import yaml
 
-        path = path or Path(os.environ.get("WEBLICA_SYNTH_LLM_CONFIG") or synth_dir() / "prompts" / "llm_generator.yaml")
+        default = synth_dir() / "prompts" / "llm_generator.yaml"
+        path = path or Path(os.environ.get("WEBLICA_SYNTH_LLM_CONFIG") or default)
         try:
             raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         except (OSError, yaml.YAMLError) as exc:

@@ -261,7 +261,8 @@ class OpenAIClient:
         for call, out in zip(calls, outputs):
             self.messages.append({"role": "tool", "tool_call_id": call.id, "content": out.text})
             if out.image_png:
-                images.append({"type": "image_url", "image_url": {"url": "data:image/png;base64," + _png_b64(out.image_png)}})
+                url = "data:image/png;base64," + _png_b64(out.image_png)
+                images.append({"type": "image_url", "image_url": {"url": url}})
         if images:
             self.messages.append({"role": "user", "content": [{"type": "text", "text": "Screenshots:"}] + images})
 
