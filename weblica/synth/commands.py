@@ -22,18 +22,27 @@ from weblica.synth.splits import SplitError
 @click.option("--no-validate", is_flag=True, help="Write bundles without browser validation (tasks keep no oracle).")
 @click.option("--split", type=click.Choice(["train", "val"]), default=None,
               help="Draw seeds, categories and aesthetics from one side of the held-out split (eval/synth-val.yaml).")
+@click.option("--model", default=None, help="LLM generator's model: anthropic:MODEL or openai:URL#MODEL "
+              "(;key=value options as in policy specs); default $WEBLICA_SYNTH_MODEL.")
+@click.option("--parallel", type=int, default=1, show_default=True, help="LLM generator: sites written at a time.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
-                  out: Path, no_validate: bool, split: str | None, as_json: bool) -> None:
+                  out: Path, no_validate: bool, split: str | None, model: str | None, parallel: int,
+                  as_json: bool) -> None:
     """Generate site bundles with tasks whose success a program can check."""
     from weblica.browser.launcher import ChromiumNotFound
     from weblica.synth.generate import synthesize
 
     if n < 1:
         raise UserError("--n must be at least 1")
+    if parallel < 1:
+        raise UserError("--parallel must be at least 1")
+    if (model or parallel > 1) and generator != "llm":
+        raise UserError("--model and --parallel are options of the LLM generator: add --generator llm")
     try:
         results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
-                             generator=generator, validate=not no_validate, split=split)
+                             generator=generator, validate=not no_validate, split=split, model=model,
+                             parallel=parallel)
     except (CatalogError, SplitError) as exc:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:
@@ -41,12 +50,13 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
     except Exception as exc:
         if generator != "llm":
             raise
-        raise UserError(f"the LLM generator failed ({type(exc).__name__}: {exc}); set WEBLICA_SYNTH_MODEL to "
-                        "anthropic:MODEL (with ANTHROPIC_API_KEY) or openai:MODEL (with OPENAI_BASE_URL and "
-                        "OPENAI_API_KEY)") from None
+        raise UserError(f"the LLM generator failed ({type(exc).__name__}: {exc}); pass --model "
+                        "anthropic:MODEL (with ANTHROPIC_API_KEY) or openai:URL#MODEL (with OPENAI_API_KEY), "
+                        "or set WEBLICA_SYNTH_MODEL") from None
     summary = {"sites": [r.to_dict() for r in results], "out": str(out),
                "tasks_kept": sum(r.tasks_kept for r in results), "ok": all(r.ok or no_validate for r in results)}
-    human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}" for r in results)
+    human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}"
+                      + (f" ({r.failures[0]})" if generator == "llm" and not r.ok and r.failures else "") for r in results)
     emit(summary, as_json, human)
     if not summary["ok"]:
         raise SystemExit(1)

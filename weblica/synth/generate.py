@@ -56,14 +56,17 @@ def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
 
 def synthesize(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
                seed: int = 0, out: Path = Path("sites"), generator: str = "procedural", validate: bool = True,
-               concurrency: int = 4, split: str | None = None) -> list[SynthResult]:
+               concurrency: int = 4, split: str | None = None, model: str | None = None,
+               parallel: int = 1) -> list[SynthResult]:
     """Generate N bundles; with `validate`, compile oracles in Chromium and drop invalid tasks. With
-    `split` (train | val) seeds, categories and aesthetics come from that split only."""
+    `split` (train | val) seeds, categories and aesthetics come from that split only. `model` and
+    `parallel` (sites at a time) are the LLM generator's."""
     from weblica.synth.splits import split_site_seeds
 
     if generator == "llm":
         from weblica.synth.llm import synthesize_llm
-        return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out)
+        return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out, model=model,
+                              parallel=parallel, progress=True, split=split)
     if generator != "procedural":
         raise ValueError(f"unknown generator '{generator}': use procedural or llm")
     specs = [sample_spec(s, skill, category, style, split=split) for s in split_site_seeds(site_seeds(seed, n), split)]

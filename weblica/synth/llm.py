@@ -1,173 +1,137 @@
-"""The LLM generator: a coding agent writes a site bundle through tools until validation passes.
+"""The LLM generator: a coding agent writes a site bundle through tools until the site is accepted.
 
-Providers: Anthropic's Messages API (`anthropic`) and any OpenAI-compatible chat-completions server
-(`openai`). Tools: write_file, screenshot (1280x720 PNG + console errors), validate (plans compiled
-and checked in Chromium, negatives tried), finish. The bundle has the same layout as procedural ones.
+Accepted = at least `min_tasks` tasks validate in Chromium (plans run, checks pass, negatives rejected)
+and the gate passes (gold answers on the rendered pages, start-page size minimums; `gate.py`). Tools,
+their schemas and the bundle confinement are in `agent_tools.py`; the provider conversations
+(Anthropic, OpenAI-compatible), retries and screenshot pruning in `llm_chat.py`. Every site has its own
+budget (turns, tokens in/out, tool calls); sites run in parallel on one browser. The bundle layout is
+the procedural one; a site that is not accepted is moved to `OUT/_rejected/`.
 """
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Callable
 
+from weblica.synth.agent_tools import TOOL_ALIASES, BundleFiles, ToolCall, ToolError, ToolOutput, error
+from weblica.synth.gate import PAGE_PROBE_JS, GateThresholds, run_gate, site_page
 from weblica.synth.generate import SynthResult, site_seeds
+from weblica.synth.llm_chat import ChatClient, ChatOptions, ProviderError, RetryPolicy, make_client
 from weblica.synth.site import SiteBuilder, render_site
-from weblica.synth.spec import SiteSpec, sample_spec, skills, synth_dir
+from weblica.synth.spec import SiteSpec, categories, sample_spec, skills, synth_dir
 
-TOOLS = [
-    {"name": "write_file", "description": "Write a file of the bundle (public/… is served).",
-     "parameters": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                    "required": ["path", "content"]}},
-    {"name": "screenshot", "description": "Screenshot a page of the site at 1280x720; returns console errors too.",
-     "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
-    {"name": "validate", "description": "Run every task's plan and checks in Chromium; report failures.",
-     "parameters": {"type": "object", "properties": {}}},
-    {"name": "finish", "description": "Stop: the site and its tasks are complete.",
-     "parameters": {"type": "object", "properties": {}}},
-]
+DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
+REJECTED_DIR = "_rejected"
+MAX_REPORTED_FAILURES = 40
+AGENT_RECORD = "agent.json"  # in the bundle, beside site.json (not served): how the site was made and at what cost
+SYSTEM = "You are a careful front-end engineer and test author. You work only through the tools."
+CUT_CALL = ("error: your reply was cut at the output-token limit while you were writing this call, so "
+            "nothing of it was run (no file was written). Continue with smaller edits: patch_file for "
+            "changes, or several smaller files instead of one large write_file.")
+CUT_TEXT = "Your reply was cut at the output-token limit. Continue where you stopped, in smaller steps."
 
 
 @dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict[str, Any]
+class BudgetLimits:
+    max_turns: int = 40
+    max_tokens_in: int = 3_000_000
+    max_tokens_out: int = 300_000
+    max_tool_calls: int = 200
 
 
 @dataclass
-class Turn:
-    text: str
-    tool_calls: list[ToolCall]
-    raw: Any = None
+class Usage:
+    turns: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    tool_calls: int = 0
+
+    def over(self, limits: BudgetLimits) -> str | None:
+        """Before a turn: the first limit reached (turns, tool calls) or exceeded (tokens), as a reason."""
+        for used, limit, name in ((self.turns, limits.max_turns, "max_turns"),
+                                  (self.tool_calls, limits.max_tool_calls, "max_tool_calls")):
+            if used >= limit:
+                return f"budget exceeded: {used} of {limit} {name}"
+        return self.tokens_over(limits)
+
+    def tokens_over(self, limits: BudgetLimits) -> str | None:
+        for used, limit, name in ((self.tokens_in, limits.max_tokens_in, "max_tokens_in"),
+                                  (self.tokens_out, limits.max_tokens_out, "max_tokens_out")):
+            if used > limit:
+                return f"budget exceeded: {used} > {limit} {name}"
+        return None
+
+    def to_dict(self) -> dict[str, int]:
+        return dict(self.__dict__)
 
 
 @dataclass
-class ToolOutput:
-    text: str
-    image_png: bytes | None = None
-
-
-class ChatClient(Protocol):
-    def start(self, system: str, user: str) -> None: ...
-    def turn(self) -> Turn: ...
-    def tool_results(self, turn: Turn, outputs: list[ToolOutput]) -> None: ...
-
-
-class AnthropicClient:
-    """Messages API: tool_use blocks in, tool_result blocks (with image blocks) back."""
-
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None, max_tokens: int = 8192) -> None:
-        import anthropic
-
-        self.client = anthropic.Anthropic(base_url=base_url, api_key=api_key or os.environ.get("ANTHROPIC_API_KEY", "unset"))
-        self.model, self.max_tokens = model, max_tokens
-        self.system, self.messages = "", []  # type: ignore[var-annotated]
-
-    def start(self, system: str, user: str) -> None:
-        self.system, self.messages = system, [{"role": "user", "content": user}]
-
-    def turn(self) -> Turn:
-        tools = [{"name": t["name"], "description": t["description"], "input_schema": t["parameters"]} for t in TOOLS]
-        response = self.client.messages.create(model=self.model, max_tokens=self.max_tokens, system=self.system,
-                                               messages=self.messages, tools=tools)
-        content = [block.model_dump(exclude_none=True) for block in response.content]
-        self.messages.append({"role": "assistant", "content": content})
-        text = "".join(b.get("text", "") for b in content if b["type"] == "text")
-        calls = [ToolCall(b["id"], b["name"], dict(b.get("input") or {})) for b in content if b["type"] == "tool_use"]
-        return Turn(text, calls, response)
-
-    def tool_results(self, turn: Turn, outputs: list[ToolOutput]) -> None:
-        blocks = []
-        for call, out in zip(turn.tool_calls, outputs):
-            inner: list[dict[str, Any]] = [{"type": "text", "text": out.text}]
-            if out.image_png:
-                inner.append({"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                                          "data": base64.b64encode(out.image_png).decode()}})
-            blocks.append({"type": "tool_result", "tool_use_id": call.id, "content": inner})
-        self.messages.append({"role": "user", "content": blocks})
-
-
-class OpenAIClient:
-    """Chat completions: tool_calls in, `tool` messages back; images follow as a user message, since
-    tool messages carry text only."""
-
-    def __init__(self, model: str, base_url: str | None = None, api_key: str | None = None) -> None:
-        import openai
-
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key or os.environ.get("OPENAI_API_KEY", "unset"))
-        self.model = model
-        self.messages: list[dict[str, Any]] = []
-
-    def start(self, system: str, user: str) -> None:
-        self.messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-
-    def turn(self) -> Turn:
-        tools = [{"type": "function", "function": t} for t in TOOLS]
-        response = self.client.chat.completions.create(model=self.model, messages=self.messages, tools=tools)
-        message = response.choices[0].message
-        self.messages.append(message.model_dump(exclude_none=True))
-        calls = []
-        for call in message.tool_calls or []:
-            try:
-                args = json.loads(call.function.arguments or "{}")
-            except json.JSONDecodeError:
-                args = {"_error": f"arguments are not valid JSON: {call.function.arguments[:200]}"}
-            calls.append(ToolCall(call.id, call.function.name, args))
-        return Turn(message.content or "", calls, response)
-
-    def tool_results(self, turn: Turn, outputs: list[ToolOutput]) -> None:
-        images = []
-        for call, out in zip(turn.tool_calls, outputs):
-            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": out.text})
-            if out.image_png:
-                images.append({"type": "image_url", "image_url": {
-                    "url": "data:image/png;base64," + base64.b64encode(out.image_png).decode()}})
-        if images:
-            self.messages.append({"role": "user", "content": [{"type": "text", "text": "Screenshots:"}] + images})
-
-
-def make_client(model: str) -> ChatClient:
-    """`anthropic:MODEL` or `openai:MODEL`; base URLs from ANTHROPIC_BASE_URL / OPENAI_BASE_URL."""
-    provider, _, name = model.partition(":")
-    if provider == "anthropic":
-        return AnthropicClient(name, base_url=os.environ.get("ANTHROPIC_BASE_URL"))
-    if provider == "openai":
-        return OpenAIClient(name, base_url=os.environ.get("OPENAI_BASE_URL"))
-    raise ValueError(f"unknown model '{model}': use anthropic:MODEL or openai:MODEL (set WEBLICA_SYNTH_MODEL)")
-
-
-@dataclass
-class SiteAgent:
-    """One site's agent loop over a chat client; stops at `finish`, a passing validation, or the budget."""
-
-    client: ChatClient
-    spec: SiteSpec
-    root: Path
-    max_turns: int = 30
+class LLMConfig:
     min_tasks: int = 10
-    browser: Any = None  # one Chromium for every screenshot and validation of the loop
-    log: list[str] = field(default_factory=list)
-    valid_tasks: int = 0
+    budget: BudgetLimits = field(default_factory=BudgetLimits)
+    chat: ChatOptions = field(default_factory=ChatOptions)
+    gate: GateThresholds = field(default_factory=GateThresholds)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "LLMConfig":
+        import yaml
+
+        default = synth_dir() / "prompts" / "llm_generator.yaml"
+        path = path or Path(os.environ.get("WEBLICA_SYNTH_LLM_CONFIG") or default)
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise ValueError(f"cannot read the LLM generator config {path}: {exc}") from None
+        try:
+            return cls(min_tasks=int(raw.get("min_tasks", 10)), budget=BudgetLimits(**raw.get("budget", {})),
+                       chat=ChatOptions(retry=RetryPolicy(**raw.get("retry", {})), **raw.get("context", {})),
+                       gate=GateThresholds.from_dict(raw.get("gate")))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+
+@dataclass
+class AgentOutcome:
+    accepted: bool
+    reason: str
+    usage: Usage
+
+
+class SiteAgent:
+    """One site's agent loop: tool calls run, results go back, until accepted or out of budget."""
+
+    def __init__(self, client: ChatClient, spec: SiteSpec, root: Path, config: LLMConfig | None = None,
+                 browser: Any = None) -> None:
+        self.client, self.spec, self.root = client, spec, root
+        self.config = config or LLMConfig()
+        self.browser = browser  # one Chromium for every screenshot, validation and gate of the loop
+        self.files = BundleFiles(root)
+        self.usage = Usage()
+        self.accepted = False
+        self.last_report = "run_checks has not been called yet"
+        self.log: list[str] = []
 
     def prompt(self) -> str:
-        entry = skills()[self.spec.skill]
-        from weblica.synth.spec import categories
-        cat = categories()[self.spec.category]
+        entry, cat, style, gate = (skills()[self.spec.skill], categories()[self.spec.category], self.spec.style,
+                                   self.config.gate)
         template = (synth_dir() / "prompts" / "llm_generator.md").read_text(encoding="utf-8")
-        style = self.spec.style
         return template.format(base_url=self.spec.base_url, category=self.spec.category, skill=self.spec.skill,
                                skill_title=entry["title"], site_must_contain=entry["site_must_contain"],
                                checked_by=entry["checked_by"], kinds=", ".join(cat["kinds"]),
-                               makers=", ".join(cat["makers"]), min_tasks=self.min_tasks,
+                               makers=", ".join(cat["makers"]), min_tasks=self.config.min_tasks,
+                               min_elements=gate.min_elements, min_links=gate.min_links, min_screens=gate.min_screens,
+                               max_turns=self.config.budget.max_turns,
                                style=f"{style.aesthetic}, {style.mode} mode, {style.archetype} layout, "
                                      f"{style.widgets} widgets, locale {style.locale}")
 
     def scaffold(self) -> None:
         """site.json and the shared assets, so the agent starts from a served, styled empty site."""
+        if (self.root / "site.json").exists():
+            shutil.rmtree(self.root)  # a bundle of an earlier run: start clean, no stale pages
         site = SiteBuilder(self.spec)
         site.spec.generator = "llm"
         files = render_site(site)
@@ -180,68 +144,125 @@ class SiteAgent:
         (self.root / "tasks.jsonl").touch()
 
     async def tool(self, call: ToolCall) -> ToolOutput:
+        name, args = TOOL_ALIASES.get(call.name, call.name), call.arguments
         try:
-            if "_error" in call.arguments:
-                return ToolOutput("error: " + call.arguments["_error"])
-            if call.name == "write_file":
-                return self._write(call.arguments["path"], call.arguments["content"])
-            if call.name == "screenshot":
-                png, errors = await _screenshot(self.browser, self.root, self.spec, call.arguments.get("path", "/"))
-                return ToolOutput(f"console errors: {errors or 'none'}", png)
-            if call.name == "validate":
-                return ToolOutput(await self._validate())
-            if call.name == "finish":
+            if "_error" in args:
+                return error(args["_error"])
+            if name == "list_files":
+                return ToolOutput(self.files.list())
+            if name == "read_file":
+                return ToolOutput(self.files.read(args.get("path"), args.get("offset", 1), args.get("limit", 400)))
+            if name == "write_file":
+                return self._save(args.get("path"), args.get("content"))
+            if name == "patch_file":
+                _, text = self.files.patch(args.get("path"), args.get("search"), args.get("replace"))
+                out = self._save(args.get("path"), text)
+                return ToolOutput(out.text.replace("wrote", "patched", 1)) if not out.is_error else out
+            if name == "screenshot":
+                return await self._screenshot(args.get("path", "/"))
+            if name == "run_checks":
+                return ToolOutput(await self.run_checks())
+            if name == "finish":
+                if not self.accepted:
+                    return ToolOutput("not accepted yet, so not finished: " + await self.run_checks(), is_error=True)
                 return ToolOutput("finished")
-            return ToolOutput(f"error: unknown tool {call.name}")
+            return error(f"unknown tool {call.name!r}; the tools are list_files, read_file, write_file, "
+                         "patch_file, screenshot, run_checks, finish")
+        except ToolError as exc:
+            return error(str(exc))
         except Exception as exc:  # the agent sees its mistakes and fixes them
-            return ToolOutput(f"error: {type(exc).__name__}: {exc}")
+            return error(f"{type(exc).__name__}: {str(exc)[:500]}")
 
-    def _write(self, rel: str, content: str) -> ToolOutput:
-        target = (self.root / rel).resolve()
-        allowed = target.name in ("data.json", "tasks.jsonl") and target.parent == self.root.resolve()
-        if not (allowed or (self.root / "public").resolve() in target.parents):
-            return ToolOutput("error: write only public/…, data.json or tasks.jsonl")
-        if target.name == "tasks.jsonl":
-            content = _normalize_tasks(content, self.spec)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
-        return ToolOutput(f"wrote {rel} ({len(content)} bytes)")
+    def _save(self, rel: Any, content: Any) -> ToolOutput:
+        if self.files.resolve(rel, for_write=True) == self.files.root / "tasks.jsonl" and isinstance(content, str):
+            content = _normalize_tasks(content, self.spec)  # however the path is spelled (./tasks.jsonl)
+        self.files.write(rel, content)
+        self.accepted = False  # the checks passed on other files: they must run again
+        return ToolOutput(f"wrote {rel} ({len(content.encode('utf-8'))} bytes)")
 
-    async def _validate(self) -> str:
+    async def _screenshot(self, path: Any) -> ToolOutput:
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise ToolError(f"screenshot path must be a site path starting with '/', got {path!r}")
+        png, errors, size = await _screenshot(self.browser, self.root, self.spec, path)
+        return ToolOutput(f"{path}: console errors: {errors or 'none'}; page size: {json.dumps(size)}", png)
+
+    async def run_checks(self) -> str:
         from weblica.env.task import load_tasks
         from weblica.synth.validate import validate_bundles
 
-        report, _ = await validate_bundles([self.root], compile_plans=True, browser=self.browser)
-        self.valid_tasks = report.valid_tasks
+        report, per_bundle = await validate_bundles([self.root], compile_plans=True, browser=self.browser)
+        valid = [task for task, outcome in per_bundle.get(self.root, []) if outcome.valid]
+        gate = await run_gate(self.root, self.spec.base_url, valid, self.browser, self.config.gate)
+        self.accepted = report.valid_tasks >= self.config.min_tasks and gate.ok
         summary = report.to_dict()
-        summary["needed"] = self.min_tasks
-        summary["tasks_in_file"] = len(load_tasks(self.root / "tasks.jsonl"))
-        return json.dumps(summary)
+        if len(summary["failures"]) > MAX_REPORTED_FAILURES:  # the context is for fixing, not for a log
+            extra = len(summary["failures"]) - MAX_REPORTED_FAILURES
+            summary["failures"] = summary["failures"][:MAX_REPORTED_FAILURES] + [f"... and {extra} more"]
+        summary.update(needed=self.config.min_tasks, tasks_in_file=len(load_tasks(self.root / "tasks.jsonl")),
+                       gate=gate.to_dict(), accepted=self.accepted)
+        self.last_report = json.dumps(summary)
+        return self.last_report
 
-    async def run(self) -> int:
+    async def run(self) -> AgentOutcome:
         self.root.mkdir(parents=True, exist_ok=True)
         self.scaffold()
-        self.client.start("You are a careful front-end engineer and test author.", self.prompt())
-        for _ in range(self.max_turns):
-            turn = self.client.turn()
-            self.log.append(turn.text)
-            if not turn.tool_calls:
-                break
-            outputs = [await self.tool(call) for call in turn.tool_calls]
-            self.client.tool_results(turn, outputs)
-            if any(c.name == "finish" for c in turn.tool_calls) or self.valid_tasks >= self.min_tasks:
-                break
-        return self.valid_tasks
+        self.client.start(SYSTEM, self.prompt())
+        limits = self.config.budget
+        while True:
+            over = self.usage.over(limits)
+            if over:
+                return self._outcome(over)
+            try:
+                reply = await self.client.turn()
+            except ProviderError as exc:
+                return self._outcome(f"provider error: {exc}")
+            self.usage.turns += 1
+            self.usage.tokens_in += reply.tokens_in
+            self.usage.tokens_out += reply.tokens_out
+            self.log.append(reply.text)
+            if reply.stop == "refused":
+                return self._outcome(f"the model refused: {reply.detail[:300]}")
+            over = self.usage.tokens_over(limits)  # this reply's tokens are spent already
+            if over:
+                return self._outcome(over)
+            outputs = []
+            for index, call in enumerate(reply.tool_calls):
+                if reply.stop == "truncated" and reply.cut_call and index == len(reply.tool_calls) - 1:
+                    outputs.append(ToolOutput(CUT_CALL, is_error=True))
+                    continue
+                if self.usage.tool_calls >= limits.max_tool_calls:
+                    return self._outcome(f"budget exceeded: {self.usage.tool_calls} of {limits.max_tool_calls} "
+                                         "max_tool_calls")
+                self.usage.tool_calls += 1
+                outputs.append(await self.tool(call))
+            if reply.tool_calls:
+                self.client.tool_results(reply.tool_calls, outputs)
+            if self.accepted:
+                return self._outcome("accepted")
+            if reply.stop == "truncated" and not reply.cut_call:
+                self.client.say(CUT_TEXT)
+            elif not reply.tool_calls:
+                self.client.say("The site is not accepted yet; keep working through the tools. Last checks: "
+                                + self.last_report[:4000])
+
+    def _outcome(self, reason: str) -> AgentOutcome:
+        self.log.append(reason)
+        return AgentOutcome(self.accepted and reason == "accepted", reason, self.usage)
 
 
 def _normalize_tasks(content: str, spec: SiteSpec) -> str:
     """Fill in what the agent may leave out (source, absolute start URLs) so tasks load everywhere."""
     lines = []
     for index, line in enumerate(l for l in content.splitlines() if l.strip()):
-        task = json.loads(line)
+        try:
+            task = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ToolError(f"tasks.jsonl line {index + 1} is not JSON ({exc.msg}); nothing was written") from None
+        if not isinstance(task, dict):
+            raise ToolError(f"tasks.jsonl line {index + 1} is not a JSON object; nothing was written")
         task.setdefault("id", f"{spec.site_id}-t{index + 1:02d}")
         task["source"] = {"kind": "synth", "site": spec.site_id, "bundle": spec.site_id}
-        start = task.get("start_url", "/")
+        start = str(task.get("start_url", "/"))
         task["start_url"] = spec.base_url + start if start.startswith("/") else start
         task.setdefault("skill", spec.skill)
         task.setdefault("category", spec.category)
@@ -249,50 +270,129 @@ def _normalize_tasks(content: str, spec: SiteSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-async def _screenshot(browser: Any, root: Path, spec: SiteSpec, path: str) -> tuple[bytes, list[str]]:
-    from weblica.browser.launcher import context_kwargs
-    from weblica.serve.server import SiteServer
+async def _screenshot(browser: Any, root: Path, spec: SiteSpec, path: str) -> tuple[bytes, list[str], dict[str, Any]]:
+    async with site_page(root, browser) as page:
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        await page.goto(spec.base_url + path, wait_until="load")
+        probe = await page.evaluate(PAGE_PROBE_JS)
+        size = {"elements": probe["elements"], "links": probe["links"], "screens": round(probe["screens"], 2)}
+        return await page.screenshot(), errors, size
 
-    with SiteServer([root]) as server:
-        context = await browser.new_context(**context_kwargs(proxy=server.url))
-        try:
-            page = await context.new_page()
-            errors: list[str] = []
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            await page.goto(spec.base_url + path, wait_until="load")
-            return await page.screenshot(), errors
-        finally:
-            await context.close()
+
+ClientFactory = Callable[[], ChatClient]
 
 
 def synthesize_llm(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
-                   seed: int = 0, out: Path = Path("sites"), client: ChatClient | None = None,
-                   max_turns: int = 30, min_tasks: int = 10) -> list[SynthResult]:
-    """N bundles written by the agent; invalid tasks are dropped as for procedural sites."""
-    return asyncio.run(_synthesize_llm(skill, category, style, n, seed, out, client, max_turns, min_tasks))
+                   seed: int = 0, out: Path = Path("sites"), model: str | None = None,
+                   client_factory: ClientFactory | None = None, config: LLMConfig | None = None,
+                   parallel: int = 1, progress: bool = False, split: str | None = None) -> list[SynthResult]:
+    """N bundles written by agents, `parallel` at a time, each with its own conversation and budget.
+    `model` is `anthropic:MODEL` or `openai:URL#MODEL` (default $WEBLICA_SYNTH_MODEL, then Claude);
+    `split` (train | val) draws specs from one side of the held-out split, as for procedural sites."""
+    config = config or LLMConfig.load()
+    if client_factory is None:
+        spec = model or os.environ.get("WEBLICA_SYNTH_MODEL") or DEFAULT_MODEL
+        make_client(spec, config.chat)  # a bad spec fails here, before a browser starts
+        client_factory = lambda: make_client(spec, config.chat)  # noqa: E731
+    if parallel < 1:
+        raise ValueError("parallel must be at least 1")
+    return asyncio.run(_synthesize_llm(skill, category, style, n, seed, out, client_factory, config, parallel, progress,
+                                       split))
 
 
 async def _synthesize_llm(skill: str | None, category: str | None, style: str | None, n: int, seed: int, out: Path,
-                          client: ChatClient | None, max_turns: int, min_tasks: int) -> list[SynthResult]:
+                          client_factory: ClientFactory, config: LLMConfig, parallel: int,
+                          show_progress: bool, split: str | None) -> list[SynthResult]:
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
-    from weblica.synth.generate import keep_valid
 
-    results = []
+    from weblica.synth.splits import split_site_seeds
+
+    specs = [sample_spec(s, skill, category, style, generator="llm", split=split)
+             for s in split_site_seeds(site_seeds(seed, n), split)]
+    limit = asyncio.Semaphore(parallel)
+    bar = _Progress(len(specs), show_progress)
     async with async_playwright() as pw:
         browser = await launch_browser(pw)
         try:
-            for site_seed in site_seeds(seed, n):
-                spec = sample_spec(site_seed, skill, category, style, generator="llm")
-                model = os.environ.get("WEBLICA_SYNTH_MODEL", "anthropic:claude-sonnet-4-5")
-                agent = SiteAgent(client or make_client(model), spec, out / spec.site_id, max_turns=max_turns,
-                                  min_tasks=min_tasks, browser=browser)
-                await agent.run()
-                result = (await keep_valid([agent.root], browser=browser))[0]
-                result.min_tasks = min_tasks
-                results.append(result)
+            async def one(spec: SiteSpec) -> SynthResult:
+                async with limit:
+                    try:
+                        result = await _one_site(spec, out, client_factory(), config, browser)
+                    except Exception as exc:  # one site's crash (browser, disk) must not lose the others
+                        result = SynthResult(spec.site_id, out / spec.site_id, 0, 0,
+                                             [f"not accepted: {type(exc).__name__}: {str(exc)[:300]}"],
+                                             min_tasks=config.min_tasks)
+                bar.advance(result.ok)
+                return result
+
+            with bar:
+                return list(await asyncio.gather(*(one(spec) for spec in specs)))
         finally:
             await browser.close()
-    return results
+
+
+async def _one_site(spec: SiteSpec, out: Path, client: ChatClient, config: LLMConfig, browser: Any) -> SynthResult:
+    from weblica.synth.generate import keep_valid
+
+    agent = SiteAgent(client, spec, out / spec.site_id, config, browser=browser)
+    try:
+        outcome = await agent.run()
+    finally:
+        close = getattr(client, "aclose", None)  # the HTTP connection pool of this site's conversation
+        if close is not None:
+            await close()
+    record = {"accepted": outcome.accepted, "reason": outcome.reason, "usage": outcome.usage.to_dict(),
+              "model": getattr(client, "model", None), "retries": list(getattr(client, "retries", [])),
+              "replies": [text[:500] for text in agent.log[-20:]]}
+    (agent.root / AGENT_RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    if outcome.accepted:
+        result = (await keep_valid([agent.root], browser=browser))[0]
+        result.min_tasks = config.min_tasks
+        return result
+    rejected = out / REJECTED_DIR / spec.site_id  # kept for a look, outside what `weblica validate OUT` reads
+    if rejected.exists():
+        shutil.rmtree(rejected)
+    rejected.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(agent.root), str(rejected))
+    usage = ", ".join(f"{k} {v}" for k, v in outcome.usage.to_dict().items())
+    return SynthResult(spec.site_id, rejected, 0, 0, [f"not accepted: {outcome.reason} ({usage})"],
+                       min_tasks=config.min_tasks)
+
+
+class _Progress:
+    """A rich progress bar on stderr (sites done of N, accepted/failed counts, elapsed, ETA)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.accepted, self.failed = total, 0, 0
+        self.bar: Any = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                                       TimeRemainingColumn)
+
+            self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                console=Console(stderr=True))
+            self.task = self.bar.add_task(self._label(), total=total)
+
+    def _label(self) -> str:
+        return f"LLM sites (accepted {self.accepted}, failed {self.failed})"
+
+    def advance(self, ok: bool) -> None:
+        self.accepted += ok
+        self.failed += not ok
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, description=self._label())
+
+    def __enter__(self) -> "_Progress":
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,182 @@
+"""The acceptance gate of an LLM-written site, on top of task validation.
+
+Rendered in real Chromium (the validation browser, the site server, the determinism layer):
+- every gold answer of the site's tasks appears in the rendered text of its pages (a task whose answer
+  is on no page is a task the model invented an answer for);
+- the start page meets realism minimums, measured by one in-page probe: element count, `a[href]`
+  links, and screens of content (`scrollHeight / innerHeight`). Thresholds come from the generator's
+  config (`synth/prompts/llm_generator.yaml`, section `gate`).
+"""
+from __future__ import annotations
+
+import math
+import re
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+from weblica.env.task import Task, normalize_text, parse_number
+
+# The page-size measure (issue 18 point 2): counted on the start page after load.
+PAGE_PROBE_JS = """() => ({
+  elements: document.getElementsByTagName('*').length,
+  links: document.querySelectorAll('a[href]').length,
+  screens: document.documentElement.scrollHeight / Math.max(1, window.innerHeight),
+  text: document.body ? document.body.innerText : ''
+})"""
+MAX_GATE_PAGES = 60  # pages rendered for the gold-answer search (a navigation each); the rest are counted
+
+
+@dataclass
+class GateThresholds:
+    min_elements: int = 500
+    min_links: int = 40
+    min_screens: float = 2.5
+    gold_in_text: bool = True
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> "GateThresholds":
+        raw = dict(raw or {})
+        unknown = set(raw) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown gate setting(s) {', '.join(sorted(unknown))}; known: "
+                             f"{', '.join(cls.__dataclass_fields__)}")
+        return cls(**raw)
+
+
+@dataclass
+class PageSize:
+    elements: int
+    links: int
+    screens: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"elements": self.elements, "links": self.links, "screens": round(self.screens, 2)}
+
+
+@dataclass
+class GateReport:
+    start_page: PageSize | None = None
+    failures: list[str] = field(default_factory=list)
+    pages: int = 0
+    skipped: int = 0  # pages past MAX_GATE_PAGES
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "start_page": self.start_page.to_dict() if self.start_page else None,
+                "pages_rendered": self.pages,
+                "pages_skipped": self.skipped, "failures": self.failures}
+
+
+def page_paths(root: Path) -> list[str]:
+    """URL paths of the bundle's HTML pages as the site server maps them (public/a/b.html is /a/b)."""
+    public = root / "public"
+    paths = []
+    for file in sorted(public.rglob("*.html")) if public.is_dir() else []:
+        rel = file.relative_to(public).as_posix()
+        paths.append("/" if rel == "index.html" else "/" + rel[: -len(".html")])
+    return paths
+
+
+def gold_answers(task: Task) -> list[tuple[str, Any]]:
+    """What must be on a page for the task's answer to be findable: (mode, value) pairs from its answer
+    checks (the oracle's `done` text is a phrasing of the gold, not the gold, so it is not searched)."""
+    golds: list[tuple[str, Any]] = []
+    for check in task.checks:
+        if check.type != "answer_match" or check.expected in (None, ""):
+            continue
+        if check.mode in ("exact", "numeric", "regex", "set"):
+            golds.append((check.mode, (check.expected, check.tol) if check.mode == "numeric" else check.expected))
+    return golds
+
+
+def gold_on_page(mode: str, value: Any, text: str, numbers: list[float]) -> bool:
+    """`text` is normalized page text; `numbers` every number on the pages."""
+    if mode == "exact":
+        options = value if isinstance(value, (list, tuple)) else [value]
+        return any(normalize_text(o) and normalize_text(o) in text for o in options)
+    if mode == "regex":
+        try:
+            return re.search(str(value), text, re.IGNORECASE | re.DOTALL) is not None
+        except re.error:
+            return False
+    if mode == "numeric":
+        expected, tol = value
+        target = parse_number(expected)
+        return target is not None and any(math.isclose(n, target, abs_tol=max(tol, 1e-9)) for n in numbers)
+    if mode == "set":
+        items = value if isinstance(value, (list, tuple)) else re.split(r"\s*[,;]\s*", str(value))
+        return all(normalize_text(i) in text for i in items if normalize_text(i))
+    return False
+
+
+_NUMBERS = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+
+
+@asynccontextmanager
+async def site_page(root: Path, browser: Any) -> AsyncIterator[Any]:
+    """A page of a fresh context on one bundle's site server, with the determinism layer, as validation
+    loads pages."""
+    from weblica.browser.launcher import context_kwargs
+    from weblica.serve.server import SiteServer
+    from weblica.synth.validate import _DETERMINISM
+
+    with SiteServer([root]) as server:
+        context = await browser.new_context(**context_kwargs(proxy=server.url))
+        try:
+            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+            yield await context.new_page()
+        finally:
+            await context.close()
+
+
+async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
+                   thresholds: GateThresholds) -> GateReport:
+    """Render the start page and, for the gold-answer search, every page of the bundle and every task's
+    start URL; report what fails (empty when the site is accepted)."""
+    report = GateReport()
+    urls = [base_url + "/"]
+    if thresholds.gold_in_text:  # task start pages first: where answers most likely are
+        urls += [t.start_url for t in tasks if t.start_url.startswith(base_url)]
+        urls += [base_url + p for p in page_paths(root) if p != "/"]
+    urls = list(dict.fromkeys(urls))
+    report.skipped = max(len(urls) - MAX_GATE_PAGES, 0)
+    urls = urls[:MAX_GATE_PAGES]
+    texts: list[str] = []
+    async with site_page(root, browser) as page:
+        for index, url in enumerate(urls):
+            try:
+                response = await page.goto(url, wait_until="load")
+                probe = await page.evaluate(PAGE_PROBE_JS)
+            except Exception as exc:  # a page that does not load is the site's failure
+                report.failures.append(f"{url} did not load: {type(exc).__name__}: {str(exc)[:200]}")
+                continue
+            report.pages += 1
+            if response is not None and response.status >= 400 and index > 0:
+                continue  # a task start URL that 404s: validation reports it; its text is no page
+            texts.append(probe["text"])
+            if index == 0:
+                report.start_page = PageSize(int(probe["elements"]), int(probe["links"]), float(probe["screens"]))
+    size = report.start_page
+    if size is not None:
+        for have, need, what in ((size.elements, thresholds.min_elements, "elements"),
+                                 (size.links, thresholds.min_links, "links (a[href])"),
+                                 (size.screens, thresholds.min_screens, "screens of content")):
+            if have < need:
+                report.failures.append(f"the start page has {have:g} {what}; at least {need:g} needed")
+    if thresholds.gold_in_text:
+        text = normalize_text("\n".join(texts))
+        numbers = [float(n.replace(",", "")) for n in _NUMBERS.findall(text)]
+        for task in tasks:
+            missing = [v for mode, v in gold_answers(task) if not gold_on_page(mode, v, text, numbers)]
+            if missing:
+                shown = missing[0][0] if isinstance(missing[0], tuple) else missing[0]
+                unseen = (f" (of {report.pages + report.skipped} pages, {report.skipped} not rendered)"
+                          if report.skipped else "")
+                report.failures.append(f"{task.id}: gold answer {str(shown)[:80]!r} appears on no rendered "
+                                       f"page{unseen}")
+    return report
