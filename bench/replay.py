@@ -10,7 +10,7 @@ approach with the live servers replaced by listeners, using an episode seed no r
 - screens: screenshots identical to the first recorded run's;
 - page load: the start page opened and settled, replay vs live (median of repeats).
 
-Then issue 20's probes on the local news site (tests/cache_sites/news.py: slug article URLs, a search
+Then issue 20's probes on the local news site (weblica/cache/demo_site.py: slug article URLs, a search
 recorded with one query, a rotating ad behind a random cache-buster), recorded twice and replayed by
 ours with the inferred rules and with none:
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from cache_sites.news import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
+from weblica.cache.demo_site import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
 
