@@ -6,8 +6,10 @@ the exchanges of the *other* runs, once with the current rules and once without 
 
 - a request served without the rule that misses with it: a `require` rule is downgraded to an
   ignore rule (the recorded responses are then served in order), any other rule is dropped;
-- a request served both ways that gets a different response with the rule, and not the response it
-  was recorded with: the rule is dropped (a downgraded rule is tried again and dropped on this too).
+- a request served both ways that got the response it was recorded with without the rule and gets
+  another one with it: the rule is dropped (a downgraded rule is tried again and dropped on this
+  too). An ignore rule for a field fresh in every run (a cache-buster on a rotating ad) is exempt:
+  serving the recorded rotation in order is what it is for, and no response of it is the wrong one.
 
 What a rule serves that was a miss without it is counted as its benefit. The decisions and their
 evidence (which requests, which tiers) are the report `rules infer` prints.
@@ -179,6 +181,9 @@ def check_rules(store: Store, rulesets: dict[str, RuleSet], capture_time: float 
 def _judge(trial: RuleTrial, by_id: dict[int, Exchange], base: dict[int, Outcome], with_rule: dict[int, Outcome],
            rule: Rule) -> Decision:
     lost, changed, gained = [], [], 0
+    # a field fresh in every run (a cache-buster on a rotating ad) is ignored to serve the recorded
+    # responses in order: which of the rotation a request gets is no wrong answer
+    rotation = rule.kind == "ignore" and bool(rule.evidence.get("fresh_every_run"))
     for ex_id, before in base.items():
         after = with_rule.get(ex_id)
         if after is None:
@@ -186,8 +191,8 @@ def _judge(trial: RuleTrial, by_id: dict[int, Exchange], base: dict[int, Outcome
         ex = by_id[ex_id]
         if before.served and not after.served:
             lost.append(_evidence(ex, before, after))
-        elif before.served and after.served and not trial.same(before, after) \
-                and not trial.same(after, trial.truth(ex)):
+        elif before.served and after.served and not rotation and not trial.same(before, after) \
+                and trial.same(before, trial.truth(ex)) and not trial.same(after, trial.truth(ex)):
             changed.append(_evidence(ex, before, after))
         elif after.served and not before.served:
             gained += 1
