@@ -159,3 +159,75 @@ def test_record_with_a_policy_records_its_browse(tmp_path):
         assert len(store.runs(("record",))) == 2
     bad = CliRunner().invoke(get_cli(), ["record", "https://x.test/", "--policy", "random", "--out", str(tmp_path / "x")])
     assert bad.exit_code != 0 and "--instruction" in bad.output
+
+
+DAILY = {"id": "news-daily", "max_steps": 4, "instruction": "Open today's daily story.",
+         "checks": [{"type": "url_match", "expected": "/nyheter/election-results-2024-live-updates/",
+                     "mode": "contains"}],
+         "oracle": [{"name": "click", "arguments": {"x": 60, "y": 199}}, {"name": "done", "arguments": {"answer": ""}}]}
+
+
+def test_a_story_picked_by_a_random_id_is_dropped_as_an_essential_miss(tmp_path):
+    with NewsSite() as site:
+        path = write_tasks(tmp_path / "live.jsonl", [{**DAILY, "start_url": site.url("/daily/")}])
+        args = ["cache", "build", "--tasks", str(path), "--policy", "oracle", "--out", str(tmp_path / "cache")]
+        for spec in site.resolve:
+            args += ["--resolve", spec]
+        report = invoke(*args)
+    [dropped] = report["dropped"]
+    assert dropped["live_solved"] == 2 and dropped["reason"] == "essential request missed", dropped
+    assert "/api/story?id=" in dropped["detail"] and dropped["replay_misses"] >= 1
+    assert not report["kept"] and dropped["outbound_connections"] == 0
+
+
+def chat(content):
+    return ({"request": {"path": "/v1/chat/completions"},
+             "response": {"status": 200, "body": {"id": "chatcmpl-1", "object": "chat.completion", "model": "m",
+                                                  "choices": [{"index": 0, "finish_reason": "stop",
+                                                               "message": {"role": "assistant", "content": content}}],
+                                                  "usage": {"prompt_tokens": 1, "completion_tokens": 1,
+                                                            "total_tokens": 2}}}}, 0.0)
+
+
+def test_an_openai_policy_builds_the_cache_through_the_wire_format_server(tmp_path):
+    from fixtures_models import ProviderServer
+
+    # the model (Qwen3-VL, 0-1000 grid) clicks the pasta article, then answers its byline; the same two
+    # turns for each of the 2 recorded episodes and the cached replay
+    turns = ['<think>The pasta article is first.</think>\n'
+             '<tool_call>{"name": "click", "arguments": {"x": 78, "y": 286}}</tool_call>',
+             '<think>The byline says Anna Berg.</think>\n'
+             '<tool_call>{"name": "done", "arguments": {"answer": "Anna Berg"}}</tool_call>']
+    with NewsSite() as site, ProviderServer() as server:
+        server.queued.extend(chat(t) for _ in range(3) for t in turns)
+        task = live_tasks(site)[0]
+        del task["oracle"]
+        path = write_tasks(tmp_path / "live.jsonl", [task])
+        args = ["cache", "build", "--tasks", str(path), "--policy", f"openai:{server.url}/v1", "--out",
+                str(tmp_path / "cache")]
+        for spec in site.resolve:
+            args += ["--resolve", spec]
+        report = invoke(*args)
+        chats = [r for r in server.requests if r["path"] == "/v1/chat/completions"]
+    [kept] = report["kept"]
+    assert kept["id"] == "news-author" and kept["live_solved"] == 2 and kept["replay_misses"] == 0
+    assert len(chats) == 6 and not server.queued
+    assert report["policy"].startswith("openai:")
+
+
+def test_bad_input_is_one_line_naming_the_fix(tmp_path):
+    task = {"id": "t", "start_url": "https://www.news.test/", "instruction": "x"}
+    dup = write_tasks(tmp_path / "dup.jsonl", [task, task])
+    out_file = tmp_path / "file"
+    out_file.write_text("x")
+    cases = [(["--tasks", str(dup), "--policy", "random"], "appears twice"),
+             (["--tasks", str(write_tasks(tmp_path / "one.jsonl", [task])), "--policy", "oracle"], "no oracle"),
+             (["--tasks", str(tmp_path / "one.jsonl"), "--policy", "gpt"], "unknown policy"),
+             (["--tasks", str(tmp_path / "one.jsonl"), "--policy", "random", "--resolve", "nonsense"], "HOST:PORT"),
+             (["--tasks", str(tmp_path / "one.jsonl"), "--policy", "random", "--out", str(out_file)], "is a file")]
+    for args, says in cases:
+        args = ["cache", "build", *args] + ([] if "--out" in args else ["--out", str(tmp_path / "o")])
+        result = CliRunner().invoke(get_cli(), args)
+        assert result.exit_code != 0 and says in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+    assert not (tmp_path / "o").exists() and out_file.read_text() == "x"

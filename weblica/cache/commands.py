@@ -199,6 +199,8 @@ def register(cli: click.Group) -> None:
         if duplicate:
             raise UserError(f"{tasks_path}: task id {duplicate!r} appears twice; give each task its own id")
         policy_factory(policy, seed, tasks)   # a bad spec, or oracle tasks without oracles, fail before any work
+        if Path(out).exists() and not Path(out).is_dir():
+            raise UserError(f"--out {out} is a file; give a directory (new, or one a build wrote to resume it)")
         try:
             parse_resolve(list(resolve))
         except ValueError as exc:

@@ -10,6 +10,8 @@ Hosts (HTTPS on one port, mapped onto 127.0.0.1 with --resolve):
   ads.adnet.test   `/ad?slot=side&cb=<10 random digits>`: a creative picked at random on every request
   static.news.test the stylesheet
   stats.tracker.test  an analytics beacon on every page: sendBeacon POST /collect?cid=<uuid> (204)
+  www.news.test/daily/ fetches `/api/story?id=<random 3 digits>` and links the story it names: a replay at
+                   another seed asks an id never recorded (a miss: `id` is required)
   www.news.test/down/  always 503
   www.news.test/player/   fetches /media/clip.bin (4096 bytes) whole, or with `Range: bytes=<hash>` when
                    the URL has a hash (`/player/#100-199`), and puts status, length, first byte and
@@ -95,6 +97,18 @@ navigator.sendBeacon('{stats}/collect?cid=' + crypto.randomUUID(),
                     if words and words in title.lower()]
         found = [f"<li>{i}</li>" for i in CATALOG if q and q.lower() in i.lower()] or ["<li>No results</li>"]
         return page(f"{q} - Nyheter", f"<h1>Results for {q}</h1><ul id=results>{''.join(articles + found)}</ul>")
+
+    @app.get("/daily/")
+    def daily() -> Any:   # today's story is picked by a random id in the page: another seed asks another id
+        script = ("<script>fetch('/api/story?id=' + Math.floor(Math.random() * 900 + 100)).then(r => r.json())"
+                  ".then(d => { document.getElementById('story').innerHTML = "
+                  "'<a href=\"/nyheter/' + d.slug + '/\">' + d.headline + '</a>'; });</script>")
+        return page("Daily", f"<h1>Daily</h1><p id=story>loading</p>{script}")
+
+    @app.get("/api/story")
+    def story() -> Any:
+        return jsonify(id=request.args.get("id"), slug="election-results-2024-live-updates",
+                       headline="Counting continues in every district")
 
     @app.get("/down/")
     def down() -> Any:   # a site having a bad day: what `cache build` reports as a website failure
