@@ -7,7 +7,6 @@ import time
 
 from click.testing import CliRunner
 
-from weblica.cache.canonical import request_view
 from weblica.cache.exchange import Exchange
 from weblica.cache.infer import infer_rules, rulebook
 from weblica.cache.matcher import ReplayIndex
