@@ -231,3 +231,34 @@ def test_bad_input_is_one_line_naming_the_fix(tmp_path):
         assert result.exit_code != 0 and says in result.output, (args, result.output)
         assert "Traceback" not in result.output
     assert not (tmp_path / "o").exists() and out_file.read_text() == "x"
+
+
+def test_a_task_without_checks_is_decided_by_the_judge(tmp_path):
+    from fixtures_models import ProviderServer
+
+    with NewsSite() as site, ProviderServer() as server:
+        author, election = live_tasks(site)[0], live_tasks(site)[2]
+        for task in (author, election):
+            task["checks"], task["rubric"] = [], "The agent opened the article the instruction names."
+        # the author task: both live episodes and the cached replay judged successful; the election task:
+        # both live episodes judged unsuccessful
+        verdicts = ["successful"] * 3 + ["unsuccessful"] * 2
+        server.queued.extend(chat(f"The screenshots show the article.\nVerdict: {v}") for v in verdicts)
+        path = write_tasks(tmp_path / "live.jsonl", [author, election])
+        args = ["cache", "build", "--tasks", str(path), "--policy", "oracle", "--judge",
+                f"openai:{server.url}/v1#judge", "--out", str(tmp_path / "cache")]
+        for spec in site.resolve:
+            args += ["--resolve", spec]
+        report = invoke(*args)
+        judged = [r for r in server.requests if r["path"] == "/v1/chat/completions"]
+    assert [r["id"] for r in report["kept"]] == ["news-author"] and report["kept"][0]["replay_misses"] == 0
+    assert [(r["id"], r["reason"]) for r in report["dropped"]] == [("news-election", "not solved live")]
+    assert len(judged) == 5 and not server.queued
+    image = [p for m in judged[-1]["json"]["messages"] if isinstance(m["content"], list) for p in m["content"]
+             if p.get("type") == "image_url"]
+    assert image   # the judge saw the episode's screenshots
+    result = json.loads(next((tmp_path / "cache" / "results").glob("news-author-*.json")).read_text())
+    assert result["replay"]["policy"]["judge"] == "success"
+    bad = CliRunner().invoke(get_cli(), ["cache", "build", "--tasks", str(path), "--policy", "oracle", "--judge",
+                                         "random", "--out", str(tmp_path / "x")])
+    assert bad.exit_code != 0 and "judge" in bad.output and not (tmp_path / "x").exists()

@@ -12,7 +12,8 @@ For each live task:
    written to `REC/rules/`, which every replay of the recording reads;
 4. with the network cut (the replay proxy never dials out) the policy plays the task again at a seed
    no recorded run used, then the recorded actions are replayed and their screens compared;
-5. the task is kept when the policy solves it under the cache (its checks); otherwise it is dropped
+5. the task is kept when the policy solves it under the cache (its checks, else the judge's verdict
+   when a judge is configured, as in every recorded episode); otherwise it is dropped
    with the reason: `recording failed`, `website failure` (the start page never opened or answered
    5xx), `not solved live` (no recorded episode solved it: the policy, not the cache), `essential
    request missed` (the cached replay missed requests and failed), `unsolvable under cache` (all served,
@@ -34,7 +35,7 @@ from collections import Counter
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 from weblica.env.task import Task, TaskSource
 
@@ -51,6 +52,7 @@ class BuildOptions:
     resolve: tuple[str, ...] = ()
     seed: int = 0
     max_crawl_pages: int = 30    # per task and level: a crawl is coverage, not a mirror of the site
+    judge: str | None = None     # openai:URL#MODEL or anthropic:MODEL: decides tasks that have no checks
 
 
 @dataclass
@@ -91,11 +93,43 @@ def task_slug(task_id: str) -> str:
     return f"{readable}-{hashlib.sha256(task_id.encode()).hexdigest()[:8]}"
 
 
+# ---- solved? ----------------------------------------------------------------------------------------
+
+Judged = Callable[[Task, Any, Path], Awaitable[bool]]
+
+
+def make_solved(judge_spec: str | None) -> Judged:
+    """Whether an episode solved its task: its checks; for a task without checks, the judge's verdict on
+    the episode (answer, steps, screenshots) when one is configured, else unsolved."""
+    judge = None
+    if judge_spec:
+        from weblica.policy.judge import make_judge
+
+        judge = make_judge(judge_spec)
+
+    async def solved(task: Task, traj: Any, shots: Path) -> bool:
+        if task.checks or judge is None:
+            return bool(traj.success)
+        if traj.termination_reason != "done":
+            return False
+        shas = [traj.start_screenshot_sha256] + [s.screenshot_sha256 for s in traj.steps]
+        screenshots = [(shots / f"{sha}.png").read_bytes() for sha in shas if (shots / f"{sha}.png").exists()]
+        try:
+            verdict = await judge(task, traj.answer, traj.steps, screenshots)
+        except Exception as exc:   # a judge that cannot answer decides nothing: unsure is unsolved
+            traj.error = f"judge failed: {exc}"
+            return False
+        traj.metadata["judge"] = verdict.verdict
+        return verdict.verdict == "success"
+
+    return solved
+
+
 # ---- record -----------------------------------------------------------------------------------------
 
 async def record_policy(task: Task, policy_factory: Callable[[], Any], out: str | Path, runs: int = 2,
                         resolve: tuple[str, ...] | list[str] = (), seed: int = 0, crawl_depth: int = 0,
-                        max_crawl_pages: int = 30) -> Recorded:
+                        max_crawl_pages: int = 30, solved: Judged | None = None) -> Recorded:
     """Record `runs` episodes of the policy on `task` (live, through the recording proxy) into `out`."""
     from weblica.cache.addons import EpisodeHeader, HostMapper, Recorder, parse_resolve
     from weblica.cache.crawl import crawl
@@ -122,6 +156,7 @@ async def record_policy(task: Task, policy_factory: Callable[[], Any], out: str 
                     recorder.begin_run(run_id)
                     shots = out / "screens" / f".by-sha-{run_id}"
                     traj = await run_episode(env, live_task, policy_factory(), episode_seed, ScreenshotStore(shots))
+                    traj.success = await (solved or make_solved(None))(task, traj, shots)
                     _save_episode_screens(out, run_id, shots, traj)
                     episode = EpisodeRecord(run_id, episode_seed, traj.success, traj.termination_reason,
                                             len(traj.steps), traj.error, traj.answer)
@@ -186,21 +221,24 @@ def infer_into(recording: str | Path) -> dict[str, Any]:
 
 
 async def verify_cached(task: Task, recording: str | Path, policy_factory: Callable[[], Any], seed: int,
-                        reference_run: int | None) -> dict[str, Any]:
+                        reference_run: int | None, solved: Judged | None = None) -> dict[str, Any]:
     """Play the policy on the cached task with the network cut, then the recorded actions."""
     from weblica.cache.backend import CacheBackend
     from weblica.cache.play import load_screens, make_env, play
     from weblica.cache.store import load_actions, screens_dir
-    from weblica.rollout import run_episode
+    from weblica.rollout import ScreenshotStore, run_episode
 
     recording = Path(recording)
     cache_task = cache_task_for(task, recording)
     backend = CacheBackend([recording], rules_dirs=[])   # REC/rules is always read
     env = make_env({"cache": backend})
     try:
-        traj = await run_episode(env, cache_task, policy_factory(), seed)
+        shots = recording / "screens" / f".cached-{seed}"
+        traj = await run_episode(env, cache_task, policy_factory(), seed, ScreenshotStore(shots))
+        traj.success = await (solved or make_solved(None))(task, traj, shots)
+        shutil.rmtree(shots, ignore_errors=True)
         stats = backend.stats
-        policy = {"success": traj.success, "termination_reason": traj.termination_reason, "answer": traj.answer,
+        policy = {"success": traj.success, "judge": traj.metadata.get("judge"), "termination_reason": traj.termination_reason, "answer": traj.answer,
                   "error": traj.error, "tiers": dict(stats.tiers), "misses": list(stats.misses[:20]),
                   "outbound_connections": stats.outbound_attempts}
         before = Counter(stats.tiers)
@@ -236,10 +274,11 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
     recording = out / "recordings" / task_slug(task.id)
     shutil.rmtree(recording, ignore_errors=True)    # a half-built recording from an interrupted run
     factory = make_policy_factory(options.policy, options.seed)
+    solved = make_solved(options.judge)
     outcome: dict[str, Any] = {"id": task.id, "start_url": task.start_url, "recording": str(recording)}
     try:
         recorded = await record_policy(task, factory, recording, options.runs, options.resolve, options.seed,
-                                       options.crawl_depth, options.max_crawl_pages)
+                                       options.crawl_depth, options.max_crawl_pages, solved)
     except Exception as exc:   # the proxy, the store or the browser failed while recording
         return {**outcome, "kept": False, "reason": "recording failed", "detail": f"{type(exc).__name__}: {exc}"}
     outcome["record"] = recorded.to_dict()
@@ -256,11 +295,12 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
         return {**outcome, "kept": False, "reason": "website failure", "detail": detail}
     solving = recorded.solving
     if solving is None:
-        detail = "no recorded episode solved the task" + ("" if task.checks else
-                                                          " (the task has no checks, and cache build has no judge)")
+        detail = "no recorded episode solved the task" + (
+            "" if task.checks or options.judge else " (the task has no checks and no --judge was given)")
         return {**outcome, "kept": False, "reason": "not solved live", "detail": detail}
     outcome["rules"] = infer_into(recording)
-    verified = await verify_cached(task, recording, factory, options.seed + REPLAY_SEED_OFFSET, solving.run_id)
+    verified = await verify_cached(task, recording, factory, options.seed + REPLAY_SEED_OFFSET, solving.run_id,
+                                   solved)
     outcome["replay"] = verified
     if verified["policy"]["success"]:
         return {**outcome, "kept": True, "task": cache_task_for(task, recording).to_dict()}

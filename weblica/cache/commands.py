@@ -180,11 +180,12 @@ def register(cli: click.Group) -> None:
                   help="tasks built at once (one worker process each)")
     @click.option("--resolve", multiple=True, metavar="HOST:PORT:ADDR", help="connect to ADDR for HOST:PORT (as curl)")
     @click.option("--seed", default=0, show_default=True, type=int)
+    @click.option("--judge", default=None, help="openai:URL#MODEL or anthropic:MODEL: decides tasks without checks")
     @click.option("--out", required=True, type=click.Path(file_okay=False),
                   help="directory for recordings/, results/, tasks.jsonl and report.json")
     @click.option("--json", "as_json", is_flag=True)
     def cache_build_command(tasks_path: str, policy: str, runs: int, crawl_depth: int, parallel: int,
-                            resolve: tuple[str, ...], seed: int, out: str, as_json: bool) -> None:
+                            resolve: tuple[str, ...], seed: int, judge: str | None, out: str, as_json: bool) -> None:
         """Record each live task's episodes of POLICY, infer rules, replay with the network cut and keep the
         tasks still solved: writes OUT/tasks.jsonl (source.kind = cache) and OUT/report.json. Re-running
         skips the tasks already finished."""
@@ -199,6 +200,14 @@ def register(cli: click.Group) -> None:
         if duplicate:
             raise UserError(f"{tasks_path}: task id {duplicate!r} appears twice; give each task its own id")
         policy_factory(policy, seed, tasks)   # a bad spec, or oracle tasks without oracles, fail before any work
+        if judge:
+            from weblica.policy.factory import PolicySpecError, parse_spec
+
+            try:
+                if parse_spec(judge)[0] not in ("openai", "anthropic"):
+                    raise PolicySpecError(f"--judge {judge}: a judge is an openai:URL#MODEL or anthropic:MODEL")
+            except PolicySpecError as exc:
+                raise UserError(str(exc)) from None
         if Path(out).exists() and not Path(out).is_dir():
             raise UserError(f"--out {out} is a file; give a directory (new, or one a build wrote to resume it)")
         try:
@@ -207,7 +216,7 @@ def register(cli: click.Group) -> None:
             raise UserError(str(exc)) from None
         with _reported(as_json):
             report = build_cache(tasks, BuildOptions(policy=policy, runs=runs, crawl_depth=crawl_depth,
-                                                     resolve=tuple(resolve), seed=seed),
+                                                     resolve=tuple(resolve), seed=seed, judge=judge),
                                  out, parallel=parallel, progress=not as_json)
         emit(report, as_json, _human_build(report))
 
