@@ -76,21 +76,28 @@ class RuleTrial:
         self.compare = ResponseComparer(store, capture_time)
         self.background = background or RuleBook()
 
-    def outcomes(self, items: list[tuple[str, Rule | None]]) -> dict[int, Outcome]:
+    def outcomes(self, items: list[tuple[str, Rule | None]], scope: list[Exchange] | None = None) -> dict[int, Outcome]:
         """Each recorded request's outcome (by exchange id) when replayed against the other runs, under
-        the background rules and `items` ((domain, rule) pairs; None is a removed rule)."""
+        the background rules and `items` ((domain, rule) pairs; None is a removed rule). With `scope`,
+        only those requests, against only those exchanges: a request's candidates share its method,
+        host and path, so what a rule scoped to them changes is decided among them."""
         book = RuleBook(self.background.by_domain.values())
         by_domain: dict[str, list[Rule]] = defaultdict(list)
         for domain, rule in items:
-            if rule is not None:
+            # within a scope, a rule that meets none of its requests changes nothing (and costs lookups)
+            if rule is not None and (scope is None or _in_scope(rule, domain, scope)):
                 by_domain[domain].append(rule)
         for domain, members in by_domain.items():
             book.merge(RuleSet(domain, members))
         out: dict[int, Outcome] = {}
         if len(self.by_run) < 2:
             return out
-        for run_id, requests in self.by_run.items():
-            others = [ex for ex in self.exchanges if ex.run_id != run_id]
+        pool = self.exchanges if scope is None else scope
+        for run_id in self.by_run:
+            requests = [ex for ex in pool if ex.run_id == run_id]
+            if not requests:
+                continue
+            others = [ex for ex in pool if ex.run_id != run_id]
             index = ReplayIndex(others, book)
             episode = f"trial-{run_id}"
             for ex in requests:
@@ -121,13 +128,10 @@ class RuleTrial:
         return Outcome("recorded", ex)
 
 
-def _touches(rule: Rule, domain: str, exchanges: list[Exchange]) -> bool:
-    """Whether any recorded request is in the rule's scope (a rule nothing meets cannot hurt here)."""
-    for ex in exchanges:
-        view = ex.view
-        if registrable_domain(view.host) == domain and rule.scope_matches(view.method, view.host, view.path):
-            return True
-    return False
+def _in_scope(rule: Rule, domain: str, exchanges: list[Exchange]) -> list[Exchange]:
+    """The recorded requests a rule can act on: its domain, method, host and path glob."""
+    return [ex for ex in exchanges if registrable_domain(ex.view.host) == domain
+            and rule.scope_matches(ex.view.method, ex.view.host, ex.view.path)]
 
 
 def _evidence(ex: Exchange, before: Outcome, after: Outcome) -> dict[str, Any]:
@@ -146,27 +150,28 @@ def check_rules(store: Store, rulesets: dict[str, RuleSet], capture_time: float 
         return rulesets, decisions
 
     by_id = {ex.id or 0: ex for ex in trial.exchanges}
-    with_all = trial.outcomes(current)
     for position in range(len(current)):
         domain, rule = current[position]
-        if rule is None or rule.source != "inferred" or not _touches(rule, domain, trial.exchanges):
+        if rule is None or rule.source != "inferred":
             continue
+        scope = _in_scope(rule, domain, trial.exchanges)
+        if not scope:
+            continue   # a rule no recorded request meets cannot hurt here
         without = current[:position] + [(domain, None)] + current[position + 1:]
-        base = trial.outcomes(without)
-        decision = _judge(trial, by_id, base, with_all, rule)
+        base = trial.outcomes(without, scope)
+        decision = _judge(trial, by_id, base, trial.outcomes(current, scope), rule)
         if decision.action == "downgraded":
             softer = replace(rule, kind="ignore", confidence=min(rule.confidence, 0.6),
                              note=f"downgraded from require: {decision.reason}")
             softened = current[:position] + [(domain, softer)] + current[position + 1:]
-            with_softer = trial.outcomes(softened)
-            retried = _judge(trial, by_id, base, with_softer, softer)
+            retried = _judge(trial, by_id, base, trial.outcomes(softened, scope), softer)
             if retried.action == "kept":
-                current, with_all = softened, with_softer
+                current = softened
             else:
                 decision = Decision(rule, "dropped", f"{decision.reason}; as an ignore rule: {retried.reason}",
                                     decision.evidence + retried.evidence, decision.affected + retried.affected)
         if decision.action == "dropped":
-            current, with_all = without, base   # positions stay: a removed rule is None
+            current = without   # positions stay: a removed rule is None
         if decision.action != "kept":
             decisions.append(decision)
     out: dict[str, RuleSet] = {}
