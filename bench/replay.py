@@ -10,13 +10,17 @@ approach with the live servers replaced by listeners, using an episode seed no r
 - screens: screenshots identical to the first recorded run's;
 - page load: the start page opened and settled, replay vs live (median of repeats).
 
-Then issue 20's probes on the local news site (tests/cache_sites/news.py: slug article URLs, a search
+Then issue 20's probes on the local news site (weblica/cache/demo_site.py: slug article URLs, a search
 recorded with one query, a rotating ad behind a random cache-buster), recorded twice and replayed by
 ours with the inferred rules and with none:
 
 - wrong-content serves: probe requests (an unrecorded article slug, an unrecorded query) answered
   with a recorded page instead of a miss (goal 0);
 - misses and screens on the recorded browse: the ad must be served with the rules as without them.
+
+Then coverage: the news site's tasks built into a cache by `weblica cache build` (oracle, 2 runs),
+without crawl expansion and with --crawl-depth 1; the share of requests served when the random
+policy, or the oracle at other seeds, plays the cached tasks (`--coverage-only` prints just this).
 
 Prints figures and ratios; nothing is asserted. Run: `.venv/bin/python bench/replay.py [--repeats 3]`.
 """
@@ -36,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from cache_sites.news import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
+from weblica.cache.demo_site import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
 
@@ -312,10 +316,126 @@ async def news_probes() -> dict[str, Any]:
     return out
 
 
+class LinkClicker:
+    """Another policy for coverage: seeded clicks where the news pages put their links (the main column),
+    a go_back now and then, done after `steps` steps. The random policy's clicks land anywhere on the
+    1280x720 viewport, so on these pages it rarely leaves the first one."""
+
+    name = "link-clicker"
+
+    def __init__(self, seed: int, steps: int = 8):
+        import random
+
+        self.seed, self.steps, self.rng = seed, steps, random.Random(seed)
+
+    def reset(self, task: Any, seed: int) -> None:
+        import hashlib
+        import random
+
+        self.rng = random.Random(int.from_bytes(hashlib.sha256(f"{task.id}:{seed}:{self.seed}".encode()).digest()[:8],
+                                                "big"))
+
+    async def act(self, obs: Any, task: Any, history: list[Any]) -> Any:
+        from weblica.env.actions import Action
+        from weblica.policy.base import PolicyOutput, render_tool_calls
+
+        if len(history) >= self.steps:
+            action = Action("done", {"answer": ""})
+        elif self.rng.random() < 0.2:
+            action = Action("go_back", {})
+        else:
+            action = Action("click", {"x": float(self.rng.randrange(40, 200)), "y": float(self.rng.randrange(195, 275)),
+                                      "button": "left", "clicks": 1})
+        return PolicyOutput(text=render_tool_calls([action], "Exploring."), actions=[action])
+
+
+def coverage(seeds: tuple[int, ...] = (1, 2, 3), max_steps: int = 10) -> dict[str, Any]:
+    """Coverage: the share of requests served when another policy plays in a cached environment.
+
+    The news site's three oracle tasks (tests/test_cache_build.py) are built into cache tasks by
+    `weblica cache build` (oracle, 2 runs) without crawl expansion and with --crawl-depth 1; then the
+    random policy, a link clicker (seeded clicks on the pages' link column) and the oracle at other
+    seeds play the kept tasks (up to `max_steps` steps) with the site gone; every request is counted
+    by tier."""
+    from test_cache_build import live_tasks
+
+    from weblica.cache.build import BuildOptions, build_cache
+    from weblica.env.task import Task, load_tasks
+    from weblica.policy.factory import make_policy_factory
+    from weblica.rollout import run_tasks
+
+    work = Path(tempfile.mkdtemp(prefix="weblica-bench-coverage-"))
+    built: dict[int, dict[str, Any]] = {}
+    with NewsSite() as site:
+        tasks = [Task.from_dict(t) for t in live_tasks(site)]
+        for depth in (0, 1):
+            started = time.monotonic()
+            built[depth] = build_cache(tasks, BuildOptions(policy="oracle", runs=2, crawl_depth=depth,
+                                                           resolve=tuple(site.resolve)), work / f"cache-depth{depth}")
+            built[depth]["seconds"] = round(time.monotonic() - started, 1)
+        port = site.port
+    out: dict[str, Any] = {"seeds": list(seeds), "max_steps": max_steps}
+    listener = Listener(port)
+    try:
+        for depth, report in built.items():
+            kept = load_tasks(report["tasks_file"])
+            for task in kept:
+                task.max_steps = max_steps
+            row: dict[str, Any] = {"kept": len(kept), "build_seconds": report["seconds"],
+                                   "crawled": sum(r["crawled"] for r in report["kept"])}
+            for policy in ("random", "link-clicker", "oracle"):
+                tiers: dict[str, int] = {}
+                solved = episodes = 0
+                for seed in seeds:
+                    backend = CacheBackend([t.source.recording for t in kept], [], log_misses=False)
+                    try:
+                        factory = ((lambda s=seed: LinkClicker(s)) if policy == "link-clicker"
+                                   else make_policy_factory(policy, seed))
+                        trajectories, _ = asyncio.run(run_tasks(kept, factory, None, seed=seed,
+                                                                backends={"cache": backend}))
+                    finally:
+                        asyncio.run(backend.stop())
+                    for tier, n in backend.stats.tiers.items():
+                        tiers[tier] = tiers.get(tier, 0) + n
+                    solved += sum(t.success for t in trajectories)
+                    episodes += len(trajectories)
+                requests = sum(tiers.values())
+                served = requests - tiers.get("miss", 0)
+                row[policy] = {"requests": requests, "served": served, "tiers": tiers,
+                               "served_pct": round(100 * served / max(requests, 1), 1),
+                               "solved": f"{solved}/{episodes}"}
+            out[f"crawl_depth_{depth}"] = row
+    finally:
+        listener.close()
+    out["outbound_connections"] = listener.accepted
+    return out
+
+
+def print_coverage(cov: dict[str, Any]) -> None:
+    print(f"\ncoverage: requests served when another policy plays the cached news tasks "
+          f"(seeds {cov['seeds']}, up to {cov['max_steps']} steps; outbound {cov['outbound_connections']})")
+    print(f"{'cache':16} {'kept':>4} {'crawled':>7}  {'random':>18}  {'link clicker':>18}  {'oracle, other seeds':>20}")
+    for depth in (0, 1):
+        r = cov[f"crawl_depth_{depth}"]
+        cells = "  ".join(f"{r[p]['served']:>5}/{r[p]['requests']:<4} {r[p]['served_pct']:>5}%"
+                          for p in ("random", "link-clicker", "oracle"))
+        print(f"{'crawl depth ' + str(depth):16} {r['kept']:>4} {r['crawled']:>7}  {cells}  "
+              f"solved {r['oracle']['solved']}")
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    result = asyncio.run(main(parser.parse_args().repeats))
+    parser.add_argument("--coverage-only", action="store_true", help="print only the coverage figures")
+    args = parser.parse_args()
+    if args.coverage_only:
+        cov = coverage()
+        print(json.dumps(cov, indent=1, default=str))
+        print_coverage(cov)
+        sys.exit(0)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    result = asyncio.run(main(args.repeats))
     result["news_probes"] = asyncio.run(news_probes())
     print(json.dumps(result, indent=1, default=str))
     print(f"{'approach':28} {'served':>14} {'wrong':>6} {'screens':>8} {'load s':>7} {'vs live':>8} {'outbound':>9}")
@@ -330,3 +450,4 @@ if __name__ == "__main__":
         r = result["news_probes"][name]
         print(f"{name:28} wrong {r['wrong_content']}/{r['probes']}   browse misses {r['browse_misses']:>2}   "
               f"screens {r['screens_identical']}")
+    print_coverage(coverage())

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from cache_sites.news import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
+from weblica.cache.demo_site import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
 
 from weblica.cache.rules import RuleBook  # noqa: E402
@@ -122,3 +122,20 @@ def test_range_requests_from_the_page_are_cut_from_the_recorded_clip(news):
     assert part == "206 100 100 bytes 100-199/4096"
     assert tail == "206 48 208 bytes 4048-4095/4096"
     assert beyond.startswith("502 ")   # past the end of the clip: a miss, not some other bytes
+
+
+def test_replay_check_reports_the_replay_with_and_without_the_rules_side_by_side(news):
+    report = replay(news, news["rules"])
+    with_rules, without = report["with_rules"], report["without_rules"]
+    total = len(news["browse"]) + 1
+    assert with_rules["rules"] > 0 and without["rules"] == 0
+    assert with_rules["tiers"] == report["tiers"] and with_rules["screens_identical"] == report["screens_identical"]
+    assert with_rules["served"] == with_rules["requests"] and with_rules["misses"] == 0
+    assert without["screens_identical"] == with_rules["screens_identical"] == f"{total}/{total}"
+    assert without["served"] <= with_rules["served"] and without["tiers"]["stub"] == 0 < with_rules["tiers"]["stub"]
+    human = CliRunner().invoke(get_cli(), ["replay", str(news["rec"]), "--check", "--seed", "5", "--rules",
+                                           str(news["rules"])])
+    assert human.exit_code == 0, human.output
+    [with_line] = [line for line in human.output.splitlines() if line.startswith("with rules")]
+    [without_line] = [line for line in human.output.splitlines() if line.startswith("without rules")]
+    assert with_line.split()[-1] == without_line.split()[-1] == f"{total}/{total}"

@@ -599,3 +599,29 @@ def test_live_gateway_forwards_forms_and_tunnels(site, victim):
         assert gateway.upstream_connections == 1 and len(gateway.refused) == 2
     finally:
         gateway.stop()
+
+
+def test_cache_build_recording_refuses_private_upstreams(hostile, victim, tmp_path):
+    """`weblica cache build` records an agent's browse through the same egress guard as `weblica record`:
+    the oracle follows a link whose redirect points at another loopback address, and nothing reaches it."""
+    from click.testing import CliRunner
+
+    from weblica.cli import get_cli
+
+    task_line = {"id": "links", "start_url": "http://site.test/links", "instruction": "Open the first link.",
+                 "source": {"kind": "live"}, "max_steps": 3,
+                 "checks": [{"type": "answer_match", "expected": "never", "mode": "exact"}],
+                 "oracle": [act("click", x=50, y=170), act("done", answer="done")]}
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(task_line) + "\n")
+    before = victim.accepted
+    result = CliRunner().invoke(get_cli(), [
+        "cache", "build", "--tasks", str(tmp_path / "tasks.jsonl"), "--policy", "oracle", "--runs", "1",
+        "--resolve", f"site.test:80:127.0.0.1:{hostile.port}", "--out", str(tmp_path / "cache"), "--json"],
+        catch_exceptions=False)
+    assert victim.accepted == before, "the recorded browse reached an unconfigured loopback address"
+    assert result.exit_code == 0, result.output
+    from weblica.cache.build import task_slug
+
+    result_file = tmp_path / "cache" / "results" / f"{task_slug('links')}.json"
+    record = json.loads(result_file.read_text())["record"]
+    assert any("127.0.0.2" in r and "--allow-private" in r for r in record["refused"]), record

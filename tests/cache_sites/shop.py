@@ -22,7 +22,9 @@ import uuid
 from typing import Any
 
 from flask import Flask, Response, jsonify, make_response, redirect, request
-from werkzeug.serving import WSGIRequestHandler, make_server
+from werkzeug.serving import make_server
+
+from weblica.cache.demo_site import QuietHandler as _Quiet
 
 CATALOG = ["Arc Floor Lamp", "Desk Lamp", "Oak Desk", "Standing Desk", "Velvet Sofa", "Wool Rug", "Lamp Shade"]
 PIXEL = base64.b64decode("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7")
@@ -187,11 +189,6 @@ def create_app(ports: dict[str, int], hits: Hits) -> Flask:
         return Response(PIXEL, content_type="image/gif", headers={"Cache-Control": "no-store"})
 
     return app
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_request(self, *args: Any, **kwargs: Any) -> None:
-        pass
 
 
 class ShopSite:

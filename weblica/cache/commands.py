@@ -5,8 +5,10 @@ import asyncio
 import json
 import sys
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Iterator
+from urllib.parse import urlsplit
 
 import click
 
@@ -68,15 +70,20 @@ def register(cli: click.Group) -> None:
     @click.option("--resolve", multiple=True, metavar="HOST:PORT:ADDR", help="connect to ADDR for HOST:PORT (as curl)")
     @click.option("--name", default=None, help="recording name (default: the output directory's name)")
     @click.option("--out", default=None, type=click.Path(file_okay=False), help="recording directory")
+    @click.option("--policy", default=None, help="record this policy's browse (oracle, random, openai:URL, ...); "
+                                                 "needs --instruction")
+    @click.option("--instruction", default=None, help="--policy: what the policy is asked to do on the site")
     @click.option("--allow-private", is_flag=True,
                   help="let the browse reach loopback, link-local and private addresses besides URL's server "
                        "and the --resolve targets")
     @click.option("--json", "as_json", is_flag=True)
     def record_command(url: str, actions_path: str | None, runs: int, resolve: tuple[str, ...], name: str | None,
-                       out: str | None, allow_private: bool, as_json: bool) -> None:
+                       out: str | None, policy: str | None, instruction: str | None, allow_private: bool,
+                       as_json: bool) -> None:
         """Record browses of URL through the recording proxy (HTTP and HTTPS).
 
         Without --actions a headed browser opens for a person to browse; close it to finish a run.
+        With --policy an agent browses headless, once per run.
         """
         from urllib.parse import urlsplit
 
@@ -86,6 +93,9 @@ def register(cli: click.Group) -> None:
 
         actions = _load_actions(actions_path)
         out = out or str(Path("recordings") / (name or urlsplit(url).hostname or "site"))
+        if policy is not None:
+            emit(_record_policy(url, policy, instruction, actions, runs, resolve, out, allow_private), as_json)
+            return
         if actions is None and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
             raise UserError("interactive recording needs a display: run `weblica record URL` on a desktop, or "
                             "give --actions FILE to record a scripted browse here")
@@ -112,23 +122,33 @@ def register(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def infer_command(recording: str, out: str, as_json: bool) -> None:
         """Infer rules from a recording's runs (and the misses of its replays)."""
-        from weblica.cache.infer import infer_rules, merge_with_existing, summarize
-        from weblica.cache.rules import load_rules, save_rules
+        from weblica.cache.infer import merge_with_existing, summarize
+        from weblica.cache.rulecheck import human_decisions, infer_checked_rules, summarize_decisions
+        from weblica.cache.rules import RuleBook, RuleSet, load_rules, save_rules
         from weblica.cache.store import Store
 
         with _reported(as_json):
+            # the hand-written rules already in --out stay, and the inferred ones are tried on top of them
+            manual = [RuleSet(rs.domain, [r for r in rs.rules if r.source != "inferred"])
+                      for rs in RuleBook.load(out).by_domain.values()]
             with Store.open_dir(recording, readonly=True) as store:
                 runs = store.runs()
-                rulesets = infer_rules(store)
+                rulesets, decisions = infer_checked_rules(store, background=RuleBook(manual))
             files = []
             for domain, ruleset in sorted(rulesets.items()):
                 existing_path = Path(out) / f"{domain}.yaml"
                 existing = load_rules(existing_path) if existing_path.exists() else None
                 files.append(str(save_rules(merge_with_existing(ruleset, existing), out)))
-        summary: dict[str, Any] = {"recording": recording, "runs": len(runs), "files": files, **summarize(rulesets)}
+        summary: dict[str, Any] = {"recording": recording, "runs": len(runs), "files": files, **summarize(rulesets),
+                                   "never_hurt": summarize_decisions(decisions)}
         if len(runs) < 2:
             summary["warning"] = "one run only: record with --runs 2 or more to tell volatile values from semantic ones"
-        emit(summary, as_json)
+        counts = summarize(rulesets)
+        human = [f"{recording}: {len(runs)} run(s); rules: " + ", ".join(f"{k} {v}" for k, v in counts.items()),
+                 f"never hurt: {summary['never_hurt']['downgraded']} downgraded, "
+                 f"{summary['never_hurt']['dropped']} dropped (tried on the recorded runs)", *human_decisions(decisions),
+                 *(f"wrote {f}" for f in files), *([f"warning: {summary['warning']}"] if "warning" in summary else [])]
+        emit(summary, as_json, "\n".join(human))
 
     @cli.command("replay")
     @click.argument("recording", type=click.Path())
@@ -149,6 +169,67 @@ def register(cli: click.Group) -> None:
             if check == serve:
                 raise UserError("choose one of --check (validate offline) or --serve (run the replay proxy)")
             _replay(recording, actions_path, check, port, seed, start_url, list(rules_dirs) or None, as_json)
+
+    @cli.group("cache")
+    def cache_group() -> None:
+        """Cached environments built from live tasks by an agent."""
+
+    @cache_group.command("build")
+    @click.option("--tasks", "tasks_path", required=True, type=click.Path(exists=True, dir_okay=False),
+                  help="tasks.jsonl of live tasks (start_url on the live site)")
+    @click.option("--policy", required=True, help="the policy that plays each task: oracle, random, openai:URL, ...")
+    @click.option("--runs", default=2, show_default=True, type=click.IntRange(1, 20),
+                  help="recorded episodes per task (>= 2 lets inference tell volatile values from semantic ones)")
+    @click.option("--crawl-depth", default=0, show_default=True, type=click.IntRange(0, 5),
+                  help="also record same-site links and GET form targets of the recorded pages, this many levels")
+    @click.option("--parallel", default=1, show_default=True, type=click.IntRange(1, 64),
+                  help="tasks built at once (one worker process each)")
+    @click.option("--resolve", multiple=True, metavar="HOST:PORT:ADDR", help="connect to ADDR for HOST:PORT (as curl)")
+    @click.option("--seed", default=0, show_default=True, type=int)
+    @click.option("--judge", default=None, help="openai:URL#MODEL or anthropic:MODEL: decides tasks without checks")
+    @click.option("--allow-private", is_flag=True,
+                  help="let the browses reach loopback, link-local and private addresses besides each task's "
+                       "server and the --resolve targets")
+    @click.option("--out", required=True, type=click.Path(file_okay=False),
+                  help="directory for recordings/, results/, tasks.jsonl and report.json")
+    @click.option("--json", "as_json", is_flag=True)
+    def cache_build_command(tasks_path: str, policy: str, runs: int, crawl_depth: int, parallel: int,
+                            resolve: tuple[str, ...], seed: int, judge: str | None, allow_private: bool, out: str,
+                            as_json: bool) -> None:
+        """Record each live task's episodes of POLICY, infer rules, replay with the network cut and keep the
+        tasks still solved: writes OUT/tasks.jsonl (source.kind = cache) and OUT/report.json. Re-running
+        skips the tasks already finished."""
+        from weblica.cache.addons import parse_resolve
+        from weblica.cache.build import BuildOptions, build_cache
+        from weblica.cli import load_task_file
+        from weblica.commands.run import policy_factory
+        from weblica.env.task import first_duplicate_id
+
+        tasks = load_task_file(tasks_path)
+        duplicate = first_duplicate_id(tasks)
+        if duplicate:
+            raise UserError(f"{tasks_path}: task id {duplicate!r} appears twice; give each task its own id")
+        policy_factory(policy, seed, tasks)   # a bad spec, or oracle tasks without oracles, fail before any work
+        if judge:
+            from weblica.policy.factory import PolicySpecError, parse_spec
+
+            try:
+                if parse_spec(judge)[0] not in ("openai", "anthropic"):
+                    raise PolicySpecError(f"--judge {judge}: a judge is an openai:URL#MODEL or anthropic:MODEL")
+            except PolicySpecError as exc:
+                raise UserError(str(exc)) from None
+        if Path(out).exists() and not Path(out).is_dir():
+            raise UserError(f"--out {out} is a file; give a directory (new, or one a build wrote to resume it)")
+        try:
+            parse_resolve(list(resolve))
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        with _reported(as_json):
+            report = build_cache(tasks, BuildOptions(policy=policy, runs=runs, crawl_depth=crawl_depth,
+                                                     resolve=tuple(resolve), seed=seed, judge=judge,
+                                                     allow_private=allow_private),
+                                 out, parallel=parallel, progress=not as_json)
+        emit(report, as_json, _human_build(report))
 
     @cli.command("import")
     @click.argument("file", type=click.Path())
@@ -181,6 +262,32 @@ def register(cli: click.Group) -> None:
         with _reported(as_json):
             summary = (export_har if fmt == "har" else export_warc)(recording, out, keep_secrets)
         emit(summary, as_json)
+
+
+def _record_policy(url: str, policy: str, instruction: str | None, actions: list[dict[str, Any]] | None, runs: int,
+                   resolve: tuple[str, ...], out: str, allow_private: bool = False) -> dict[str, Any]:
+    from weblica.cache.build import record_policy
+    from weblica.commands.run import policy_factory
+    from weblica.env.task import Task
+
+    if actions is not None:
+        raise UserError("give either --actions FILE (a scripted browse) or --policy P (an agent's browse), not both")
+    if not instruction:
+        raise UserError("--policy needs --instruction TEXT: what the agent is asked to do on the site")
+    if policy == "oracle":
+        raise UserError("the oracle policy needs a task's oracle actions; record them with --actions FILE, or use "
+                        "`weblica cache build --tasks T --policy oracle`")
+    task = Task(id=f"record-{urlsplit(url).hostname or 'site'}", start_url=url, instruction=instruction)
+    factory = policy_factory(policy, 0)
+    try:
+        recorded = asyncio.run(record_policy(task, factory, out, runs, resolve, allow_private=allow_private))
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    except _store_errors() as exc:
+        raise UserError(str(exc)) from None
+    errors = [f"run {e.run_id}: {e.error}" for e in recorded.episodes if e.error] + recorded.failures + recorded.refused
+    return {"recording": recorded.recording, "runs": len(recorded.episodes), "exchanges": recorded.exchanges,
+            "errors": errors, "policy": policy, "episodes": [asdict(e) for e in recorded.episodes]}
 
 
 def _replay(recording: str, actions_path: str | None, check: bool, port: int, seed: int, start_url: str | None,
@@ -221,9 +328,28 @@ def _human_check(summary: dict[str, Any]) -> str:
     lines = [f"{summary['requests']} requests: {tiers}",
              f"screens identical: {summary['screens_identical']}",
              f"outbound connections: {summary['outbound_connections']}"]
+    sides = [(name, summary[key]) for name, key in (("with rules", "with_rules"), ("without rules", "without_rules"))
+             if key in summary]
+    if len(sides) == 2:
+        lines.append(f"{'':14} {'rules':>5} {'served':>7} {'misses':>6} {'exact':>6} {'normal.':>7} {'scored':>6} "
+                     f"{'stub':>5}  screens")
+        for name, side in sides:
+            t = side["tiers"]
+            lines.append(f"{name:14} {side['rules']:>5} {side['served']:>7} {side['misses']:>6} {t.get('exact', 0):>6} "
+                         f"{t.get('normalized', 0):>7} {t.get('scored', 0):>6} {t.get('stub', 0):>5}  "
+                         f"{side['screens_identical']}")
     if summary.get("error"):
         lines.append(f"error: {summary['error']}")
     for miss in summary.get("misses", [])[:10]:
         lines.append(f"miss {miss['method']} {miss['url']} (closest {miss['closest']}; differs in "
                      f"{', '.join(miss['differing'])})")
+    return "\n".join(lines)
+
+
+def _human_build(report: dict[str, Any]) -> str:
+    lines = [f"{len(report['kept'])} of {report['tasks']} task(s) kept, written to {report['tasks_file']}"]
+    for row in report["kept"]:
+        lines.append(f"kept    {row['id']}: replay misses {row['replay_misses']}, tiers {row['replay_tiers']}")
+    for row in report["dropped"]:
+        lines.append(f"dropped {row['id']}: {row['reason']} ({row['detail']})")
     return "\n".join(lines)

@@ -6,18 +6,51 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from weblica.cache.backend import CacheBackend
+from weblica.cache.matcher import ReplayIndex
 from weblica.cache.play import load_screens, make_env, play, save_screens
+from weblica.cache.rules import RuleBook
 from weblica.cache.store import StoreError, load_actions, screens_dir
 from weblica.env.task import TaskSource
 
 
 async def check(recording: str | Path, actions: list[dict[str, Any]] | None = None, seed: int = 0,
-                rules_dirs: Iterable[str | Path] | None = None, start_url: str | None = None) -> dict[str, Any]:
+                rules_dirs: Iterable[str | Path] | None = None, start_url: str | None = None,
+                compare: bool = True) -> dict[str, Any]:
     """Replay the recorded browse (or `actions`) offline and report tiers, screenshot identity and
-    outbound connections. Screens are compared with the first recorded run's."""
+    outbound connections. Screens are compared with the first recorded run's.
+
+    With `compare`, the same browse is replayed a second time under no rules at all, and both are
+    reported side by side (`with_rules`, `without_rules`): inferred rules must never serve less or
+    match fewer screens than none. Where no rule applies, the second replay is skipped (identical)."""
     recording = Path(recording)
-    backend = CacheBackend([recording], rules_dirs)  # opening the store first gives the clearest error
+    summary, rules = await _replay_once(recording, actions, seed, rules_dirs, start_url, no_rules=False)
+    summary["with_rules"] = _side(summary, rules)
+    if not compare or summary.get("store_errors"):
+        return summary
+    if rules == 0:
+        summary["without_rules"] = dict(summary["with_rules"])
+        return summary
+    without, _ = await _replay_once(recording, actions, seed, rules_dirs, start_url, no_rules=True)
+    summary["without_rules"] = _side(without, 0)
+    return summary
+
+
+def _side(summary: dict[str, Any], rules: int) -> dict[str, Any]:
+    tiers = summary["tiers"]
+    return {"rules": rules, "requests": summary["requests"], "served": summary["requests"] - tiers.get("miss", 0),
+            "misses": tiers.get("miss", 0), "tiers": dict(tiers), "screens_identical": summary["screens_identical"],
+            "outbound_connections": summary["outbound_connections"], "error": summary.get("error")}
+
+
+async def _replay_once(recording: Path, actions: list[dict[str, Any]] | None, seed: int,
+                       rules_dirs: Iterable[str | Path] | None, start_url: str | None,
+                       no_rules: bool) -> tuple[dict[str, Any], int]:
+    # the replay without rules logs no misses: inference learns from the replays the rules shape
+    backend = CacheBackend([recording], rules_dirs, log_misses=not no_rules)  # the store opens first: clearest error
     source = backend.source(recording)
+    rules = len(source.index.rules)
+    if no_rules:
+        source.index = ReplayIndex(source.index.exchanges, RuleBook())
     try:
         recorded_url, recorded_actions = load_actions(recording)
         runs = source.store.runs()
@@ -56,7 +89,7 @@ async def check(recording: str | Path, actions: list[dict[str, Any]] | None = No
         # a recording that could not answer (a body missing or corrupt) says so before anything else
         "error": stats.errors[0] if stats.errors else result.error,
         "store_errors": stats.errors[:50],
-    }
+    }, rules
 
 
 async def serve(recording: str | Path, port: int = 0, rules_dirs: Iterable[str | Path] | None = None,

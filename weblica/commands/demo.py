@@ -1,9 +1,9 @@
 """`weblica demo`: the offline end-to-end showcase.
 
 Synthesizes a handful of sites across skills and validates them in Chromium, runs the oracle and the
-random policy on their tasks (reports with pass@k, per skill), records one synth site through the
-recording proxy as if it were live, infers replay rules from the two recordings, replays it with the
-network cut, trains a tiny Qwen3-VL on a menus site (SFT on the oracle's episodes, then one GRPO
+random policy on their tasks (reports with pass@k, per skill), records a live-like news site (several
+hosts, cache-busters, a beacon, a rotating ad, a search) through the recording proxy twice, infers
+replay rules from the two recordings, replays it with the network cut with the rules and without, trains a tiny Qwen3-VL on a menus site (SFT on the oracle's episodes, then one GRPO
 iteration in the same environments), and serves the trajectory viewer over the runs.
 """
 from __future__ import annotations
@@ -57,13 +57,12 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
         console.print(f"    success {reports[policy]['success_rate']:.0%}  "
                       f"terminations {reports[policy]['termination_reasons']}")
     summary["oracle"], summary["random"] = reports["oracle"], reports["random"]
-    # 3. cache: record one synth site through the proxy as if live, infer rules, replay isolated
-    _stage(console, "recording a synth site through the recording proxy (2 runs), inferring rules, replaying offline")
-    summary["cache"] = asyncio.run(_cache_round_trip(tasks[0], out, seed))
-    console.print(f"    rules: {summary['cache']['rules']}")
-    console.print(f"    replay: tiers {summary['cache']['replay']['tiers']}, "
-                  f"screens identical {summary['cache']['replay']['screens_identical']}, "
-                  f"outbound connections {summary['cache']['replay']['outbound_connections']}")
+    # 3. cache: record a live-like news site (4 hosts, a rotating ad behind a cache-buster, a beacon, a
+    # search) through the proxy twice, infer rules, replay with the network cut, with the rules and without
+    _stage(console, "recording a live-like news site through the recording proxy (2 runs), inferring rules, "
+                    "replaying offline with and without them")
+    summary["cache"] = asyncio.run(_cache_round_trip(out, seed))
+    _print_cache(console, summary["cache"])
     # 4. train: the trainer on the same environments (a tiny model, so it takes about a minute of CPU)
     if train:
         _stage(console, "training a tiny Qwen3-VL on a menus site: SFT on the oracle's episodes, then one GRPO "
@@ -137,37 +136,52 @@ async def _evaluate(tasks: list[Any], policy: str, out: Path, seed: int, paralle
     return summary_of(report)
 
 
-async def _cache_round_trip(task: Any, out: Path, seed: int) -> dict[str, Any]:
-    """Record the task's oracle browse of its synth site twice, as if the site were live, then replay."""
-    from urllib.parse import urlsplit
-
+async def _cache_round_trip(out: Path, seed: int) -> dict[str, Any]:
+    """Record a browse of the live-like news site twice as if it were live (open an article, search),
+    infer rules (each tried on the recorded runs: rules never hurt), stop the site and replay."""
     from weblica.cache import replay as cache_replay
-    from weblica.cache.infer import infer_rules, summarize
+    from weblica.cache.demo_site import NEWS_ACTIONS, NewsSite
+    from weblica.cache.infer import summarize
     from weblica.cache.record import record
+    from weblica.cache.rulecheck import infer_checked_rules, summarize_decisions
     from weblica.cache.rules import save_rules
     from weblica.cache.store import Store
-    from weblica.serve.server import SiteServer
-    from weblica.synth.backend import find_bundle
 
     recording = out / "recording"
     rules_dir = out / "cache_rules"
-    host = urlsplit(task.start_url).hostname
-    actions = [a.to_dict() for a in (task.oracle or []) if a.name != "done"]
-    with SiteServer([find_bundle(task)]) as server:
-        summary = await record(task.start_url, actions, recording, runs=2,
-                               resolve=[f"{host}:80:127.0.0.1:{server.port}"], name="demo")
+    with NewsSite() as site:
+        summary = await record(site.url("/"), NEWS_ACTIONS, recording, runs=2, resolve=site.resolve, name="demo")
     store = Store.open_dir(recording)
     try:
-        rulesets = infer_rules(store)
+        rulesets, decisions = infer_checked_rules(store)
     finally:
         store.close()
     rules_dir.mkdir(parents=True, exist_ok=True)
     for ruleset in rulesets.values():
         save_rules(ruleset, rules_dir)
-    # the site server is gone: replay answers only from the recording
+    found = [{"kind": r.kind, "field": r.field or r.path, "host": r.host, "note": r.note}
+             for rs in rulesets.values() for r in rs.rules]
+    # the site is gone: replay answers only from the recording
     check = await cache_replay.check(recording, seed=seed + 100, rules_dirs=[rules_dir])
-    return {"recording": str(recording), "exchanges": summary.exchanges, "rules": summarize(rulesets),
-            "replay": {k: check[k] for k in ("requests", "tiers", "screens_identical", "outbound_connections")}}
+    return {"recording": str(recording), "exchanges": summary.exchanges, "record_errors": summary.errors,
+            "rules": summarize(rulesets), "rules_found": found, "never_hurt": summarize_decisions(decisions),
+            "replay": {k: check[k] for k in ("requests", "tiers", "screens_identical", "outbound_connections")},
+            "with_rules": check["with_rules"], "without_rules": check["without_rules"]}
+
+
+def _print_cache(console: Any, cache: dict[str, Any]) -> None:
+    console.print(f"    recorded {cache['exchanges']} exchanges; rules: "
+                  + ", ".join(f"{k} {v}" for k, v in cache["rules"].items())
+                  + f" (never hurt: {cache['never_hurt']['downgraded']} downgraded, "
+                    f"{cache['never_hurt']['dropped']} dropped)", soft_wrap=True)
+    for rule in cache["rules_found"]:
+        console.print(f"      {rule['kind']:7} {rule['field']:22} {rule['host']:28} {rule['note']}", markup=False,
+                      soft_wrap=True)
+    for name, side in (("with rules", cache["with_rules"]), ("without rules", cache["without_rules"])):
+        tiers = ", ".join(f"{k} {v}" for k, v in side["tiers"].items())
+        console.print(f"    replay {name:13}: served {side['served']}/{side['requests']} ({tiers}), "
+                      f"screens identical {side['screens_identical']}, "
+                      f"outbound connections {side['outbound_connections']}", soft_wrap=True)
 
 
 def register(cli: click.Group) -> None:

@@ -1,9 +1,18 @@
 """A news site that behaves like the live web where matchers go wrong, served for real on loopback.
 
+`weblica demo` records it as if it were live (to show what inference finds), and the cache tests and
+`weblica cache build` tests use it as their live site; it lives in the package so the demo needs
+nothing from `tests/`.
+
 Hosts (HTTPS on one port, mapped onto 127.0.0.1 with --resolve):
-  www.news.test    front page, slug article URLs (`/nyheter/how-to-cook-pasta-in-2019/`), a GET search
+  www.news.test    front page, slug article URLs (`/nyheter/how-to-cook-pasta-in-2019/`) with a byline,
+                   a GET search whose results link the matching articles
   ads.adnet.test   `/ad?slot=side&cb=<10 random digits>`: a creative picked at random on every request
   static.news.test the stylesheet
+  stats.tracker.test  an analytics beacon on every page: sendBeacon POST /collect?cid=<uuid> (204)
+  www.news.test/daily/ fetches `/api/story?id=<random 3 digits>` and links the story it names: a replay at
+                   another seed asks an id never recorded (a miss: `id` is required)
+  www.news.test/down/  always 503
   www.news.test/player/   fetches /media/clip.bin (4096 bytes) whole, or with `Range: bytes=<hash>` when
                    the URL has a hash (`/player/#100-199`), and puts status, length, first byte and
                    Content-Range in the title
@@ -20,15 +29,15 @@ import threading
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
-from werkzeug.serving import make_server
-
-from cache_sites.shop import _Quiet
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 ARTICLES = {
     "how-to-cook-pasta-in-2019": ("How to cook pasta", "Boil water, add salt, cook for nine minutes."),
     "election-results-2024-live-updates": ("Election results", "Counting continues in every district."),
     "best-desk-lamps-of-the-year": ("The best desk lamps", "Warm light, sturdy arms, small feet."),
 }
+AUTHORS = {"how-to-cook-pasta-in-2019": "Anna Berg", "election-results-2024-live-updates": "Olle Lind",
+           "best-desk-lamps-of-the-year": "Sara Ek"}
 RECORDED_ARTICLE = "how-to-cook-pasta-in-2019"     # the browse opens only this one
 CREATIVES = ["Sofa sale: 30% off", "Lamp week at Lumen", "Rugs from 49 kr"]
 CATALOG = ["Arc floor lamp", "Desk lamp", "Velvet sofa", "Wool rug"]
@@ -45,7 +54,8 @@ fetch('/media/clip.bin', range ? {headers: {Range: 'bytes=' + range}} : {}).then
 
 def create_app(port: int) -> Flask:
     app = Flask(__name__)
-    www, ads, static = (f"https://{h}:{port}" for h in ("www.news.test", "ads.adnet.test", "static.news.test"))
+    www, ads, static, stats = (f"https://{h}:{port}" for h in ("www.news.test", "ads.adnet.test", "static.news.test",
+                                                                "stats.tracker.test"))
 
     def host() -> str:
         return request.host.split(":")[0]
@@ -60,6 +70,8 @@ def create_app(port: int) -> Flask:
 <script>
 fetch('{ads}/ad?slot=side&cb=' + Math.floor(Math.random() * 9e9 + 1e9))
   .then(r => r.json()).then(d => {{ document.getElementById('ad').textContent = d.text; }});
+navigator.sendBeacon('{stats}/collect?cid=' + crypto.randomUUID(),
+  JSON.stringify({{event: 'pageview', page: location.pathname, rnd: Math.random()}}));
 </script></body></html>"""
         return Response(html, content_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
 
@@ -75,13 +87,36 @@ fetch('{ads}/ad?slot=side&cb=' + Math.floor(Math.random() * 9e9 + 1e9))
         if slug not in ARTICLES:
             return "not found", 404
         title, text = ARTICLES[slug]
-        return page(title, f"<h1>{title}</h1><p>{text}</p>")
+        return page(title, f"<h1>{title}</h1><p class=byline>By {AUTHORS[slug]}</p><p>{text}</p>")
 
     @app.get("/search")
     def search() -> Any:
         q = request.args.get("q", "")
-        found = [i for i in CATALOG if q and q.lower() in i.lower()] or ["No results"]
-        return page(f"{q} - Nyheter", f"<h1>Results for {q}</h1><ul>{''.join(f'<li>{i}</li>' for i in found)}</ul>")
+        words = q.lower().rstrip("s")
+        articles = [f'<li><a href="/nyheter/{slug}/">{title}</a></li>' for slug, (title, _) in ARTICLES.items()
+                    if words and words in title.lower()]
+        found = [f"<li>{i}</li>" for i in CATALOG if q and q.lower() in i.lower()] or ["<li>No results</li>"]
+        return page(f"{q} - Nyheter", f"<h1>Results for {q}</h1><ul id=results>{''.join(articles + found)}</ul>")
+
+    @app.get("/daily/")
+    def daily() -> Any:   # today's story is picked by a random id in the page: another seed asks another id
+        script = ("<script>fetch('/api/story?id=' + Math.floor(Math.random() * 900 + 100)).then(r => r.json())"
+                  ".then(d => { document.getElementById('story').innerHTML = "
+                  "'<a href=\"/nyheter/' + d.slug + '/\">' + d.headline + '</a>'; });</script>")
+        return page("Daily", f"<h1>Daily</h1><p id=story>loading</p>{script}")
+
+    @app.get("/api/story")
+    def story() -> Any:
+        return jsonify(id=request.args.get("id"), slug="election-results-2024-live-updates",
+                       headline="Counting continues in every district")
+
+    @app.get("/down/")
+    def down() -> Any:   # a site having a bad day: what `cache build` reports as a website failure
+        return Response("service unavailable", status=503, content_type="text/plain")
+
+    @app.post("/collect")
+    def collect() -> Any:
+        return Response(status=204)
 
     @app.get("/ad")
     def ad() -> Any:
@@ -109,10 +144,15 @@ fetch('{ads}/ad?slot=side&cb=' + Math.floor(Math.random() * 9e9 + 1e9))
     return app
 
 
+class QuietHandler(WSGIRequestHandler):
+    def log_request(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+
 class NewsSite:
     """The news site on one loopback HTTPS port, in a background thread."""
 
-    HOSTS = ("www.news.test", "ads.adnet.test", "static.news.test")
+    HOSTS = ("www.news.test", "ads.adnet.test", "static.news.test", "stats.tracker.test")
 
     def __init__(self) -> None:
         self._server: Any = None
@@ -121,7 +161,7 @@ class NewsSite:
     def start(self) -> "NewsSite":
         from werkzeug.serving import generate_adhoc_ssl_context
 
-        self._server = make_server("127.0.0.1", 0, Flask("placeholder"), threaded=True, request_handler=_Quiet,
+        self._server = make_server("127.0.0.1", 0, Flask("placeholder"), threaded=True, request_handler=QuietHandler,
                                    ssl_context=generate_adhoc_ssl_context())
         self.port = self._server.server_port
         self._server.app = create_app(self.port)

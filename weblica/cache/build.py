@@ -1,0 +1,440 @@
+"""Agent-driven cache building, as Weblica builds its cache: live tasks in, replayable cache tasks out.
+
+For each live task:
+
+1. the policy plays it K times through the recording proxy (run k: episode seed `seed + k + 1`), each
+   episode a recorded run with its screenshots; the actions of the first solving episode become the
+   recording's `actions.json`;
+2. with `crawl_depth` D, same-site links and GET form targets visible on the recorded pages are
+   opened through the recorder too, level by level up to D (one recorded run per level), so that
+   exploration stays inside the cache (see `crawl.py`);
+3. rules are inferred and tried on the recorded runs themselves (`rulecheck.py`: rules never hurt),
+   written to `REC/rules/`, which every replay of the recording reads;
+4. with the network cut (the replay proxy never dials out) the policy plays the task again at a seed
+   no recorded run used, then the recorded actions are replayed and their screens compared;
+5. the task is kept when the policy solves it under the cache (its checks, else the judge's verdict
+   when a judge is configured, as in every recorded episode); otherwise it is dropped
+   with the reason: `recording failed`, `website failure` (the start page never opened or answered
+   5xx), `not solved live` (no recorded episode solved it: the policy, not the cache), `essential
+   request missed` (the cached replay missed requests and failed), `unsolvable under cache` (all served,
+   still not solved).
+
+Every task's outcome is written to `OUT/results/<task>.json` when it finishes, so a re-run skips
+finished tasks (resumable); `OUT/tasks.jsonl` (the kept tasks, `source.kind = cache`) and
+`OUT/report.json` are rewritten from the results at the end. Tasks run in `parallel` worker processes
+(mitmproxy allows one proxy per process). Ray across machines is not implemented.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import shutil
+from collections import Counter
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from weblica.env.task import Task, TaskSource
+
+REASONS = ("recording failed", "website failure", "not solved live", "essential request missed",
+           "unsolvable under cache")
+REPLAY_SEED_OFFSET = 100     # the cached replay's episode seed: seed + 100, which no recorded run uses
+
+
+@dataclass
+class BuildOptions:
+    policy: str
+    runs: int = 2
+    crawl_depth: int = 0
+    resolve: tuple[str, ...] = ()
+    seed: int = 0
+    max_crawl_pages: int = 30    # per task and level: a crawl is coverage, not a mirror of the site
+    judge: str | None = None     # openai:URL#MODEL or anthropic:MODEL: decides tasks that have no checks
+    allow_private: bool = False  # the browse may reach private and link-local addresses (as `record --allow-private`)
+
+
+@dataclass
+class EpisodeRecord:
+    run_id: int
+    seed: int
+    success: bool
+    termination_reason: str | None
+    steps: int
+    error: str | None = None
+    answer: str | None = None
+
+
+@dataclass
+class Recorded:
+    """What recording a task's episodes produced."""
+
+    recording: str
+    episodes: list[EpisodeRecord] = field(default_factory=list)
+    exchanges: int = 0
+    failures: list[str] = field(default_factory=list)     # the recorder could not write an exchange
+    crawled: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)      # upstreams the navigation policy kept the browse from
+    start_status: int | None = None                        # the start page's HTTP status, first run
+
+    @property
+    def solving(self) -> EpisodeRecord | None:
+        return next((e for e in self.episodes if e.success), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"recording": self.recording, "episodes": [asdict(e) for e in self.episodes],
+                "exchanges": self.exchanges, "failures": self.failures[:10], "crawled": self.crawled,
+                "refused": self.refused[:10], "start_status": self.start_status}
+
+
+def task_slug(task_id: str) -> str:
+    """A directory name for a task id: readable, and unique even when two ids differ only in odd characters."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "-", task_id).strip("-.")[:60] or "task"
+    return f"{readable}-{hashlib.sha256(task_id.encode()).hexdigest()[:8]}"
+
+
+# ---- solved? ----------------------------------------------------------------------------------------
+
+Judged = Callable[[Task, Any, Path], Awaitable[bool]]
+
+
+def make_solved(judge_spec: str | None) -> Judged:
+    """Whether an episode solved its task: its checks; for a task without checks, the judge's verdict on
+    the episode (answer, steps, screenshots) when one is configured, else unsolved."""
+    judge = None
+    if judge_spec:
+        from weblica.policy.judge import make_judge
+
+        judge = make_judge(judge_spec)
+
+    async def solved(task: Task, traj: Any, shots: Path) -> bool:
+        if task.checks or judge is None:
+            return bool(traj.success)
+        if traj.termination_reason != "done":
+            return False
+        shas = [traj.start_screenshot_sha256] + [s.screenshot_sha256 for s in traj.steps]
+        screenshots = [(shots / f"{sha}.png").read_bytes() for sha in shas if (shots / f"{sha}.png").exists()]
+        try:
+            verdict = await judge(task, traj.answer, traj.steps, screenshots)
+        except Exception as exc:   # a judge that cannot answer decides nothing: unsure is unsolved
+            traj.error = f"judge failed: {exc}"
+            return False
+        traj.metadata["judge"] = verdict.verdict
+        return verdict.verdict == "success"
+
+    return solved
+
+
+# ---- record -----------------------------------------------------------------------------------------
+
+async def record_policy(task: Task, policy_factory: Callable[[], Any], out: str | Path, runs: int = 2,
+                        resolve: tuple[str, ...] | list[str] = (), seed: int = 0, crawl_depth: int = 0,
+                        max_crawl_pages: int = 30, solved: Judged | None = None,
+                        allow_private: bool = False) -> Recorded:
+    """Record `runs` episodes of the policy on `task` (live, through the recording proxy) into `out`.
+    The browse may reach what `weblica record` lets it reach (`recording_policy`): private and link-local
+    addresses other than the start URL's server and the --resolve targets only with `allow_private`."""
+    from weblica.cache.addons import EpisodeHeader, HostMapper, Recorder, parse_resolve
+    from weblica.cache.crawl import crawl
+    from weblica.cache.egress import EgressGuard
+    from weblica.cache.record import recording_policy
+    from weblica.cache.play import PROXY_SOURCE, ProxyBackend, make_env
+    from weblica.cache.proxy import ProxyServer
+    from weblica.cache.store import Store, save_actions
+    from weblica.rollout import ScreenshotStore, run_episode
+
+    out = Path(out)
+    mapping = parse_resolve(list(resolve))  # a bad --resolve fails before anything is written
+    host_mapper = HostMapper(mapping)
+    policy = recording_policy(task.start_url, mapping, allow_private)
+    policy.check(task.start_url)
+    egress = EgressGuard(policy)
+    store = Store.open_dir(out, create=True)
+    recorder = Recorder(store, run_id=0)
+    result = Recorded(str(out))
+    live_task = replace(task, source=TaskSource(kind=PROXY_SOURCE))
+    solving_actions: list[dict[str, Any]] | None = None
+    try:
+        with ProxyServer([EpisodeHeader(), host_mapper, egress, recorder]) as proxy:
+            env = make_env({PROXY_SOURCE: ProxyBackend(proxy.url, policy)})
+            try:
+                for k in range(runs):
+                    episode_seed = seed + k + 1
+                    run_id = store.new_run("record", seed=episode_seed, start_url=task.start_url,
+                                           info={"task": task.id, "policy_episode": k, "resolve": list(resolve)})
+                    recorder.begin_run(run_id)
+                    shots = out / "screens" / f".by-sha-{run_id}"
+                    traj = await run_episode(env, live_task, policy_factory(), episode_seed, ScreenshotStore(shots))
+                    traj.success = await (solved or make_solved(None))(task, traj, shots)
+                    _save_episode_screens(out, run_id, shots, traj)
+                    episode = EpisodeRecord(run_id, episode_seed, traj.success, traj.termination_reason,
+                                            len(traj.steps), traj.error, traj.answer)
+                    result.episodes.append(episode)
+                    actions = [a for step in traj.steps for a in step.actions if a.get("name") != "done"]
+                    if solving_actions is None and (traj.success or k == runs - 1):
+                        solving_actions = actions
+                    store.finish_run(run_id, {"task": task.id, "success": traj.success,
+                                              "termination_reason": traj.termination_reason,
+                                              "steps": len(traj.steps), "error": traj.error})
+                if crawl_depth > 0:
+                    result.crawled = await crawl(env, store, recorder, task.start_url, crawl_depth,
+                                                 seed + runs + 1, max_crawl_pages)
+            finally:
+                await env.close()
+        save_actions(out, solving_actions or [], task.start_url)
+        first = store.runs(("record",))[0].id if store.runs(("record",)) else None
+        starts = [ex for ex in store.exchanges(run_ids=[first] if first else [], with_request_bodies=False)
+                  if ex.method == "GET"]
+        result.start_status = starts[0].status if starts else None
+        result.exchanges = store.count_exchanges()
+        result.failures = list(recorder.failures)
+        result.refused = list(egress.refused)
+        return result
+    finally:
+        store.close()
+
+
+def _save_episode_screens(out: Path, run_id: int, shots: Path, traj: Any) -> None:
+    """The episode's screenshots as REC/screens/run-N/step-K.png (what `replay --check` compares with):
+    the start page, then one after each step that did something."""
+    from weblica.cache.store import screens_dir
+
+    target = screens_dir(out, run_id)
+    target.mkdir(parents=True, exist_ok=True)
+    # a step that only says done changes nothing on screen, and actions.json leaves it out too
+    shas = [traj.start_screenshot_sha256] + [s.screenshot_sha256 for s in traj.steps
+                                             if any(a.get("name") != "done" for a in s.actions)]
+    for i, sha in enumerate(shas):
+        path = shots / f"{sha}.png"
+        if sha and path.exists():
+            shutil.copyfile(path, target / f"step-{i}.png")
+    shutil.rmtree(shots, ignore_errors=True)
+
+
+# ---- infer and verify -------------------------------------------------------------------------------
+
+def infer_into(recording: str | Path) -> dict[str, Any]:
+    """Infer rules (each tried on the recorded runs) and write them to REC/rules/."""
+    from weblica.cache.infer import summarize
+    from weblica.cache.rulecheck import infer_checked_rules, summarize_decisions
+    from weblica.cache.rules import save_rules
+    from weblica.cache.store import Store
+
+    with Store.open_dir(recording, readonly=True) as store:
+        rulesets, decisions = infer_checked_rules(store)
+    rules_dir = Path(recording) / "rules"
+    shutil.rmtree(rules_dir, ignore_errors=True)
+    for ruleset in rulesets.values():
+        if ruleset.rules:
+            save_rules(ruleset, rules_dir)
+    return {**summarize(rulesets), "never_hurt": summarize_decisions(decisions)}
+
+
+async def verify_cached(task: Task, recording: str | Path, policy_factory: Callable[[], Any], seed: int,
+                        reference_run: int | None, solved: Judged | None = None) -> dict[str, Any]:
+    """Play the policy on the cached task with the network cut, then the recorded actions."""
+    from weblica.cache.backend import CacheBackend
+    from weblica.cache.play import load_screens, make_env, play
+    from weblica.cache.store import load_actions, screens_dir
+    from weblica.rollout import ScreenshotStore, run_episode
+
+    recording = Path(recording)
+    cache_task = cache_task_for(task, recording)
+    backend = CacheBackend([recording], rules_dirs=[])   # REC/rules is always read
+    env = make_env({"cache": backend})
+    try:
+        shots = recording / "screens" / f".cached-{seed}"
+        traj = await run_episode(env, cache_task, policy_factory(), seed, ScreenshotStore(shots))
+        traj.success = await (solved or make_solved(None))(task, traj, shots)
+        shutil.rmtree(shots, ignore_errors=True)
+        stats = backend.stats
+        policy = {"success": traj.success, "judge": traj.metadata.get("judge"), "termination_reason": traj.termination_reason, "answer": traj.answer,
+                  "error": traj.error, "tiers": dict(stats.tiers), "misses": list(stats.misses[:20]),
+                  "outbound_connections": stats.outbound_attempts}
+        before = Counter(stats.tiers)
+        misses_before = len(stats.misses)
+        _, actions = load_actions(recording)
+        played = await play(env, task.start_url, actions, seed, source=cache_task.source)
+        tiers = Counter(stats.tiers)
+        tiers.subtract(before)
+        reference = load_screens(screens_dir(recording, reference_run)) if reference_run is not None else []
+        identical = sum(1 for a, b in zip(reference, played.screenshots) if a == b)
+        recorded = {"tiers": dict(tiers), "misses": list(stats.misses[misses_before:misses_before + 20]),
+                    "screens_identical": f"{identical}/{max(len(reference), len(played.screenshots))}",
+                    "outbound_connections": stats.outbound_attempts - policy["outbound_connections"]}
+    finally:
+        await env.close()
+        await backend.stop()
+    return {"policy": policy, "recorded_actions": recorded}
+
+
+def cache_task_for(task: Task, recording: str | Path) -> Task:
+    """The live task, answered from its recording (`source.kind = cache`)."""
+    metadata = {**task.metadata, "live_source": task.source.to_dict()}
+    return replace(task, source=TaskSource(kind="cache", site=task.source.site,
+                                           recording=str(Path(recording).resolve())), metadata=metadata)
+
+
+# ---- one task ---------------------------------------------------------------------------------------
+
+async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, Any]:
+    """Record, infer, verify one task; the outcome says kept or dropped and why."""
+    from weblica.policy.factory import make_policy_factory
+
+    recording = out / "recordings" / task_slug(task.id)
+    shutil.rmtree(recording, ignore_errors=True)    # a half-built recording from an interrupted run
+    factory = make_policy_factory(options.policy, options.seed)
+    solved = make_solved(options.judge)
+    outcome: dict[str, Any] = {"id": task.id, "start_url": task.start_url, "recording": str(recording)}
+    try:
+        recorded = await record_policy(task, factory, recording, options.runs, options.resolve, options.seed,
+                                       options.crawl_depth, options.max_crawl_pages, solved,
+                                       allow_private=options.allow_private)
+    except Exception as exc:   # the proxy, the store or the browser failed while recording
+        return {**outcome, "kept": False, "reason": "recording failed", "detail": f"{type(exc).__name__}: {exc}"}
+    outcome["record"] = recorded.to_dict()
+    if recorded.failures:
+        return {**outcome, "kept": False, "reason": "recording failed", "detail": recorded.failures[0]}
+    opened = [e for e in recorded.episodes if e.termination_reason != "env_error"]
+    if not opened or recorded.start_status is None or recorded.start_status >= 500:
+        if recorded.start_status is not None and recorded.start_status >= 500:
+            detail = f"the start page answered {recorded.start_status}"
+        elif not opened:
+            detail = recorded.episodes[0].error if recorded.episodes else "no episode ran"
+        else:
+            detail = "the site answered nothing (no exchange was recorded)"
+        return {**outcome, "kept": False, "reason": "website failure", "detail": detail}
+    solving = recorded.solving
+    if solving is None:
+        detail = "no recorded episode solved the task" + (
+            "" if task.checks or options.judge else " (the task has no checks and no --judge was given)")
+        return {**outcome, "kept": False, "reason": "not solved live", "detail": detail}
+    outcome["rules"] = infer_into(recording)
+    verified = await verify_cached(task, recording, factory, options.seed + REPLAY_SEED_OFFSET, solving.run_id,
+                                   solved)
+    outcome["replay"] = verified
+    if verified["policy"]["success"]:
+        return {**outcome, "kept": True, "task": cache_task_for(task, recording).to_dict()}
+    misses = verified["policy"]["misses"]
+    if misses:
+        return {**outcome, "kept": False, "reason": "essential request missed",
+                "detail": f"{len(misses)} request(s) missed, e.g. {misses[0]['method']} {misses[0]['url']}"}
+    return {**outcome, "kept": False, "reason": "unsolvable under cache",
+            "detail": f"every request served, but the episode ended {verified['policy']['termination_reason']} "
+                      f"unsolved (answer {verified['policy']['answer']!r})"}
+
+
+def _build_in_worker(task_data: dict[str, Any], options: dict[str, Any], out: str) -> dict[str, Any]:
+    """One task in a worker process (a process of its own: one mitmproxy per process)."""
+    options["resolve"] = tuple(options.get("resolve") or ())
+    return asyncio.run(build_task(Task.from_dict(task_data), BuildOptions(**options), Path(out)))
+
+
+# ---- many tasks -------------------------------------------------------------------------------------
+
+def build_cache(tasks: list[Task], options: BuildOptions, out: str | Path, parallel: int = 1,
+                progress: bool = False) -> dict[str, Any]:
+    """Build a cache task set from live tasks; resumable (finished tasks are read back, not redone)."""
+    out = Path(out)
+    results_dir = out / "results"
+    results_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, dict[str, Any]] = {}
+    todo = []
+    for task in tasks:
+        path = results_dir / f"{task_slug(task.id)}.json"
+        if path.exists():
+            try:
+                results[task.id] = {**json.loads(path.read_text(encoding="utf-8")), "resumed": True}
+                continue
+            except ValueError:   # a result cut off mid-write: build the task again
+                pass
+        todo.append(task)
+
+    def finished(result: dict[str, Any]) -> None:
+        path = results_dir / f"{task_slug(result['id'])}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        results[result["id"]] = result
+
+    bar = _progress() if progress else None
+    counts = Counter(("kept" if r["kept"] else "dropped") for r in results.values())
+    with bar if bar is not None else nullcontext():
+        tid = bar.add_task(_describe(counts), total=len(tasks), completed=len(results)) if bar else None
+
+        def advance(result: dict[str, Any]) -> None:
+            finished(result)
+            counts["kept" if result["kept"] else "dropped"] += 1
+            if bar is not None:
+                bar.update(tid, advance=1, description=_describe(counts))
+
+        if parallel <= 1 or len(todo) <= 1:
+            for task in todo:
+                advance(asyncio.run(build_task(task, options, out)))
+        else:
+            _run_pool(todo, options, out, parallel, advance)
+    return write_outputs(tasks, results, options, out)
+
+
+def _run_pool(todo: list[Task], options: BuildOptions, out: Path, parallel: int,
+              advance: Callable[[dict[str, Any]], None]) -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")   # no forked asyncio loops or browser handles
+    with ProcessPoolExecutor(max_workers=parallel, mp_context=context) as pool:
+        futures = {pool.submit(_build_in_worker, t.to_dict(), asdict(options), str(out)): t for t in todo}
+        for future in as_completed(futures):
+            task = futures[future]
+            try:
+                advance(future.result())
+            except Exception as exc:   # the worker itself died (a crash, out of memory)
+                advance({"id": task.id, "start_url": task.start_url, "kept": False, "reason": "recording failed",
+                         "detail": f"the build worker failed: {type(exc).__name__}: {exc}"})
+
+
+def write_outputs(tasks: list[Task], results: dict[str, dict[str, Any]], options: BuildOptions,
+                  out: Path) -> dict[str, Any]:
+    """OUT/tasks.jsonl (kept tasks, in input order) and OUT/report.json, from every task's result."""
+    from weblica.env.task import save_tasks
+
+    ordered = [results[t.id] for t in tasks if t.id in results]
+    kept = [Task.from_dict(r["task"]) for r in ordered if r["kept"]]
+    save_tasks(kept, out / "tasks.jsonl")
+
+    def row(r: dict[str, Any]) -> dict[str, Any]:
+        replay = r.get("replay", {})
+        out_row = {"id": r["id"], "recording": r.get("recording"), "resumed": r.get("resumed", False),
+                   "exchanges": r.get("record", {}).get("exchanges"),
+                   "live_solved": sum(e["success"] for e in r.get("record", {}).get("episodes", [])),
+                   "replay_tiers": replay.get("policy", {}).get("tiers"),
+                   "replay_misses": len(replay.get("policy", {}).get("misses", [])) if replay else None,
+                   "recorded_actions": {k: replay["recorded_actions"][k] for k in ("tiers", "screens_identical")}
+                   if replay else None,
+                   "outbound_connections": replay.get("policy", {}).get("outbound_connections") if replay else None,
+                   "rules": {k: v for k, v in r.get("rules", {}).items() if k != "never_hurt"} or None,
+                   "crawled": len(r.get("record", {}).get("crawled", []))}
+        if not r["kept"]:
+            out_row.update(reason=r["reason"], detail=r.get("detail"))
+        return out_row
+
+    report = {"policy": options.policy, "runs": options.runs, "crawl_depth": options.crawl_depth,
+              "tasks": len(tasks), "kept": [row(r) for r in ordered if r["kept"]],
+              "dropped": [row(r) for r in ordered if not r["kept"]],
+              "reasons": dict(Counter(r["reason"] for r in ordered if not r["kept"])),
+              "tasks_file": str(out / "tasks.jsonl")}
+    (out / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+                                     encoding="utf-8")
+    return report
+
+
+def _describe(counts: Counter) -> str:
+    return f"cache build: kept {counts['kept']}, dropped {counts['dropped']}"
+
+
+def _progress() -> Any:
+    from weblica.rollout import _progress as rollout_progress
+
+    return rollout_progress(0)
