@@ -34,7 +34,12 @@ class TaskSource:
 class Check:
     """One declarative check.
 
-    type `answer_match`: mode exact | numeric (tol) | set | regex against `expected`.
+    type `answer_match`: mode exact | numeric (tol) | set | regex | refusal against `expected`. An answer
+        passes only if it asserts the gold and no competing value: `confusers` are the values of the same
+        field the site shows for other entities (`confusers_from` says where they came from: "data" or
+        "page"); `locale` (e.g. "de-DE") says how the site writes numbers and dates; `unit` is the unit of
+        the question ("owners"), which an answer may omit. Mode `refusal`: the task is infeasible and only
+        a refusal that asserts no value passes.
     type `url_match`: `expected` is a URL or pattern; mode exact | prefix | regex | contains
         (exact compares host, path and query parameters, ignoring their order).
     type `state_match`: `path` into the source's state dict (dotted, list indexes allowed) and `expected`;
@@ -46,6 +51,10 @@ class Check:
     mode: str = "exact"
     path: str | None = None
     tol: float = 0.0
+    confusers: list[Any] | None = None
+    confusers_from: str | None = None  # "data" | "page"; None when no confusers are known
+    locale: str | None = None
+    unit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"type": self.type, "expected": self.expected}
@@ -55,6 +64,9 @@ class Check:
             out["path"] = self.path
         if self.tol:
             out["tol"] = self.tol
+        for key in ("confusers", "confusers_from", "locale", "unit"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
 
@@ -221,6 +233,11 @@ def match_value(actual: Any, expected: Any, mode: str = "exact", tol: float = 0.
             return re.search(str(expected), str(actual), re.IGNORECASE | re.DOTALL) is not None
         except re.error:
             return False
+    if mode == "refusal":  # interim: replaced by the refusal detector
+        from weblica.synth.checks import INFEASIBLE_PATTERN
+        return re.search(INFEASIBLE_PATTERN, str(actual), re.IGNORECASE) is not None
+    if mode == "date":  # interim: ISO text anywhere
+        return str(expected) in str(actual)
     if mode == "contains":
         if isinstance(actual, (list, tuple)):
             return any(match_value(a, expected, "exact") for a in actual)
