@@ -4,37 +4,9 @@ while what a person would accept (number words, the site's number and date notat
 passes. The matching itself is in `weblica.env.task` / `weblica.env.answers`."""
 from __future__ import annotations
 
-import re
 from typing import Any, Sequence
 
 from weblica.env.task import Check
-
-INFEASIBLE_PATTERN = (r"\b(cannot|can ?not|can't|unable|impossible|infeasible|not (?:possible|available|found|exist\w*|"
-                      r"listed|offered|sold|shown|there|carried|in the catalog\w*)|no (?:such|results?|information|matching|"
-                      r"way)|doesn't exist|does not exist|don't (?:have|sell|offer|carry)|do not (?:have|sell|offer|carry)|"
-                      r"isn't (?:available|listed|offered)|n/a)\b")
-
-
-def number_pattern(value: float, decimals: int = 2) -> str:
-    """A regex matching `value` written with any common thousands/decimal separators."""
-    negative = value < 0
-    value = abs(value)
-    whole = int(round(value * 10 ** decimals)) // 10 ** decimals
-    frac = int(round(value * 10 ** decimals)) % 10 ** decimals if decimals else 0
-    digits = str(whole)
-    groups = [digits[max(0, i - 3):i] for i in range(len(digits), 0, -3)][::-1]
-    wholes = {digits} | {sep.join(groups) for sep in (",", ".", " ", "\u202f", "'")}
-    whole_re = "|".join(sorted((re.escape(w) for w in wholes), key=lambda w: (-len(w), w)))
-    if frac:
-        frac_text = f"{frac:0{decimals}d}"
-        short = frac_text.rstrip("0")
-        frac_re = f"[.,](?:{re.escape(frac_text)}|{re.escape(short)})" if short != frac_text else f"[.,]{frac_text}"
-        tail = f"(?:{frac_re})"
-    else:
-        tail = "(?:[.,]0{1,2})?"
-    sign = "-" if negative else ""
-    return rf"(?<![\d.,]){sign}(?:{whole_re}){tail}(?![\d]|[.,]\d)"
-
 
 def _confusers(values: Sequence[Any], gold: Any) -> dict[str, Any]:
     kept = [v for v in dict.fromkeys(values) if v != gold]

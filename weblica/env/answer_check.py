@@ -1,0 +1,350 @@
+"""Whether an answer asserts the gold and no competing value: the `answer_match` check.
+
+A reward-maximizing policy learns whatever passes, so an answer passes only when it states the gold and
+(a) names no confuser (a value of the same field the site shows for another entity), (b) does not deny
+the gold ("not X", "X? No"), (c) does not hedge ("X or Y", "maybe X", "between 1 and 3") and (d) does
+not list several values of the gold's shape (two different numbers for a number; several comma- or
+or-joined names for a name). Values the question itself states ("at most ¥317") are context, not
+competing values, and a value the answer denies ("¥316, not ¥342") is not asserted. What a person would
+accept passes: `weblica.env.answers` reads number words, locale notations, currencies, units and dates.
+
+Infeasible tasks (mode `refusal`) pass only for a refusal that asserts no value (`weblica.env.refusal`);
+on any other task a refusal, or the `done` tool's `infeasible: true`, fails.
+
+Answers are capped at `MAX_ANSWER_CHARS` and check patterns run under `REGEX_TIMEOUT_S`, so a hostile
+answer or task file cannot hang a run; either limit fails the check with a reason.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import regex
+
+from weblica.env import answers as A
+from weblica.env.refusal import guess_phrase, refusal_phrase
+
+if TYPE_CHECKING:
+    from weblica.env.task import Check
+
+MAX_ANSWER_CHARS = 2000
+REGEX_TIMEOUT_S = 0.25
+
+
+class PatternError(ValueError):
+    """A check pattern that does not compile, or ran past its time limit."""
+
+
+def safe_search(pattern: str, text: str, flags: int = 0) -> Any:
+    """`regex.search` with a time limit; raises PatternError on a bad pattern or a timeout."""
+    try:
+        return regex.search(pattern, text, flags, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        raise PatternError(f"the pattern ran past its {REGEX_TIMEOUT_S:g} s limit") from None
+    except (regex.error, TypeError, ValueError) as exc:
+        raise PatternError(f"the pattern does not compile ({exc})") from None
+
+
+@dataclass
+class Question:
+    """What the instruction itself states: echoing it is context, not a competing value."""
+
+    text: str = ""
+    locale: str | None = None
+    numbers: list[float] = field(init=False)
+    dates: set[tuple[int | None, int, int]] = field(init=False)
+    toks: list[A.Token] = field(init=False)
+
+    def __post_init__(self) -> None:
+        norm = A.normalize_answer(self.text)
+        self.numbers = [n.value for n in A.find_numbers(norm, self.locale)]
+        self.dates = {r for d in A.find_dates(norm, self.locale) for r in d.readings}
+        self.toks = A.tokens(norm)
+
+    def states_number(self, value: float) -> bool:
+        return any(math.isclose(value, v, abs_tol=1e-9) for v in self.numbers)
+
+    def states_phrase(self, keys: Sequence[str]) -> bool:
+        return bool(A.find_phrase(self.toks, keys))
+
+
+@dataclass
+class Outcome:
+    passed: bool
+    reason: str
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.6g}"
+
+
+def _confuser_parts(confusers: Sequence[Any] | None) -> tuple[list[float], list[str]]:
+    """Confusers as numbers (where they are one quantity: 17, "¥17", "Two owners") and as phrases."""
+    numbers, phrases = [], []
+    for c in confusers or []:
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            numbers.append(float(c))
+            continue
+        q = A.quantity(str(c))
+        if q is not None:
+            numbers.append(q[0])
+        elif A.phrase_keys(str(c)):
+            phrases.append(str(c))
+    return numbers, phrases
+
+
+def _span_text(norm: str, toks: list[A.Token], occ: tuple[int, int]) -> tuple[int, int]:
+    return toks[occ[0]].start, toks[occ[1] - 1].end
+
+
+def _blank(norm: str, spans: Sequence[tuple[int, int]]) -> str:
+    """`norm` with the spans replaced by spaces, so the words around the gold are read without it."""
+    chars = list(norm)
+    for s, e in spans:
+        chars[s:e] = " " * (e - s)
+    return "".join(chars)
+
+
+def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tuple[int, int]],
+                      question: Question, gold_keys: Sequence[Sequence[str]]) -> list[str]:
+    """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
+    toks = A.tokens(norm)
+    named = []
+    for phrase in phrases:
+        keys = A.phrase_keys(phrase)
+        if not keys or list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
+            continue
+        for occ in A.find_phrase(toks, keys):
+            s, e = _span_text(norm, toks, occ)
+            if any(gs <= s and e <= ge for gs, ge in gold_spans):
+                continue
+            if not A.is_negated(norm[:s], norm[e:]):
+                named.append(phrase)
+                break
+    return named
+
+
+def _tail(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
+    """Why the rest of the answer spoils it (a hedge, a refusal), or None."""
+    rest = _blank(norm, gold_spans)
+    h = A.hedge(rest, question.text)
+    if h:
+        return f"hedges ('{h}')"
+    r = refusal_phrase(rest)
+    if r:
+        return f"refuses ('{r}') on a feasible task"
+    return None
+
+
+# ---- modes ------------------------------------------------------------------------------------------
+
+def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str | None,
+             confusers: Sequence[Any] | None, question: Question, locale: str | None) -> Outcome:
+    conf_numbers, conf_phrases = _confuser_parts(confusers)
+    nums = A.find_numbers(norm, locale)
+
+    def close(a: float, b: float) -> bool:
+        return math.isclose(a, b, rel_tol=0.0, abs_tol=max(tol, 1e-9))
+
+    def is_gold(n: A.Number) -> bool:
+        return (close(n.value, gold) and A.units_compatible(n.unit, unit)
+                and (n.currency is None or currency is None or A.same_currency(n.currency, currency)))
+
+    golds = [n for n in nums if is_gold(n)]
+    if not golds:
+        wrong_currency = [n for n in nums if close(n.value, gold) and n.currency and currency]
+        if wrong_currency:
+            return Outcome(False, f"states {_fmt(gold)} in {wrong_currency[0].currency}, not {currency}")
+        stated = ", ".join(dict.fromkeys(_fmt(n.value) for n in nums[:5]))
+        return Outcome(False, f"states no {_fmt(gold)}{' ' + unit if unit else ''}"
+                              + (f" (it states {stated})" if stated else ""))
+    for n in golds:
+        if A.is_negated(norm[:n.start], norm[n.end:]):
+            return Outcome(False, f"denies {_fmt(gold)}")
+        if A.is_bound(norm[:n.start]):
+            return Outcome(False, f"gives a bound, not the value {_fmt(gold)}")
+    competing = [n for n in nums if not is_gold(n) and not A.is_negated(norm[:n.start], norm[n.end:])
+                 and not question.states_number(n.value)]
+    if competing:
+        names = [_fmt(n.value) + (" (a confuser)" if any(close(n.value, c) for c in conf_numbers) else "")
+                 + (f" (in {n.currency})" if close(n.value, gold) else "") for n in competing]
+        return Outcome(False, f"also states {', '.join(list(dict.fromkeys(names))[:5])}")
+    spans = [(n.start, n.end) for n in golds]
+    named = _phrase_confusers(norm, conf_phrases, spans, question, [])
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named)}")
+    spoiled = _tail(norm, spans, question)
+    if spoiled:
+        return Outcome(False, spoiled)
+    return Outcome(True, f"states {_fmt(gold)}")
+
+
+def _extends_name(norm: str, toks: list[A.Token], occ: tuple[int, int], gold: str) -> str | None:
+    """A capitalized word right after a capitalized gold ("Alpine" in "Alpine Ridge"): a longer name."""
+    i, j = occ
+    if j >= len(toks) or not gold[:1].isupper() or norm.isupper():
+        return None
+    nxt = toks[j]
+    gap = norm[toks[j - 1].end:nxt.start]
+    if gap.strip() or not nxt.text[:1].isupper() or nxt.key in A.FUNCTION_WORDS or nxt.key.isdigit():
+        return None
+    return f"{norm[toks[i].start:toks[j - 1].end]} {nxt.text}"
+
+
+def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys: Sequence[Sequence[str]]) -> list[str]:
+    """List items other than the gold that have the gold's shape: "Cropped Cardigan, Bold Poncho"."""
+    longest = max(len(k) for k in gold_keys)
+    shapes = {A.shape(k) for k in gold_keys}
+    wordy = all("n" not in s for s in shapes)
+    out = []
+    for item in A.list_items(norm):
+        if any(gs < item[-1].end and item[0].start < ge for gs, ge in gold_spans):
+            continue
+        keys = [t.key for t in item]
+        if keys[0] in A.FUNCTION_WORDS or len(keys) > longest + 2:
+            continue
+        if (wordy and any(k.isdigit() for k in keys)) or (not wordy and A.shape(keys) not in shapes):
+            continue
+        out.append(norm[item[0].start:item[-1].end])
+    return out
+
+
+def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, question: Question,
+            need_all: bool = False) -> Outcome:
+    """Text golds (aliases of one value, or with `need_all` the members of a set)."""
+    # a text value's confusers are phrases, even those that look like numbers ("100" beside "None")
+    conf_phrases = [str(c) for c in confusers or [] if A.phrase_keys(str(c))]
+    toks = A.tokens(norm)
+    gold_keys = [k for k in (A.phrase_keys(g) for g in golds) if k]
+    if not gold_keys:
+        return Outcome(False, "the check's expected value is empty")
+    longer = [occ for c in conf_phrases for occ in A.find_phrase(toks, A.phrase_keys(c))]
+    found: dict[int, list[tuple[int, int]]] = {}
+    for gi, keys in enumerate(gold_keys):
+        for occ in A.find_phrase(toks, keys):
+            # "Alpine" inside the confuser "Alpine Ridge" is not the gold
+            if any(c[0] <= occ[0] and occ[1] <= c[1] and c[1] - c[0] > occ[1] - occ[0] for c in longer):
+                continue
+            found.setdefault(gi, []).append(occ)
+    missing = [golds[gi] for gi in range(len(gold_keys)) if gi not in found]
+    if (need_all and missing) or not found:
+        return Outcome(False, f"does not name {missing[0] if need_all else golds[0]!r}")
+    occs = [occ for group in found.values() for occ in group]
+    spans = [_span_text(norm, toks, occ) for occ in occs]
+    for occ, (s, e) in zip(occs, spans):
+        if A.is_negated(norm[:s], norm[e:]):
+            return Outcome(False, f"denies {norm[s:e]!r}")
+        longer_name = _extends_name(norm, toks, occ, golds[0])
+        if longer_name:
+            return Outcome(False, f"names {longer_name!r}, which is more than {norm[s:e]!r}")
+    named = _phrase_confusers(norm, conf_phrases, spans, question, gold_keys)
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
+    items = _competing_items(norm, spans, gold_keys)
+    if items:
+        return Outcome(False, f"lists other candidates besides the gold: {', '.join(repr(x) for x in items[:5])}")
+    spoiled = _tail(norm, spans, question)
+    if spoiled:
+        return Outcome(False, spoiled)
+    return Outcome(True, f"names {', '.join(repr(golds[gi]) for gi in sorted(found))}")
+
+
+def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcome:
+    gold = A.parse_iso_date(iso)
+    if gold is None:
+        return Outcome(False, f"the check's expected date {iso!r} is not ISO YYYY-MM-DD")
+    dates = A.find_dates(norm, locale)
+    golds = [d for d in dates if A.date_matches(d, gold)]
+    if not golds:
+        return Outcome(False, f"states no date that reads as {iso}")
+    for d in golds:
+        if A.is_negated(norm[:d.start], norm[d.end:]):
+            return Outcome(False, f"denies {iso}")
+    others = [norm[d.start:d.end] for d in dates if not A.date_matches(d, gold)
+              and not A.is_negated(norm[:d.start], norm[d.end:]) and not d.readings <= question.dates]
+    if others:
+        return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
+    spoiled = _tail(norm, [(d.start, d.end) for d in golds], question)
+    return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {iso}")
+
+
+def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question: Question) -> Outcome:
+    try:
+        match = safe_search(str(pattern), answer, regex.IGNORECASE | regex.DOTALL)
+    except PatternError as exc:
+        return Outcome(False, str(exc))
+    if match is None:
+        return Outcome(False, f"does not match {pattern!r}")
+    before, after = answer[:match.start()], answer[match.end():]
+    if A.is_negated(before, after):
+        return Outcome(False, f"denies {match.group(0)!r}")
+    rest = A.normalize_answer(before) + " | " + A.normalize_answer(after)
+    named = _phrase_confusers(rest, _confuser_parts(confusers)[1], [], question, [])
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
+    spoiled = _tail(rest, [], question)
+    return Outcome(False, spoiled) if spoiled else Outcome(True, f"matches {pattern!r}")
+
+
+def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, infeasible: bool,
+             locale: str | None) -> Outcome:
+    phrase = refusal_phrase(norm)
+    if not infeasible and phrase is None:
+        return Outcome(False, "does not say the task cannot be done (it is infeasible)")
+    guess = guess_phrase(norm)
+    if guess:
+        return Outcome(False, f"refuses but also guesses ('{guess}')")
+    values = [n for n in A.find_numbers(norm, locale) if not question.states_number(n.value)]
+    values_text = [norm[n.start:n.end] for n in values] + [
+        norm[d.start:d.end] for d in A.find_dates(norm, locale) if not d.readings <= question.dates]
+    if values_text:
+        return Outcome(False, f"refuses but also states {', '.join(repr(v) for v in values_text[:5])}")
+    named = _phrase_confusers(norm, _confuser_parts(confusers)[1], [], question, [])
+    if named:
+        return Outcome(False, f"refuses but also names {', '.join(repr(x) for x in named[:5])}")
+    how = "infeasible: true" if infeasible and phrase is None else f"'{phrase}'"
+    return Outcome(True, f"a refusal ({how}) that asserts no value")
+
+
+def check_answer(check: "Check", answer: str, *, instruction: str = "", infeasible: bool = False) -> Outcome:
+    """Run one `answer_match` check on a final answer (see the module docstring)."""
+    answer = str(answer)
+    if len(answer) > MAX_ANSWER_CHARS:
+        return Outcome(False, f"the answer is {len(answer)} characters, over the {MAX_ANSWER_CHARS} limit")
+    question = Question(instruction, check.locale)
+    norm = A.normalize_answer(answer)
+    if check.mode == "refusal":
+        return _refusal(norm, check.confusers, question, infeasible, check.locale)
+    if infeasible:
+        return Outcome(False, "the agent declared the task infeasible (infeasible: true); it is feasible")
+    expected = check.expected
+    if check.mode == "numeric":
+        text = A.normalize_answer(str(expected))
+        nums = [float(expected)] if isinstance(expected, (int, float)) and not isinstance(expected, bool) else \
+            [n.value for n in A.find_numbers(text, check.locale)]
+        if not nums:
+            return Outcome(False, f"the check's expected value {expected!r} holds no number")
+        q = A.quantity(str(expected))
+        currency = A.currency_of(str(expected)) or A.locale_currency(check.locale)
+        return _numeric(norm, nums[0], check.tol, check.unit or (q[1] if q else None), currency, check.confusers,
+                        question, check.locale)
+    if check.mode == "date":
+        return _date(norm, str(expected), check.locale, question)
+    if check.mode == "regex":
+        return _regex(answer, str(expected), check.confusers, question)
+    if check.mode == "set":
+        items = expected if isinstance(expected, (list, tuple, set)) else \
+            [i for i in regex.split(r"\s*(?:,|;|\n|\band\b)\s*", str(expected)) if i.strip()]
+        return _phrase(norm, [str(i) for i in items], check.confusers, question, need_all=True)
+    if check.mode == "exact":
+        if isinstance(expected, bool) or expected is None:
+            ok = A.fold(norm.strip().rstrip(".")) == A.fold(str(expected))
+            return Outcome(ok, f"{'is' if ok else 'is not'} {expected!r}")
+        golds = [str(e) for e in expected] if isinstance(expected, (list, tuple)) else [str(expected)]
+        q = A.quantity(golds[0]) if len(golds) == 1 else None
+        if q is not None:
+            return _numeric(norm, q[0], check.tol, check.unit or q[1], A.currency_of(golds[0]), check.confusers,
+                            question, check.locale)
+        return _phrase(norm, golds, check.confusers, question)
+    return Outcome(False, f"unknown answer mode {check.mode!r} (use exact, numeric, set, regex, date, refusal)")
