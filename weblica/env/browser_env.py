@@ -212,6 +212,15 @@ class WebEnv:
         await self._end_episode()
         return obs, 0.0, True, False, info
 
+    async def page_snapshot(self) -> dict[str, Any] | None:
+        """The active page's visible text and in-view controls (weblica.env.page_snapshot), for scripted
+        policies with `reads_page`; None between episodes."""
+        if self._tabs is None or self._finished:
+            return None
+        from weblica.env.page_snapshot import page_snapshot
+
+        return await page_snapshot(self._tabs.page)
+
     async def state(self) -> dict[str, Any] | None:
         """The current episode's server-side state (what state_match checks read)."""
         if self.task is None or self._backend is None:

@@ -1,0 +1,144 @@
+"""The adversarial policy: a scripted reward hacker that every check must score 0.
+
+It does what a reward-maximizing learner finds first when checks are loose:
+- on an answer task it takes the oracle's route (when the task has one) to the page that shows the
+  gold, then answers with every candidate string visible there (each text line, each number, price
+  and name), so the gold is in its answer along with every competing value;
+- on a URL task it takes the route and then adds a parameter that changes the listing (another sort,
+  the next page), the right page "and more";
+- on a state task it clicks every control it can see within the start site (types into every field,
+  ticks every box, presses every button, follows the site's links), bounded by the task's step budget,
+  then answers with every candidate.
+Seeded: the order of the candidates and the joiner depend only on (task, seed). It reads the page
+through `Observation.page` (weblica.env.page_snapshot), which the rollout fills for policies that set
+`reads_page`.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from weblica.env.actions import Action
+from weblica.env.episode import StepRecord
+from weblica.env.observation import Observation
+from weblica.env.task import Task
+from weblica.policy.base import PolicyOutput, render_tool_calls
+
+JOINERS = (", ", "\n", " or ", "; ")
+MAX_CANDIDATES = 400
+CLICKS_PER_TURN = 24
+_TOKEN = re.compile(r"[^\s\d]{0,3}\s?\d[\d.,:\u202f' ]*\d(?:\s?[^\s\d,;]{1,4})?|\d")
+
+
+def candidates(text: str) -> list[str]:
+    """Every candidate answer in a page's text: each line, and each number-like token in it (prices
+    with their currency, times, counts), in page order, each once."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        for piece in [line] + [t.strip() for t in _TOKEN.findall(line)] + [p.strip() for p in re.split(r"[·|•,]", line)]:
+            if piece and len(piece) <= 120 and piece not in out:
+                out.append(piece)
+    return out[:MAX_CANDIDATES]
+
+
+def meaning_changed(url: str) -> str:
+    """The URL with a parameter added that changes what the page lists."""
+    parts = urlsplit(url)
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    sort = "price-desc" if ("sort", "price-asc") in params else "price-asc"
+    params = [(k, v) for k, v in params if k != "sort"] + [("sort", sort), ("page", "2")]
+    return urlunsplit(parts._replace(query=urlencode(params)))
+
+
+class AdversarialPolicy:
+    name = "adversarial"
+    reads_page = True
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._route: list[Action] = []
+        self._kind = "answer"
+        self._clicked: set[str] = set()
+        self._visited: set[str] = set()
+        self._origin = ""
+
+    def reset(self, task: Task, seed: int) -> None:
+        digest = hashlib.sha256(f"adversarial\0{task.id}\0{seed}\0{self.seed}".encode()).digest()
+        self._rng = random.Random(int.from_bytes(digest[:8], "big"))
+        types = {c.type for c in task.checks}
+        self._kind = "state" if "state_match" in types else "answer" if "answer_match" in types else \
+            "url" if "url_match" in types else "answer"
+        route = [a for a in (task.oracle or []) if a.name != "done"]
+        self._route = route if self._kind in ("answer", "url") else []
+        self._clicked, self._visited = set(), set()
+        parts = urlsplit(task.start_url)
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+
+    async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
+        turn = len(history)
+        last_turn = task.max_steps - 1  # the env truncates after max_steps steps: answer before that
+        if turn < len(self._route) and turn < last_turn:
+            action = self._route[turn]
+            return PolicyOutput(text=render_tool_calls([action], "Following the route to the page."), actions=[action])
+        page = obs.page or {"text": "", "controls": [], "can_scroll": False}
+        if self._kind == "url" and turn == len(self._route) and turn < last_turn:
+            action = Action("goto_url", {"url": meaning_changed(obs.url)})
+            return PolicyOutput(text=render_tool_calls([action], "The right page, and more."), actions=[action])
+        if self._kind == "state" and turn < last_turn:
+            actions = self._click_everything(obs, page)
+            if actions:
+                return PolicyOutput(text=render_tool_calls(actions, "Clicking every control."), actions=actions)
+        done = Action("done", {"answer": self._answer(page.get("text", ""))})
+        return PolicyOutput(text=render_tool_calls([done], "Listing every candidate on the page."), actions=[done])
+
+    def _answer(self, text: str) -> str:
+        found = candidates(text)
+        self._rng.shuffle(found)
+        return self._rng.choice(JOINERS).join(found)
+
+    def _click_everything(self, obs: Observation, page: dict[str, Any]) -> list[Action]:
+        """One turn of "do everything": type into every field, tick every box and press every button in
+        view that this episode has not used yet, then one unvisited link of the start site (or a scroll
+        when the page goes on). Empty when nothing is left to do."""
+        self._visited.add(obs.url.split("#")[0])
+        actions: list[Action] = []
+        links = []
+        for control in page.get("controls", []):
+            if control.get("disabled"):
+                continue
+            key = "|".join(str(control.get(k, "")) for k in ("tag", "id", "label", "href")) + f"|{obs.url}"
+            if control["tag"] == "a":
+                href = control.get("href", "").split("#")[0]
+                if href.startswith(self._origin) and href not in self._visited:
+                    links.append((href, control))
+                continue
+            if key in self._clicked or len(actions) >= CLICKS_PER_TURN:
+                continue
+            self._clicked.add(key)
+            click = Action("click", {"x": float(control["x"]), "y": float(control["y"]), "button": "left", "clicks": 1})
+            actions.append(click)
+            if control["tag"] in ("input", "textarea") and control.get("type") not in (
+                    "checkbox", "radio", "submit", "button", "range"):
+                actions.append(Action("write", {"text": self._filler(control)}))
+        if actions:  # in page order: a form's fields come before its submit button
+            return actions
+        if page.get("can_scroll"):
+            return [Action("scroll", {"direction": "down", "amount": 0.8})]
+        if links:
+            href, control = links[self._rng.randrange(len(links))]
+            self._visited.add(href)
+            return [Action("click", {"x": float(control["x"]), "y": float(control["y"]), "button": "left",
+                                     "clicks": 1})]
+        return []
+
+    def _filler(self, control: dict[str, Any]) -> str:
+        kind = control.get("type", "")
+        return {"email": "everything@example.org", "tel": "+1 555 0100", "number": "3",
+                "password": "everything-1234", "date": "06072026"}.get(kind, "everything")
