@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any, Sequence
 import regex
 
 from weblica.env import answers as A
+from weblica.env.assertion import hedge, is_bound, is_negated, list_items, shape
 from weblica.env.refusal import guess_phrase, refusal_phrase
 
 if TYPE_CHECKING:
     from weblica.env.task import Check
 
 MAX_ANSWER_CHARS = 2000
-REGEX_TIMEOUT_S = 0.25
+REGEX_TIMEOUT_S = 0.1  # CPU seconds (the regex package counts process time); legit patterns need microseconds
 
 
 class PatternError(ValueError):
@@ -119,7 +120,7 @@ def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tu
             s, e = _span_text(norm, toks, occ)
             if any(gs <= s and e <= ge for gs, ge in gold_spans):
                 continue
-            if not A.is_negated(norm[:s], norm[e:]):
+            if not is_negated(norm[:s], norm[e:]):
                 named.append(phrase)
                 break
     return named
@@ -128,7 +129,7 @@ def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tu
 def _tail(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
     """Why the rest of the answer spoils it (a hedge, a refusal), or None."""
     rest = _blank(norm, gold_spans)
-    h = A.hedge(rest, question.text)
+    h = hedge(rest, question.text)
     if h:
         return f"hedges ('{h}')"
     r = refusal_phrase(rest)
@@ -160,11 +161,11 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
         return Outcome(False, f"states no {_fmt(gold)}{' ' + unit if unit else ''}"
                               + (f" (it states {stated})" if stated else ""))
     for n in golds:
-        if A.is_negated(norm[:n.start], norm[n.end:]):
+        if is_negated(norm[:n.start], norm[n.end:]):
             return Outcome(False, f"denies {_fmt(gold)}")
-        if A.is_bound(norm[:n.start]):
+        if is_bound(norm[:n.start]):
             return Outcome(False, f"gives a bound, not the value {_fmt(gold)}")
-    competing = [n for n in nums if not is_gold(n) and not A.is_negated(norm[:n.start], norm[n.end:])
+    competing = [n for n in nums if not is_gold(n) and not is_negated(norm[:n.start], norm[n.end:])
                  and not question.states_number(n.value)]
     if competing:
         names = [_fmt(n.value) + (" (a confuser)" if any(close(n.value, c) for c in conf_numbers) else "")
@@ -195,16 +196,18 @@ def _extends_name(norm: str, toks: list[A.Token], occ: tuple[int, int], gold: st
 def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys: Sequence[Sequence[str]]) -> list[str]:
     """List items other than the gold that have the gold's shape: "Cropped Cardigan, Bold Poncho"."""
     longest = max(len(k) for k in gold_keys)
-    shapes = {A.shape(k) for k in gold_keys}
+    shapes = {shape(k) for k in gold_keys}
     wordy = all("n" not in s for s in shapes)
     out = []
-    for item in A.list_items(norm):
+    for item in list_items(norm):
         if any(gs < item[-1].end and item[0].start < ge for gs, ge in gold_spans):
             continue
         keys = [t.key for t in item]
+        while len(keys) > 1 and keys[0] in A.ARTICLES:  # "the Bold Poncho" is a name too
+            keys, item = keys[1:], item[1:]
         if keys[0] in A.FUNCTION_WORDS or len(keys) > longest + 2:
             continue
-        if (wordy and any(k.isdigit() for k in keys)) or (not wordy and A.shape(keys) not in shapes):
+        if (wordy and any(k.isdigit() for k in keys)) or (not wordy and shape(keys) not in shapes):
             continue
         out.append(norm[item[0].start:item[-1].end])
     return out
@@ -233,7 +236,7 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
     occs = [occ for group in found.values() for occ in group]
     spans = [_span_text(norm, toks, occ) for occ in occs]
     for occ, (s, e) in zip(occs, spans):
-        if A.is_negated(norm[:s], norm[e:]):
+        if is_negated(norm[:s], norm[e:]):
             return Outcome(False, f"denies {norm[s:e]!r}")
         longer_name = _extends_name(norm, toks, occ, golds[0])
         if longer_name:
@@ -259,10 +262,10 @@ def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcom
     if not golds:
         return Outcome(False, f"states no date that reads as {iso}")
     for d in golds:
-        if A.is_negated(norm[:d.start], norm[d.end:]):
+        if is_negated(norm[:d.start], norm[d.end:]):
             return Outcome(False, f"denies {iso}")
     others = [norm[d.start:d.end] for d in dates if not A.date_matches(d, gold)
-              and not A.is_negated(norm[:d.start], norm[d.end:]) and not d.readings <= question.dates]
+              and not is_negated(norm[:d.start], norm[d.end:]) and not d.readings <= question.dates]
     if others:
         return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
     spoiled = _tail(norm, [(d.start, d.end) for d in golds], question)
@@ -277,10 +280,10 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
     if match is None:
         return Outcome(False, f"does not match {pattern!r}")
     before, after = answer[:match.start()], answer[match.end():]
-    if A.is_negated(before, after):
+    if is_negated(before, after):
         return Outcome(False, f"denies {match.group(0)!r}")
     rest = A.normalize_answer(before) + " | " + A.normalize_answer(after)
-    named = _phrase_confusers(rest, _confuser_parts(confusers)[1], [], question, [])
+    named = _phrase_confusers(rest, [str(c) for c in confusers or []], [], question, [])
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
     spoiled = _tail(rest, [], question)

@@ -1,6 +1,7 @@
 """Reading a free-text answer into values: numbers (digits in the site locale's notation, number words,
-ordinals, with their currency and unit), dates in common notations, times, phrases as token sequences,
-list items, and the words around a value that deny or hedge it.
+ordinals, with their currency and unit), dates in common notations, clock times, phrases as token
+sequences. How the answer stands toward those values (denies, hedges, lists them) is
+`weblica.env.assertion`.
 
 Everything works on `normalize_answer(text)`: NFKC (full-width digits, narrow no-break spaces), one kind
 of apostrophe and dash, contractions spelled out ("isn't" -> "is not"), so every later pattern has one
@@ -52,7 +53,7 @@ class Token:
 
 _TOKEN_RE = re.compile(r"\d+|[^\W\d_]+")
 # what ends a clause or a list item between two tokens (a '.' or ':' between digits is part of a number)
-_BOUNDARY_CHARS = set(".;:!?,()[]{}\n\u2013\u2014|/&\"")
+BOUNDARY_CHARS = set(".;:!?,()[]{}\n\u2013\u2014|/&\"")
 ARTICLES = {"the", "a", "an"}
 
 
@@ -83,7 +84,7 @@ def find_phrase(toks: Sequence[Token], keys: Sequence[str]) -> list[tuple[int, i
 
 def is_boundary(gap: str) -> bool:
     """Whether the text between two tokens separates clauses or list items."""
-    return any(c in _BOUNDARY_CHARS for c in gap)
+    return any(c in BOUNDARY_CHARS for c in gap)
 
 
 # ---- numbers ----------------------------------------------------------------------------------------
@@ -305,7 +306,7 @@ def _currency_near(text: str, start: int, end: int) -> tuple[str | None, int, in
 
 def _unit_after(text: str, end: int) -> str | None:
     match = re.match(r"\s?(%|[^\W\d_]+)", text[end:])
-    if not match or fold(match.group(1)) in _LIST_WORDS or fold(match.group(1)) in FUNCTION_WORDS:
+    if not match or fold(match.group(1)) in LIST_WORDS or fold(match.group(1)) in FUNCTION_WORDS:
         return None
     return match.group(1)
 
@@ -376,7 +377,7 @@ def quantity(text: str) -> tuple[float, str | None] | None:
     num = numbers[0]
     head = [t.key for t in tokens(norm[:num.start])]
     rest = tokens(norm[num.end:])
-    if head not in ([], ["the"], ["a"]) or len(rest) > 3 or any(t.key.isdigit() for t in rest):
+    if head not in ([], ["the"]) or len(rest) > 3 or any(t.key.isdigit() for t in rest):
         return None
     return num.value, (" ".join(t.text for t in rest) if rest else num.unit)
 
@@ -466,93 +467,12 @@ def date_matches(mention: DateMention, gold: tuple[int, int, int]) -> bool:
     return all(r[1:] == gold[1:] and r[0] in (None, gold[0]) for r in mention.readings)
 
 
-# ---- what surrounds a value -------------------------------------------------------------------------
+# ---- words that are not values ---------------------------------------------------------------------
 
-_CLAUSE_WORDS = {"but", "however", "whereas", "although", "though", "yet", "instead", "rather"}
-_NEG_BEFORE = {"not", "no", "never", "neither", "nor", "except", "excluding", "without", "non"}
-_NEG_PAIRS = {("other", "than"), ("rather", "than"), ("instead", "of"), ("apart", "from"), ("no", "longer")}
-_BOUND_BEFORE = [("at", "least"), ("at", "most"), ("more", "than"), ("less", "than"), ("fewer", "than"),
-                 ("up", "to"), ("over",), ("under",), ("nearly",), ("almost",), ("below",), ("above",),
-                 ("greater", "than"), ("lower", "than"), ("higher", "than"), ("exceeds",)]
-
-
-def _clause_before(text: str, limit: int = 6) -> list[str]:
-    """The last words of the clause that ends where `text` ends."""
-    cut = max((text.rfind(c) for c in _BOUNDARY_CHARS), default=-1)
-    words = [t.key for t in tokens(text[cut + 1:])]
-    for i in range(len(words) - 1, -1, -1):
-        if words[i] in _CLAUSE_WORDS:
-            words = words[i + 1:]
-            break
-    return words[-limit:]
-
-
-def is_negated(before: str, after: str) -> bool:
-    """Whether the words around a value deny it: "not X", "it is not X", "no X", "X is wrong", "X? No"."""
-    before, after = normalize_answer(before), normalize_answer(after)
-    words = _clause_before(before)
-    if any(w in _NEG_BEFORE for w in words) or any(p in zip(words, words[1:]) for p in _NEG_PAIRS):
-        return True
-    if re.match(r"\s*\?+\s*(?:no|nope|not)\b", after, re.I):
-        return True
-    cut = min([i for i, c in enumerate(after) if c in _BOUNDARY_CHARS] or [len(after)])
-    tail = [t.key for t in tokens(after[:cut])][:4]
-    return bool(tail) and (any(w in ("wrong", "incorrect", "false") for w in tail)
-                           or (len(tail) >= 2 and tail[0] in ("is", "was", "are", "were") and tail[1] == "not"))
-
-
-def is_bound(before: str) -> bool:
-    """Whether the words just before a number make it a bound ("at least 2", "over ¥300"), not a value."""
-    words = _clause_before(normalize_answer(before), 3)
-    return any(tuple(words[-len(p):]) == p for p in _BOUND_BEFORE if len(words) >= len(p)) or \
-        bool(re.search(r"[<>≤≥]\s*=?\s*$", before))
-
-
-_HEDGE_RE = re.compile(r"\b(?:either|whether|maybe|perhaps|possibly|probably|presumably|likely|unsure|uncertain|"
-                       r"not (?:sure|certain)|i guess|my guess|best guess|i suppose|might be|could be|may be|"
-                       r"between(?=.*\b(?:and|or)\b))\b", re.I | re.S)
-
-
-def hedge(text: str, question: str = "") -> str | None:
-    """The words that make an answer a guess or a choice between alternatives, or None. Words the question
-    itself uses ("the difference between A and B") are not a hedge."""
-    asked = normalize_answer(question).casefold()
-    for match in _HEDGE_RE.finditer(normalize_answer(text)):
-        if match.group(0).casefold() not in asked:
-            return match.group(0)
-    return None
-
-
-# ---- list items -------------------------------------------------------------------------------------
-
-_LIST_WORDS = {"and", "or", "nor", "vs", "versus", "plus"}
+LIST_WORDS = {"and", "or", "nor", "vs", "versus", "plus"}
 # words that start a phrase that is not a name: "at ¥316", "which is the cheapest", "sorry"
 FUNCTION_WORDS = set("""a an the as at in on of for with which that this these those it its is are was were be been
 being to by from per see listed shown according i we you he she they so because since if when where who whose what
 there here their our my your no not only just also about around over under than then both all each every other
 others one costs cost priced price at answer cheapest yes sorry definitely obviously clearly indeed certainly
 thanks thank done ok okay sure again too very most least more less item items product products""".split())
-
-
-def list_items(text: str) -> list[list[Token]]:
-    """The items of normalized `text` read as a list: split at commas, semicolons, slashes, sentence ends,
-    line breaks and the words and/or/nor/vs (a '.', ':' or '/' between digits belongs to a number)."""
-    toks = tokens(text)
-    items: list[list[Token]] = [[]]
-    prev: Token | None = None
-    for tok in toks:
-        gap = text[prev.end:tok.start] if prev else ""
-        joined = gap.strip() in (".", ":", "/", ",") and prev is not None and prev.key.isdigit() and tok.key.isdigit()
-        if prev is not None and is_boundary(gap) and not joined:
-            items.append([])
-        if tok.key in _LIST_WORDS:
-            items.append([])
-        else:
-            items[-1].append(tok)
-        prev = tok
-    return [item for item in items if item]
-
-
-def shape(keys: Sequence[str]) -> tuple[str, ...]:
-    """A phrase's token classes: 'n' for digits, 'w' for words."""
-    return tuple("n" if k.isdigit() else "w" for k in keys)
