@@ -290,6 +290,19 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
     return Outcome(False, spoiled) if spoiled else Outcome(True, f"matches {pattern!r}")
 
 
+def _names(norm: str, question: Question) -> list[str]:
+    """Capitalized words inside a sentence that the question does not use: a name the answer offers."""
+    asked = {t.key for t in question.toks}
+    toks = A.tokens(norm)
+    out = []
+    for prev, tok in zip(toks, toks[1:]):
+        starts_sentence = any(c in ".!?:;\n" for c in norm[prev.end:tok.start])
+        if (len(tok.text) >= 2 and tok.text[0].isupper() and not tok.text.isupper() and not starts_sentence
+                and tok.key not in A.FUNCTION_WORDS and tok.key not in asked):
+            out.append(tok.text)
+    return out
+
+
 def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, infeasible: bool,
              locale: str | None) -> Outcome:
     phrase = refusal_phrase(norm)
@@ -303,7 +316,7 @@ def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, inf
         norm[d.start:d.end] for d in A.find_dates(norm, locale) if not d.readings <= question.dates]
     if values_text:
         return Outcome(False, f"refuses but also states {', '.join(repr(v) for v in values_text[:5])}")
-    named = _phrase_confusers(norm, _confuser_parts(confusers)[1], [], question, [])
+    named = _phrase_confusers(norm, _confuser_parts(confusers)[1], [], question, []) or _names(norm, question)
     if named:
         return Outcome(False, f"refuses but also names {', '.join(repr(x) for x in named[:5])}")
     how = "infeasible: true" if infeasible and phrase is None else f"'{phrase}'"

@@ -31,7 +31,8 @@ REFUSAL_PATTERNS = [
     r"\b(?:there|here)\s+(?:is|are|was|were|exists?)\s+(?:no|none|nothing)\b",
     r"\b(?:the site|the store|the shop|this site|the website|the page|it|they)\s+(?:only\s+)?(?:has|have|lists?|sells?|"
     r"offers?|shows?|carries?)\s+(?:no|none|nothing)\b",
-    r"\bi\s+(?:found|see|saw|could find)\s+(?:no|none|nothing)\b",
+    r"\b(?:found|find|see|saw|returned|returns|shows?|gave|gives)\s+(?:no|none|nothing)\b",
+    rf"\bno\s+(?:\w+\s+){{0,3}}?(?:is|are|was|were)\s+(?:{_ABSENT}|offered|specified)\b",
     r"\bno\s+(?:such|matching|results?|information|info|data|records?|listings?|mention|items?|products?|entr(?:y|ies)|"
     r"way|options?|prices?|values?|pages?|details?|match(?:es)?|hits?)\b",
     r"\bnothing\s+(?:matches|matched|found|called|named|like|is listed|was found|on the site|there)\b",
