@@ -215,3 +215,26 @@ def test_load_screenshots_takes_the_last_three_distinct_states(tmp_path):
     assert load_screenshots(traj, tmp_path) == [shots[2], shots[3], shots[4]]
     (tmp_path / f"{shas[4]}.png").unlink()
     assert load_screenshots(traj, tmp_path) == [shots[2], shots[3]]
+
+
+def test_the_judge_request_says_that_lists_hedges_and_refuse_and_guess_fail():
+    """Issue 16 point 7: the rubric judge is told the checks' rule, over both wire formats."""
+    from weblica.env.answer_check import ANSWER_RULE
+
+    listed = "Soft Oxford, Cropped Cardigan, Bold Poncho"
+    with ProviderServer() as server:
+        server.queue("anthropic_messages_judge_success")
+        server.queue("openai_chat_judge_unsuccessful")
+        reward(trajectory([done(0, listed)]), judge=make_judge("anthropic:claude-sonnet-4-5", base_url=server.url,
+                                                               api_key="k"))
+        reward(trajectory([done(0, listed)]), judge=make_judge(f"openai:{server.url}/v1#gpt-4.1"))
+    anthropic, openai = (r["json"] for r in server.requests)
+    systems = [anthropic["system"] if isinstance(anthropic["system"], str) else
+               " ".join(b["text"] for b in anthropic["system"]),
+               next(m["content"] for m in openai["messages"] if m["role"] == "system")]
+    for system in systems:
+        system = system if isinstance(system, str) else " ".join(p.get("text", "") for p in system)
+        assert ANSWER_RULE in system
+        for words in ("lists several candidates", "'X or Y'", "guesses a value anyway", "asserts no value"):
+            assert words in system
+    assert f"Final answer: {listed}" in str(anthropic["messages"])

@@ -29,6 +29,12 @@ from weblica.env.refusal import guess_phrase, refusal_phrase
 if TYPE_CHECKING:
     from weblica.env.task import Check
 
+# the same rule in words, for LLM judges (weblica.policy.judge, weblica.eval.judge, the rubric judge)
+ANSWER_RULE = ("An answer must assert the one value asked for. An answer that lists several candidates, hedges "
+               "between alternatives ('X or Y', 'between 1 and 3', 'maybe X'), denies the value it names, or says "
+               "the task cannot be done and guesses a value anyway is unsuccessful, even when the right value is "
+               "among what it says. When the task cannot be done on the site, an answer that says so and asserts "
+               "no value is successful; on a task that can be done, such a refusal is unsuccessful.")
 MAX_ANSWER_CHARS = 2000
 REGEX_TIMEOUT_S = 0.1  # CPU seconds (the regex package counts process time); legit patterns need microseconds
 
