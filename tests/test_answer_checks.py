@@ -378,3 +378,32 @@ def test_answers_are_capped():
     started = time.monotonic()
     assert score(answer_count(1), worst) == 0.0
     assert time.monotonic() - started < 1.0
+
+
+def test_weblica_run_finishes_a_catastrophic_pattern_task_and_says_why(site, tmp_path):
+    """Issue 17: a task file whose check is `(a|aa)+$`, played by the oracle answering 40 a's and '!', is
+    scored (0, with the reason) instead of hanging the run; an infeasible task gets the structured flag."""
+    import subprocess
+    import sys
+
+    from weblica.env.task import save_tasks
+
+    evil = "a" * 40 + "!"
+    tasks = [Task.from_dict({"id": "redos", "start_url": site.url + "/", "instruction": "Say it.", "max_steps": 2,
+                             "checks": [{"type": "answer_match", "expected": r"(a|aa)+$", "mode": "regex"}],
+                             "oracle": [{"name": "done", "arguments": {"answer": evil}}]}),
+             Task.from_dict({"id": "no-such", "start_url": site.url + "/", "instruction": "Buy the Quantum Kettle.",
+                             "max_steps": 2, "checks": [answer_infeasible().to_dict()],
+                             "oracle": [{"name": "done", "arguments": {"answer": "", "infeasible": True}}]})]
+    save_tasks(tasks, tmp_path / "tasks.jsonl")
+    out = tmp_path / "run"
+    started = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "weblica.cli", "run", "--tasks", str(tmp_path / "tasks.jsonl"),
+                           "--policy", "oracle", "--out", str(out), "--json"], capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    episodes = {e["task_id"]: e for e in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
+    redos, flagged = episodes["redos"], episodes["no-such"]
+    assert redos["termination_reason"] == "done" and redos["reward"] == 0.0
+    assert "ran past its 0.1 s limit" in redos["check_results"][0]["detail"]
+    assert flagged["reward"] == 1.0 and "infeasible: true" in flagged["check_results"][0]["detail"]
+    assert time.monotonic() - started < 120
