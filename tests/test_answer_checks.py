@@ -292,6 +292,25 @@ def test_the_detail_says_where_the_confusers_came_from():
     assert "confusers: page" in detail(page, "Soft Oxford, Cropped Cardigan", JEANS)
 
 
+PAGE = "Jeans\nSoft Oxford\n¥17\nCropped Cardigan\n¥316\nBold Poncho\n¥342\nFree shipping over ¥5,000\nAdd to cart"
+
+
+def test_confusers_harvested_from_a_recorded_page():
+    from weblica.env.answer_check import page_confusers
+
+    names = page_confusers(PAGE, "Cropped Cardigan", "ja-JP")
+    assert {"Soft Oxford", "Bold Poncho"} <= set(names) and "Add to cart" not in names
+    assert page_confusers(PAGE, 316, "ja-JP")[:2] == [342.0, 17.0]  # nearest to the gold first
+    assert page_confusers(PAGE, "Velvet Gown") == []                # the page does not show the gold
+    check = Check("answer_match", "Cropped Cardigan", confusers=names, confusers_from="page")
+    assert score(check, "The Cropped Cardigan jeans", JEANS) == 1.0  # 'Jeans' is the question's word
+    assert score(check, "Cropped Cardigan (the Soft Oxford is dearer)", JEANS) == 0.0
+    price = Check("answer_match", 316, "numeric", confusers=page_confusers(PAGE, 316, "ja-JP"), confusers_from="page",
+                  locale="ja-JP")
+    assert score(price, "¥316", "What does the Cropped Cardigan cost?") == 1.0
+    assert "342 (a confuser)" in detail(price, "¥316 or ¥342", "What does the Cropped Cardigan cost?")
+
+
 def test_check_fields_round_trip_and_are_written_only_when_set():
     task = Task(id="t", start_url="http://s.test/", instruction="q", checks=[YEN, answer_infeasible(), answer_text("x")])
     data = json.loads(json.dumps(task.to_dict()))

@@ -370,3 +370,42 @@ def check_answer(check: "Check", answer: str, *, instruction: str = "", infeasib
                             question, check.locale)
         return _phrase(norm, golds, check.confusers, question)
     return Outcome(False, f"unknown answer mode {check.mode!r} (use exact, numeric, set, regex, date, refusal)")
+
+
+def page_confusers(page_text: str, gold: Any, locale: str | None = None, limit: int = 20) -> list[Any]:
+    """Confusers for a task without a data model (cache, imported): the values of the gold's shape that
+    the recorded page shows, nearest to where it shows the gold first. A number's are the page's other
+    numbers, a date's its other dates, a name's the other lines (table cells, list entries) with as many
+    words, give or take one, written in the same case (a capitalized name's are capitalized lines). Store
+    them with `confusers_from="page"`; values the instruction states are never held against an answer."""
+    norm = A.normalize_answer(page_text)
+    text = str(gold)
+    q = A.quantity(text) if not isinstance(gold, (int, float)) or isinstance(gold, bool) else (float(gold), None)
+    iso = A.parse_iso_date(text) if q is None else None
+    found: list[tuple[int, Any]] = []  # (position, value)
+    if q is not None:
+        at = [n.start for n in A.find_numbers(norm, locale) if math.isclose(n.value, q[0], abs_tol=1e-9)]
+        found = [(n.start, n.value) for n in A.find_numbers(norm, locale) if not math.isclose(n.value, q[0], abs_tol=1e-9)]
+    elif iso is not None:
+        dates = A.find_dates(norm, locale)
+        at = [d.start for d in dates if A.date_matches(d, iso)]
+        found = [(d.start, "%04d-%02d-%02d" % next(iter(d.readings))) for d in dates
+                 if len(d.readings) == 1 and not A.date_matches(d, iso) and next(iter(d.readings))[0]]
+    else:
+        keys = A.phrase_keys(text)
+        titled = text[:1].isupper()
+        at, pos = [], 0
+        for line in regex.split(r"[\n\t|•·]+", norm):
+            start, pos = norm.find(line, pos), norm.find(line, pos) + len(line)
+            line_keys = A.phrase_keys(line)
+            if not line_keys:
+                continue
+            if A.find_phrase(A.tokens(line), keys):
+                at.append(start)
+            elif abs(len(line_keys) - len(keys)) <= 1 and shape(line_keys[:1]) == shape(keys[:1]) and \
+                    (not titled or all(t.text[:1].isupper() for t in A.tokens(line) if not t.key.isdigit())):
+                found.append((start, line.strip()))
+    if not at:
+        return []
+    found.sort(key=lambda f: min(abs(f[0] - a) for a in at))
+    return list(dict.fromkeys(value for _, value in found))[:limit]
