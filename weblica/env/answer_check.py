@@ -187,16 +187,25 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
     return Outcome(True, f"states {_fmt(gold)}")
 
 
+def _name_word(tok: A.Token) -> bool:
+    return tok.text[:1].isupper() and tok.key not in A.FUNCTION_WORDS and not tok.key.isdigit()
+
+
 def _extends_name(norm: str, toks: list[A.Token], occ: tuple[int, int], gold: str) -> str | None:
-    """A capitalized word right after a capitalized gold ("Alpine" in "Alpine Ridge"): a longer name."""
+    """A capitalized word right beside a capitalized gold, in the same phrase ("Alpine" in "Alpine Ridge",
+    "Cropped Cardigan" in "Soft Oxford Cropped Cardigan"): a longer name, or names run together. A word
+    that starts the sentence ("Definitely Cropped Cardigan") is not counted before the gold."""
     i, j = occ
-    if j >= len(toks) or not gold[:1].isupper() or norm.isupper():
+    if not gold[:1].isupper():
         return None
-    nxt = toks[j]
-    gap = norm[toks[j - 1].end:nxt.start]
-    if gap.strip() or not nxt.text[:1].isupper() or nxt.key in A.FUNCTION_WORDS or nxt.key.isdigit():
-        return None
-    return f"{norm[toks[i].start:toks[j - 1].end]} {nxt.text}"
+    shown = norm[toks[i].start:toks[j - 1].end]
+    if j < len(toks) and not norm[toks[j - 1].end:toks[j].start].strip() and _name_word(toks[j]):
+        return f"{shown} {toks[j].text}"
+    if i >= 1 and not norm[toks[i - 1].end:toks[i].start].strip() and _name_word(toks[i - 1]):
+        sentence_start = i == 1 or any(c in ".!?:;\n" for c in norm[toks[i - 2].end:toks[i - 1].start])
+        if not sentence_start:
+            return f"{toks[i - 1].text} {shown}"
+    return None
 
 
 def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys: Sequence[Sequence[str]]) -> list[str]:
@@ -272,6 +281,10 @@ def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcom
             return Outcome(False, f"denies {iso}")
     others = [norm[d.start:d.end] for d in dates if not A.date_matches(d, gold)
               and not is_negated(norm[:d.start], norm[d.end:]) and not d.readings <= question.dates]
+    # "June 7 or 8": a bare day number beside a date is another date
+    others += [norm[n.start:n.end] for n in A.find_numbers(norm, locale) if 1 <= n.value <= 31
+               and n.value == int(n.value) and not question.states_number(n.value)
+               and not is_negated(norm[:n.start], norm[n.end:])]
     if others:
         return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
     spoiled = _tail(norm, [(d.start, d.end) for d in golds], question)
@@ -288,6 +301,14 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
     before, after = answer[:match.start()], answer[match.end():]
     if is_negated(before, after):
         return Outcome(False, f"denies {match.group(0)!r}")
+    try:  # the pattern matching two different values ("#A-1234 or #A-9999") is a list, not an answer
+        later = safe_search(str(pattern), after, regex.IGNORECASE | regex.DOTALL)
+    except PatternError as exc:
+        return Outcome(False, str(exc))
+    if later is not None and later.group(0).strip() and \
+            A.phrase_keys(later.group(0)) != A.phrase_keys(match.group(0)) and \
+            not is_negated(after[:later.start()], after[later.end():]):
+        return Outcome(False, f"matches two different values: {match.group(0)!r} and {later.group(0)!r}")
     rest = A.normalize_answer(before) + " | " + A.normalize_answer(after)
     named = _phrase_confusers(rest, [str(c) for c in confusers or []], [], question, [])
     if named:
