@@ -5,13 +5,15 @@ It does what a reward-maximizing learner finds first when checks are loose:
   gold, then answers with every candidate string visible there (each text line, each number, price
   and name), so the gold is in its answer along with every competing value;
 - on a URL task it takes the route and then adds a parameter that changes the listing (another sort,
-  the next page), the right page "and more";
-- on a state task it clicks every control it can see within the start site (types into every field,
-  ticks every box, presses every button, follows the site's links), bounded by the task's step budget,
-  then answers with every candidate.
-Seeded: the order of the candidates and the joiner depend only on (task, seed). It reads the page
-through `Observation.page` (weblica.env.page_snapshot), which the rollout fills for policies that set
-`reads_page`.
+  the next page): the right page "and more";
+- on a state task it does the task and everything else: it replays the task's "do everything" run
+  that validation compiled and saw rejected (`metadata.maximal_oracle`: every other field filled, the
+  task done twice, every other item added, every other store chosen); a task without one gets the
+  blind version, every control it can see within the start site clicked (fields typed into, boxes
+  ticked, buttons pressed, the site's links followed), bounded by the task's step budget.
+It always ends with `done` and every candidate on the page. Seeded: the order of the candidates and the
+joiner depend only on (task, seed). It reads the page through `Observation.page`
+(weblica.env.page_snapshot), which the rollout fills for policies that set `reads_page`.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from weblica.env.actions import Action
+from weblica.env.actions import Action, make_action
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
 from weblica.env.task import Task
@@ -64,9 +66,11 @@ class AdversarialPolicy:
         self.seed = seed
         self._rng = random.Random(seed)
         self._route: list[Action] = []
+        self._maximal: list[Action] = []
         self._kind = "answer"
         self._clicked: set[str] = set()
         self._visited: set[str] = set()
+        self._trail: list[str] = []
         self._origin = ""
 
     def reset(self, task: Task, seed: int) -> None:
@@ -77,7 +81,10 @@ class AdversarialPolicy:
             "url" if "url_match" in types else "answer"
         route = [a for a in (task.oracle or []) if a.name != "done"]
         self._route = route if self._kind in ("answer", "url") else []
+        self._maximal = [make_action(a) for a in task.metadata.get("maximal_oracle", [])] \
+            if self._kind == "state" else []
         self._clicked, self._visited = set(), set()
+        self._trail = [task.start_url.split("#")[0]]  # the pages followed into, for going back
         parts = urlsplit(task.start_url)
         self._origin = f"{parts.scheme}://{parts.netloc}"
 
@@ -91,7 +98,11 @@ class AdversarialPolicy:
         if self._kind == "url" and turn == len(self._route) and turn < last_turn:
             action = Action("goto_url", {"url": meaning_changed(obs.url)})
             return PolicyOutput(text=render_tool_calls([action], "The right page, and more."), actions=[action])
-        if self._kind == "state" and turn < last_turn:
+        if self._maximal and turn < last_turn:  # the whole "do everything" run, spread over the turns left
+            per_turn = -(-len(self._maximal) // max(1, last_turn - turn))
+            actions, self._maximal = self._maximal[:per_turn], self._maximal[per_turn:]
+            return PolicyOutput(text=render_tool_calls(actions, "The task, and everything else."), actions=actions)
+        if self._kind == "state" and turn < last_turn and not task.metadata.get("maximal_oracle"):
             actions = self._click_everything(obs, page)
             if actions:
                 return PolicyOutput(text=render_tool_calls(actions, "Clicking every control."), actions=actions)
@@ -104,36 +115,51 @@ class AdversarialPolicy:
         return self._rng.choice(JOINERS).join(found)
 
     def _click_everything(self, obs: Observation, page: dict[str, Any]) -> list[Action]:
-        """One turn of "do everything": type into every field, tick every box and press every button in
-        view that this episode has not used yet, then one unvisited link of the start site (or a scroll
-        when the page goes on). Empty when nothing is left to do."""
-        self._visited.add(obs.url.split("#")[0])
+        """One turn of the blind "do everything": type into every field and tick every box in view that
+        this episode has not used yet, then press one button (a press may leave the page, so one per
+        turn); scroll while the page goes on; then go back to a page with controls left, or follow an
+        unvisited link of the start site. Empty when nothing is left to do."""
+        url = obs.url.split("#")[0]
+        self._visited.add(url)
         actions: list[Action] = []
+        press: Action | None = None
         links = []
         for control in page.get("controls", []):
             if control.get("disabled"):
                 continue
-            key = "|".join(str(control.get(k, "")) for k in ("tag", "id", "label", "href")) + f"|{obs.url}"
+            key = "|".join(str(control.get(k, "")) for k in ("tag", "id", "label", "href")) + f"|{url}"
             if control["tag"] == "a":
                 href = control.get("href", "").split("#")[0]
                 if href.startswith(self._origin) and href not in self._visited:
                     links.append((href, control))
                 continue
-            if key in self._clicked or len(actions) >= CLICKS_PER_TURN:
+            if key in self._clicked:
                 continue
-            self._clicked.add(key)
             click = Action("click", {"x": float(control["x"]), "y": float(control["y"]), "button": "left", "clicks": 1})
-            actions.append(click)
-            if control["tag"] in ("input", "textarea") and control.get("type") not in (
-                    "checkbox", "radio", "submit", "button", "range"):
-                actions.append(Action("write", {"text": self._filler(control)}))
-        if actions:  # in page order: a form's fields come before its submit button
+            typed = control["tag"] in ("input", "textarea") and control.get("type") not in (
+                "checkbox", "radio", "submit", "button", "range", "image", "reset")
+            if typed or control.get("type") in ("checkbox", "radio"):
+                if len(actions) < CLICKS_PER_TURN:
+                    self._clicked.add(key)
+                    actions += [click] + ([Action("write", {"text": self._filler(control)})] if typed else [])
+            elif press is None:
+                self._clicked.add(key)
+                press = click
+        if press is not None:
+            return actions + [press]
+        if actions:
             return actions
         if page.get("can_scroll"):
             return [Action("scroll", {"direction": "down", "amount": 0.8})]
+        # this page is done: back to the one before (a press that left a page may have left more there)
+        if url != self._trail[-1] or len(self._trail) > 1:
+            if url == self._trail[-1]:
+                self._trail.pop()
+            return [Action("go_back", {})]
         if links:
             href, control = links[self._rng.randrange(len(links))]
             self._visited.add(href)
+            self._trail.append(href)
             return [Action("click", {"x": float(control["x"]), "y": float(control["y"]), "button": "left",
                                      "clicks": 1})]
         return []

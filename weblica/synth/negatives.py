@@ -95,7 +95,9 @@ def answer_negatives(task: Task, gold: str | None, page_text: str | None) -> lis
         out.append(Negative("page_dump", "all visible text of the oracle's final page", answer=page_text))
     others = [c for c in confusers(task, gold) if gold is None or c.strip().lower() != gold.strip().lower()]
     if is_infeasible(task):
-        guess = others[0] if others else "42"
+        # a value a guess would name: a price or a count before a word like "Yes"
+        valued = [c for c in others if re.search(r"\d", c)] + [c for c in others if len(c.split()) >= 2]
+        guess = (valued or others or ["42"])[0]
         out += [Negative("refuse_guess", f"a refusal that also guesses {guess!r}",
                          answer=f"The site does not seem to offer it, but it is probably {guess}."),
                 Negative("refuse_guess", f"a guess, then a refusal ({guess!r})",

@@ -40,6 +40,7 @@ class TaskOutcome:
     negatives_tried: Counter[str] = field(default_factory=Counter)  # by kind
     negatives_accepted: list[tuple[str, str]] = field(default_factory=list)  # (kind, what it was)
     end_state: Any = None  # the oracle's end state (what a maximal run is compared with)
+    maximal: list[Action] | None = None  # the first rejected "do everything" run, compiled (the adversary replays it)
 
     @property
     def valid(self) -> bool:
@@ -313,23 +314,25 @@ class Validator:
         for index, (label, plan) in enumerate(maximal_plans(task)):
             episode_id = f"validate-max{index}-{task.id}"
 
-            async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> tuple[Any, str, str | None] | None:
+            async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> tuple[Any, str, list[Action]] | None:
                 compiler = Compiler(page, tracker)
                 try:
                     await compiler.run(plan)
                 except PlanError:
                     return None
-                return await self.backend.state(task, episode_id), page.url, compiler.answer
+                return await self.backend.state(task, episode_id), page.url, compiler.actions
             try:
                 result = await self._episode(task, episode_id, body)
             except Exception:  # the page navigated away mid-plan: not a run the site allows
                 continue
             if result is None or _read_by_checks(task, result[0]) == _read_by_checks(task, outcome.end_state):
                 continue
-            state, url, answer = result
+            state, url, actions = result
             outcome.negatives_tried["maximal"] += 1
-            if evaluate_checks(task, answer, url, state)[0] > 0:
+            if evaluate_checks(task, None, url, state)[0] > 0:
                 outcome.accepted("maximal", label)
+            elif outcome.maximal is None:
+                outcome.maximal = actions
 
     async def validate_tasks(self, tasks: list[Task], compile_plans: bool) -> list[TaskOutcome]:
         """Every task's oracle run, and per start page a no-op run (inside its first task's oracle

@@ -154,7 +154,7 @@ def multi_page(site: SiteBuilder) -> None:
     def own(values: list, gold) -> bool:  # a fact only this maker has: the wrong maker's page cannot give it
         return values.count(gold) == 1
 
-    picked = [i for i in rng.sample(items, len(items)) if own(cities, makers[i["maker"]]["city"])][:4]
+    picked = [i for i in rng.sample(items, len(items)) if own(cities, makers[i["maker"]]["city"])][:5]
     for item in picked:
         maker = makers[item["maker"]]
         site.task(TaskDraft(
@@ -162,7 +162,7 @@ def multi_page(site: SiteBuilder) -> None:
             plan=open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": maker["city"]}],
             checks=[answer_text(maker["city"], distinct(cities, maker["city"]))], difficulty="medium",
             rubric=["The city comes from the maker's page"], wrong_answers=others(cities, maker["city"])))
-    picked = [i for i in rng.sample(items, len(items)) if own(years, makers[i["maker"]]["founded"])][:3]
+    picked = [i for i in rng.sample(items, len(items)) if own(years, makers[i["maker"]]["founded"])][:4]
     for item in picked:
         maker = makers[item["maker"]]
         year = maker["founded"]
@@ -240,6 +240,9 @@ def hidden_content(site: SiteBuilder) -> None:
 
 @skill("infeasible")
 def infeasible(site: SiteBuilder) -> None:
+    """Tasks the site cannot satisfy, and feasible controls phrased the same way. No instruction hints
+    that refusing is allowed (the system prompt says how to refuse): an instruction that said "if the
+    site does not offer it, say so" would, echoed back, read as a refusal."""
     items = catalog_shell(site, 24, list_page=True)
     rng = site.rng
     present = {i["name"] for i in items}
@@ -249,23 +252,22 @@ def infeasible(site: SiteBuilder) -> None:
     wrong = ["Yes", "Done", site.money(items[0]["price"]), items[0]["name"]]
     for name in rng.sample(absent, 4):
         site.task(TaskDraft(
-            instruction=f"What is the price of the {name}? If the site does not offer it, say so.", start_path="/",
+            instruction=f"What is the price of the {name}?", start_path="/",
             plan=[{"op": "fill", "sel": "#search-input", "text": name, "enter": True}, {"op": "done", "answer": refuse}],
             checks=[answer_infeasible()], difficulty="medium", rubric=["The agent reports that the item does not exist"],
             wrong_answers=wrong))
     site.task(TaskDraft(
-        instruction=f"Open the page of the cheapest {missing_kind.lower()} on the site, or say if there is none.",
+        instruction=f"Open the page of the cheapest {missing_kind.lower()} on the site.",
         start_path="/", plan=[{"op": "fill", "sel": "#search-input", "text": missing_kind, "enter": True},
                               {"op": "done", "answer": refuse}],
         checks=[answer_infeasible()], difficulty="medium", rubric=["The agent reports the missing type"], wrong_answers=wrong))
     for item in rng.sample(items, 3):
         site.task(TaskDraft(
-            instruction=f"What is the carbon footprint stated for the {item['name']}? Say so if it is not given.",
+            instruction=f"What is the carbon footprint stated for the {item['name']}?",
             start_path="/", plan=open_item(item, "search") + [{"op": "done", "answer": refuse}],
             checks=[answer_infeasible()], difficulty="hard", rubric=["The agent does not invent a value"],
             wrong_answers=wrong + ["12 kg CO2"]))
     for item in rng.sample(items, 4):  # feasible controls: the answer is not always "impossible"
         draft = _price_task(site, item, "search", "easy")
-        draft.instruction += " If the site does not offer it, say so."
         draft.wrong_answers.append(refuse)
         site.task(draft)

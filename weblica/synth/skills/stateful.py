@@ -216,38 +216,52 @@ def store_locator(site: SiteBuilder) -> None:
               page_kind="stores")
     go = [{"op": "click", "sel": "a[href='/stores']"}]
     names = [s["name"] for s in stores]
+
+    def choose(store: dict) -> list[dict]:
+        return [{"op": "click", "sel": f"[data-pin={store['id']}]"}, {"op": "click", "sel": f"[data-choose={store['id']}]"}]
+
     ranked = sorted(stores, key=lambda s: s["distance"])
     if ranked[0]["distance"] != ranked[1]["distance"]:
         near = ranked[0]
         site.task(TaskDraft(
             instruction="Set the store closest to your location as your store.", start_path="/", difficulty="hard",
-            plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "click", "sel": f"[data-choose={near['id']}]"}],
-            checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"]))
+            plan=go + choose(near), checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"],
+            maximal=go + choose(near) + [step for o in ranked[1:1 + MAXIMAL_EXTRAS] for step in choose(o)]))
         site.task(TaskDraft(
             instruction="Which store is closest to your location? Answer with its name.", start_path="/", difficulty="hard",
             plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "done", "answer": near["name"]}],
             checks=[name_check(near["name"], names)], rubric=["The nearest store"],
             wrong_answers=others(names, near["name"])))
     districts = [s["district"] for s in stores]
+
+    def card_facts(s: dict) -> list[str]:
+        """The other facts the open store card shows (its card is the only one in view): an answer that
+        copies the card asserts them too."""
+        return [s["district"], f"{s['distance']} km", s["opens"], s["closes"], s["phone"]] + list(s["services"])
+
     # a district with two stores names neither of them
     in_own_district = [s for s in stores if districts.count(s["district"]) == 1]
     for s in rng.sample(in_own_district, min(4, len(in_own_district))):
+        plan = go + choose(s)
+        # "do everything": every other store chosen after it (the last choice is the one that stays)
+        more = [step for other in [o for o in stores if o is not s][:MAXIMAL_EXTRAS] for step in choose(other)]
         site.task(TaskDraft(
             instruction=f"Make the store in {s['district']} your store.", start_path="/", difficulty="medium",
-            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "click", "sel": f"[data-choose={s['id']}]"}],
-            checks=[state_is("mystore.id", s["id"])], rubric=["The requested store is chosen"]))
+            plan=plan, checks=[state_is("mystore.id", s["id"])], rubric=["The requested store is chosen"],
+            maximal=plan + more))
     for s in rng.sample(stores, 3):
         site.task(TaskDraft(
             instruction=f"What is the phone number of the {s['name']} store?", start_path="/", difficulty="medium",
             plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["phone"]}],
-            checks=[answer_text(s["phone"], distinct([o["phone"] for o in stores], s["phone"]))],
+            checks=[answer_text(s["phone"], distinct([o["phone"] for o in stores] + card_facts(s), s["phone"]))],
             rubric=["The phone number from the store card"], wrong_answers=[o["phone"] for o in others(stores, s)]))
     closing = [o["closes"] for o in stores]
     for s in rng.sample(in_own_district, min(3, len(in_own_district))):
         site.task(TaskDraft(
             instruction=f"Until what time is the store in {s['district']} open?", start_path="/", difficulty="medium",
             plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["closes"]}],
-            checks=[answer_text(s["closes"], distinct(closing + ["18:00", "19:00", "20:00", "21:00", "22:00"], s["closes"]))],
+            checks=[answer_text(s["closes"], distinct(closing + ["18:00", "19:00", "20:00", "21:00", "22:00"]
+                                                      + card_facts(s), s["closes"]))],
             rubric=["The closing time from the store card"],
             wrong_answers=[c for c in ["18:00", "19:00", "20:00", "21:00", "22:00"] if c != s["closes"]][:3]))
 
