@@ -291,6 +291,15 @@ def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcom
     return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {iso}")
 
 
+def _whole_value(text: str, match: Any) -> bool:
+    """A match that is a value of its own: two or more letters or digits, not cut out of a longer word
+    (so a catch-all pattern such as "." never counts as naming two values)."""
+    s, e = match.span()
+    inside = (s > 0 and text[s - 1].isalnum() and text[s].isalnum()) or \
+        (e < len(text) and text[e].isalnum() and text[e - 1].isalnum())
+    return sum(c.isalnum() for c in match.group(0)) >= 2 and not inside
+
+
 def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question: Question) -> Outcome:
     try:
         match = safe_search(str(pattern), answer, regex.IGNORECASE | regex.DOTALL)
@@ -305,7 +314,7 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
         later = safe_search(str(pattern), after, regex.IGNORECASE | regex.DOTALL)
     except PatternError as exc:
         return Outcome(False, str(exc))
-    if later is not None and later.group(0).strip() and \
+    if later is not None and _whole_value(after, later) and _whole_value(answer, match) and \
             A.phrase_keys(later.group(0)) != A.phrase_keys(match.group(0)) and \
             not is_negated(after[:later.start()], after[later.end():]):
         return Outcome(False, f"matches two different values: {match.group(0)!r} and {later.group(0)!r}")
