@@ -392,6 +392,22 @@ def test_a_bad_pattern_fails_with_a_reason():
     assert not results[0].passed and "does not compile" in results[0].detail
 
 
+@pytest.mark.parametrize("field,value", [("confusers", "Bold Poncho"), ("locale", 5), ("unit", ["x"]), ("tol", "x"),
+                                         ("tol", float("nan")), ("mode", 3)])
+def test_a_malformed_check_fails_with_a_reason(field, value):
+    check = answer_text("Cropped Cardigan")
+    setattr(check, field, value)
+    result = run_check(check, "Cropped Cardigan", "", None)
+    assert not result.passed and "malformed" in result.detail and field in result.detail
+
+
+def test_many_confusers_stay_quick():
+    check = answer_text("Cropped Cardigan", [f"Item {i} Model" for i in range(20000)])
+    started = time.monotonic()
+    assert score(check, "It is the Cropped Cardigan, not Item 17 Model.", JEANS) == 1.0
+    assert time.monotonic() - started < 5.0
+
+
 def test_answers_are_capped():
     started = time.monotonic()
     long = "Cropped Cardigan " * 200

@@ -117,10 +117,13 @@ def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tu
                       question: Question, gold_keys: Sequence[Sequence[str]]) -> list[str]:
     """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
     toks = A.tokens(norm)
+    present = {t.key for t in toks}
     named = []
     for phrase in phrases:
         keys = A.phrase_keys(phrase)
-        if not keys or list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
+        if not keys or not set(keys) <= present:  # most confusers are not in the answer at all: cheap skip
+            continue
+        if list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
             continue
         for occ in A.find_phrase(toks, keys):
             s, e = _span_text(norm, toks, occ)
@@ -232,7 +235,8 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
             need_all: bool = False) -> Outcome:
     """Text golds (aliases of one value, or with `need_all` the members of a set)."""
     # a text value's confusers are phrases, even those that look like numbers ("100" beside "None")
-    conf_phrases = [str(c) for c in confusers or [] if A.phrase_keys(str(c))]
+    present = {t.key for t in A.tokens(norm)}
+    conf_phrases = [str(c) for c in confusers or [] if A.phrase_keys(str(c)) and set(A.phrase_keys(str(c))) <= present]
     toks = A.tokens(norm)
     gold_keys = [k for k in (A.phrase_keys(g) for g in golds) if k]
     if not gold_keys:
@@ -359,8 +363,25 @@ def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, inf
     return Outcome(True, f"a refusal ({how}) that asserts no value")
 
 
+def _malformed(check: "Check") -> str | None:
+    if check.confusers is not None and not isinstance(check.confusers, list):
+        return "confusers must be a list"
+    for name in ("locale", "unit", "confusers_from"):
+        if getattr(check, name) is not None and not isinstance(getattr(check, name), str):
+            return f"{name} must be a string"
+    if isinstance(check.tol, bool) or not isinstance(check.tol, (int, float)) or not math.isfinite(check.tol):
+        return "tol must be a finite number"
+    if not isinstance(check.mode, str):
+        return "mode must be a string"
+    return None
+
+
 def check_answer(check: "Check", answer: str, *, instruction: str = "", infeasible: bool = False) -> Outcome:
-    """Run one `answer_match` check on a final answer (see the module docstring)."""
+    """Run one `answer_match` check on a final answer (see the module docstring). A check whose fields
+    have the wrong types (from a hand-written task file) fails with the reason instead of raising."""
+    problem = _malformed(check)
+    if problem:
+        return Outcome(False, f"the check is malformed: {problem}")
     answer = str(answer)
     if len(answer) > MAX_ANSWER_CHARS:
         return Outcome(False, f"the answer is {len(answer)} characters, over the {MAX_ANSWER_CHARS} limit")

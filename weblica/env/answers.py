@@ -10,6 +10,7 @@ spelling to look for. Spans of the values found refer to that normalized text.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ def normalize_answer(text: str) -> str:
 
 def fold(word: str) -> str:
     """A token's comparison key: case-folded, accents dropped from Latin letters ("Zürich" = "zurich")."""
+    if word.isascii():
+        return word.lower()
     word = word.casefold()
     if all(ord(c) < 0x250 for c in word):
         word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
@@ -62,10 +65,11 @@ def tokens(text: str) -> list[Token]:
     return [Token(fold(m.group(0)), m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
 
 
-def phrase_keys(text: str) -> list[str]:
+@functools.lru_cache(maxsize=65536)  # the same golds and confusers are checked in every episode of a task
+def phrase_keys(text: str) -> tuple[str, ...]:
     """A phrase as the token keys to look for: hyphens, punctuation and case do not matter, a leading
     article does not either ("the Cropped Cardigan" = "Cropped-cardigan")."""
-    keys = [t.key for t in tokens(normalize_answer(text))]
+    keys = tuple(t.key for t in tokens(normalize_answer(text)))
     if len(keys) > 1 and keys[0] in ARTICLES:
         keys = keys[1:]
     # "from 14:00", "until 18:00": the preposition is not what the question asks for
@@ -79,7 +83,9 @@ def find_phrase(toks: Sequence[Token], keys: Sequence[str]) -> list[tuple[int, i
     n = len(keys)
     if not n:
         return []
-    return [(i, i + n) for i in range(len(toks) - n + 1) if [t.key for t in toks[i:i + n]] == list(keys)]
+    keys = list(keys)
+    return [(i, i + n) for i in range(len(toks) - n + 1)
+            if toks[i].key == keys[0] and [t.key for t in toks[i:i + n]] == keys]
 
 
 def is_boundary(gap: str) -> bool:
