@@ -208,6 +208,17 @@ def test_a_date_only_one_reading_allows_passes_without_a_locale():
     assert score(answer_date("2026-06-13"), "06/13/2026") == 1.0
 
 
+@pytest.mark.parametrize("gold,answer,ok", [
+    ("18:00", "18:00", True), ("18:00", "6 pm", True), ("18:00", "6:00 p.m.", True), ("18:00", "It closes at 6pm.", True),
+    ("18:00", "18h00", True), ("from 14:00", "14:00", True), ("from 14:00", "Check-in is from 2 pm.", True),
+    ("18:00", "19:00", False), ("18:00", "18:00 or 19:00", False), ("18:00", "not 18:00", False), ("18:00", "6 am", False),
+    ("from 14:00", "from 15:00", False),
+])
+def test_clock_times_in_either_notation(gold, answer, ok):
+    check = answer_text(gold, ["19:00", "20:00", "from 15:00", "from 16:00"])
+    assert (score(check, answer, "When does it close?") == 1.0) is ok, detail(check, answer)
+
+
 def test_a_date_the_question_names_is_context():
     check = answer_date("2026-06-09", ["2026-06-07", "2026-06-08"], locale="en-US")
     instruction = "The slot on 06/07/2026 is full. On which date is the next free slot?"
@@ -447,3 +458,30 @@ def test_weblica_run_finishes_a_catastrophic_pattern_task_and_says_why(site, tmp
     assert "ran past its 0.1 s limit" in redos["check_results"][0]["detail"]
     assert flagged["reward"] == 1.0 and "infeasible: true" in flagged["check_results"][0]["detail"]
     assert time.monotonic() - started < 120
+
+
+def test_every_format_a_synth_site_renders_is_accepted_for_its_locale():
+    """What `site.money` and `site.date` print for each locale of synth/styles.yaml passes that locale's
+    checks, a neighbouring value does not, and the day-month names of its calendar read as dates."""
+    from weblica.synth.site import format_date, format_money
+    from weblica.synth.spec import style_space
+
+    locales = style_space()["locales"]
+    assert set(locales) >= {"en-US", "en-GB", "de-DE", "fr-FR", "ja-JP"}
+    for locale, fmt in locales.items():
+        decimals = int(fmt["decimals"])
+        for value in (7, 316, 1234.5, 98765.25, 1000000):
+            value = round(value, decimals)
+            shown = format_money(value, fmt)
+            check = answer_number(value, decimals, locale=locale)
+            assert score(check, shown) == 1.0, (locale, shown, detail(check, shown))
+            assert score(check, f"It costs {shown}.") == 1.0, (locale, shown)
+            other = format_money(round(value + 10 ** -decimals * 3, decimals), fmt)
+            assert score(check, other) == 0.0, (locale, other)
+        for iso in ("2026-06-07", "2026-12-31", "2026-01-02"):
+            shown = format_date(iso, fmt)
+            assert score(answer_date(iso, locale=locale), shown) == 1.0, (locale, shown)
+            y, m, d = map(int, iso.split("-"))
+            month = fmt["month_names"][m - 1]
+            if not month[0].isdigit():  # ja-JP names months "6月": its dates are numeric
+                assert score(answer_date(iso, locale=locale), f"{d} {month} {y}") == 1.0, (locale, month)

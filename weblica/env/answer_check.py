@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import regex
 
 from weblica.env import answers as A
+from weblica.env import dates as D
+from weblica.env import text as T
 from weblica.env.assertion import hedge, is_bound, is_negated, list_items, shape
 from weblica.env.refusal import guess_phrase, refusal_phrase
 
@@ -61,19 +63,19 @@ class Question:
     locale: str | None = None
     numbers: list[float] = field(init=False)
     dates: set[tuple[int | None, int, int]] = field(init=False)
-    toks: list[A.Token] = field(init=False)
+    toks: list[T.Token] = field(init=False)
 
     def __post_init__(self) -> None:
-        norm = A.normalize_answer(self.text)
+        norm = T.normalize_answer(self.text)
         self.numbers = [n.value for n in A.find_numbers(norm, self.locale)]
-        self.dates = {r for d in A.find_dates(norm, self.locale) for r in d.readings}
-        self.toks = A.tokens(norm)
+        self.dates = {r for d in D.find_dates(norm, self.locale) for r in d.readings}
+        self.toks = T.tokens(norm)
 
     def states_number(self, value: float) -> bool:
         return any(math.isclose(value, v, abs_tol=1e-9) for v in self.numbers)
 
     def states_phrase(self, keys: Sequence[str]) -> bool:
-        return bool(A.find_phrase(self.toks, keys))
+        return bool(T.find_phrase(self.toks, keys))
 
 
 @dataclass
@@ -96,12 +98,12 @@ def _confuser_parts(confusers: Sequence[Any] | None) -> tuple[list[float], list[
         q = A.quantity(str(c))
         if q is not None:
             numbers.append(q[0])
-        elif A.phrase_keys(str(c)):
+        elif T.phrase_keys(str(c)):
             phrases.append(str(c))
     return numbers, phrases
 
 
-def _span_text(norm: str, toks: list[A.Token], occ: tuple[int, int]) -> tuple[int, int]:
+def _span_text(norm: str, toks: list[T.Token], occ: tuple[int, int]) -> tuple[int, int]:
     return toks[occ[0]].start, toks[occ[1] - 1].end
 
 
@@ -116,16 +118,16 @@ def _blank(norm: str, spans: Sequence[tuple[int, int]]) -> str:
 def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tuple[int, int]],
                       question: Question, gold_keys: Sequence[Sequence[str]]) -> list[str]:
     """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
-    toks = A.tokens(norm)
+    toks = T.tokens(norm)
     present = {t.key for t in toks}
     named = []
     for phrase in phrases:
-        keys = A.phrase_keys(phrase)
+        keys = T.phrase_keys(phrase)
         if not keys or not set(keys) <= present:  # most confusers are not in the answer at all: cheap skip
             continue
         if list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
             continue
-        for occ in A.find_phrase(toks, keys):
+        for occ in T.find_phrase(toks, keys):
             s, e = _span_text(norm, toks, occ)
             if any(gs <= s and e <= ge for gs, ge in gold_spans):
                 continue
@@ -190,11 +192,11 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
     return Outcome(True, f"states {_fmt(gold)}")
 
 
-def _name_word(tok: A.Token) -> bool:
-    return tok.text[:1].isupper() and tok.key not in A.FUNCTION_WORDS and not tok.key.isdigit()
+def _name_word(tok: T.Token) -> bool:
+    return tok.text[:1].isupper() and tok.key not in T.FUNCTION_WORDS and not tok.key.isdigit()
 
 
-def _extends_name(norm: str, toks: list[A.Token], occ: tuple[int, int], gold: str) -> str | None:
+def _extends_name(norm: str, toks: list[T.Token], occ: tuple[int, int], gold: str) -> str | None:
     """A capitalized word right beside a capitalized gold, in the same phrase ("Alpine" in "Alpine Ridge",
     "Cropped Cardigan" in "Soft Oxford Cropped Cardigan"): a longer name, or names run together. A word
     that starts the sentence ("Definitely Cropped Cardigan") is not counted before the gold."""
@@ -221,9 +223,9 @@ def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys
         if any(gs < item[-1].end and item[0].start < ge for gs, ge in gold_spans):
             continue
         keys = [t.key for t in item]
-        while len(keys) > 1 and keys[0] in A.ARTICLES:  # "the Bold Poncho" is a name too
+        while len(keys) > 1 and keys[0] in T.ARTICLES:  # "the Bold Poncho" is a name too
             keys, item = keys[1:], item[1:]
-        if keys[0] in A.FUNCTION_WORDS or len(keys) > longest + 2:
+        if keys[0] in T.FUNCTION_WORDS or len(keys) > longest + 2:
             continue
         if (wordy and any(k.isdigit() for k in keys)) or (not wordy and shape(keys) not in shapes):
             continue
@@ -235,16 +237,16 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
             need_all: bool = False) -> Outcome:
     """Text golds (aliases of one value, or with `need_all` the members of a set)."""
     # a text value's confusers are phrases, even those that look like numbers ("100" beside "None")
-    present = {t.key for t in A.tokens(norm)}
-    conf_phrases = [str(c) for c in confusers or [] if A.phrase_keys(str(c)) and set(A.phrase_keys(str(c))) <= present]
-    toks = A.tokens(norm)
-    gold_keys = [k for k in (A.phrase_keys(g) for g in golds) if k]
+    present = {t.key for t in T.tokens(norm)}
+    conf_phrases = [str(c) for c in confusers or [] if T.phrase_keys(str(c)) and set(T.phrase_keys(str(c))) <= present]
+    toks = T.tokens(norm)
+    gold_keys = [k for k in (T.phrase_keys(g) for g in golds) if k]
     if not gold_keys:
         return Outcome(False, "the check's expected value is empty")
-    longer = [occ for c in conf_phrases for occ in A.find_phrase(toks, A.phrase_keys(c))]
+    longer = [occ for c in conf_phrases for occ in T.find_phrase(toks, T.phrase_keys(c))]
     found: dict[int, list[tuple[int, int]]] = {}
     for gi, keys in enumerate(gold_keys):
-        for occ in A.find_phrase(toks, keys):
+        for occ in T.find_phrase(toks, keys):
             # "Alpine" inside the confuser "Alpine Ridge" is not the gold
             if any(c[0] <= occ[0] and occ[1] <= c[1] and c[1] - c[0] > occ[1] - occ[0] for c in longer):
                 continue
@@ -273,17 +275,17 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
 
 
 def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcome:
-    gold = A.parse_iso_date(iso)
+    gold = D.parse_iso_date(iso)
     if gold is None:
         return Outcome(False, f"the check's expected date {iso!r} is not ISO YYYY-MM-DD")
-    dates = A.find_dates(norm, locale)
-    golds = [d for d in dates if A.date_matches(d, gold)]
+    dates = D.find_dates(norm, locale)
+    golds = [d for d in dates if D.date_matches(d, gold)]
     if not golds:
         return Outcome(False, f"states no date that reads as {iso}")
     for d in golds:
         if is_negated(norm[:d.start], norm[d.end:]):
             return Outcome(False, f"denies {iso}")
-    others = [norm[d.start:d.end] for d in dates if not A.date_matches(d, gold)
+    others = [norm[d.start:d.end] for d in dates if not D.date_matches(d, gold)
               and not is_negated(norm[:d.start], norm[d.end:]) and not d.readings <= question.dates]
     # "June 7 or 8": a bare day number beside a date is another date
     others += [norm[n.start:n.end] for n in A.find_numbers(norm, locale) if 1 <= n.value <= 31
@@ -304,6 +306,30 @@ def _whole_value(text: str, match: Any) -> bool:
     return sum(c.isalnum() for c in match.group(0)) >= 2 and not inside
 
 
+def _time(norm: str, gold: int, confusers: Sequence[Any] | None, question: Question) -> Outcome:
+    """A clock time: "18:00", "6 pm" and "6:00 p.m." are one value; another time beside it competes."""
+    shown = f"{gold // 60:02d}:{gold % 60:02d}"
+    times = D.find_times(norm)
+    golds = [t for t in times if t[0] == gold]
+    if not golds:
+        return Outcome(False, f"states no time that reads as {shown}")
+    for _, s, e in golds:
+        if is_negated(norm[:s], norm[e:]):
+            return Outcome(False, f"denies {shown}")
+    asked = {t[0] for t in D.find_times(T.normalize_answer(question.text))}
+    others = [norm[s:e] for minutes, s, e in times if minutes != gold and minutes not in asked
+              and not is_negated(norm[:s], norm[e:])]
+    if others:
+        return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
+    spans = [(s, e) for _, s, e in golds]
+    phrases = [str(c) for c in confusers or [] if D.clock_time(str(c)) is None]
+    named = _phrase_confusers(norm, phrases, spans, question, [])
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
+    spoiled = _tail(norm, spans, question)
+    return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {shown}")
+
+
 def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question: Question) -> Outcome:
     try:
         match = safe_search(str(pattern), answer, regex.IGNORECASE | regex.DOTALL)
@@ -319,10 +345,10 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
     except PatternError as exc:
         return Outcome(False, str(exc))
     if later is not None and _whole_value(after, later) and _whole_value(answer, match) and \
-            A.phrase_keys(later.group(0)) != A.phrase_keys(match.group(0)) and \
+            T.phrase_keys(later.group(0)) != T.phrase_keys(match.group(0)) and \
             not is_negated(after[:later.start()], after[later.end():]):
         return Outcome(False, f"matches two different values: {match.group(0)!r} and {later.group(0)!r}")
-    rest = A.normalize_answer(before) + " | " + A.normalize_answer(after)
+    rest = T.normalize_answer(before) + " | " + T.normalize_answer(after)
     named = _phrase_confusers(rest, [str(c) for c in confusers or []], [], question, [])
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
@@ -333,12 +359,12 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
 def _names(norm: str, question: Question) -> list[str]:
     """Capitalized words inside a sentence that the question does not use: a name the answer offers."""
     asked = {t.key for t in question.toks}
-    toks = A.tokens(norm)
+    toks = T.tokens(norm)
     out = []
     for prev, tok in zip(toks, toks[1:]):
         starts_sentence = any(c in ".!?:;\n" for c in norm[prev.end:tok.start])
         if (len(tok.text) >= 2 and tok.text[0].isupper() and not tok.text.isupper() and not starts_sentence
-                and tok.key not in A.FUNCTION_WORDS and tok.key not in asked):
+                and tok.key not in T.FUNCTION_WORDS and tok.key not in asked):
             out.append(tok.text)
     return out
 
@@ -353,7 +379,7 @@ def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, inf
         return Outcome(False, f"refuses but also guesses ('{guess}')")
     values = [n for n in A.find_numbers(norm, locale) if not question.states_number(n.value)]
     values_text = [norm[n.start:n.end] for n in values] + [
-        norm[d.start:d.end] for d in A.find_dates(norm, locale) if not d.readings <= question.dates]
+        norm[d.start:d.end] for d in D.find_dates(norm, locale) if not d.readings <= question.dates]
     if values_text:
         return Outcome(False, f"refuses but also states {', '.join(repr(v) for v in values_text[:5])}")
     named = _phrase_confusers(norm, _confuser_parts(confusers)[1], [], question, []) or _names(norm, question)
@@ -386,14 +412,14 @@ def check_answer(check: "Check", answer: str, *, instruction: str = "", infeasib
     if len(answer) > MAX_ANSWER_CHARS:
         return Outcome(False, f"the answer is {len(answer)} characters, over the {MAX_ANSWER_CHARS} limit")
     question = Question(instruction, check.locale)
-    norm = A.normalize_answer(answer)
+    norm = T.normalize_answer(answer)
     if check.mode == "refusal":
         return _refusal(norm, check.confusers, question, infeasible, check.locale)
     if infeasible:
         return Outcome(False, "the agent declared the task infeasible (infeasible: true); it is feasible")
     expected = check.expected
     if check.mode == "numeric":
-        text = A.normalize_answer(str(expected))
+        text = T.normalize_answer(str(expected))
         nums = [float(expected)] if isinstance(expected, (int, float)) and not isinstance(expected, bool) else \
             [n.value for n in A.find_numbers(text, check.locale)]
         if not nums:
@@ -412,9 +438,12 @@ def check_answer(check: "Check", answer: str, *, instruction: str = "", infeasib
         return _phrase(norm, [str(i) for i in items], check.confusers, question, need_all=True)
     if check.mode == "exact":
         if isinstance(expected, bool) or expected is None:
-            ok = A.fold(norm.strip().rstrip(".")) == A.fold(str(expected))
+            ok = T.fold(norm.strip().rstrip(".")) == T.fold(str(expected))
             return Outcome(ok, f"{'is' if ok else 'is not'} {expected!r}")
         golds = [str(e) for e in expected] if isinstance(expected, (list, tuple)) else [str(expected)]
+        clock = D.clock_time(golds[0]) if len(golds) == 1 else None
+        if clock is not None:
+            return _time(norm, clock, check.confusers, question)
         q = A.quantity(golds[0]) if len(golds) == 1 else None
         if q is not None:
             return _numeric(norm, q[0], check.tol, check.unit or q[1], A.currency_of(golds[0]), check.confusers,
@@ -429,32 +458,32 @@ def page_confusers(page_text: str, gold: Any, locale: str | None = None, limit: 
     numbers, a date's its other dates, a name's the other lines (table cells, list entries) with as many
     words, give or take one, written in the same case (a capitalized name's are capitalized lines). Store
     them with `confusers_from="page"`; values the instruction states are never held against an answer."""
-    norm = A.normalize_answer(page_text)
+    norm = T.normalize_answer(page_text)
     text = str(gold)
     q = A.quantity(text) if not isinstance(gold, (int, float)) or isinstance(gold, bool) else (float(gold), None)
-    iso = A.parse_iso_date(text) if q is None else None
+    iso = D.parse_iso_date(text) if q is None else None
     found: list[tuple[int, Any]] = []  # (position, value)
     if q is not None:
         at = [n.start for n in A.find_numbers(norm, locale) if math.isclose(n.value, q[0], abs_tol=1e-9)]
         found = [(n.start, n.value) for n in A.find_numbers(norm, locale) if not math.isclose(n.value, q[0], abs_tol=1e-9)]
     elif iso is not None:
-        dates = A.find_dates(norm, locale)
-        at = [d.start for d in dates if A.date_matches(d, iso)]
+        dates = D.find_dates(norm, locale)
+        at = [d.start for d in dates if D.date_matches(d, iso)]
         found = [(d.start, "%04d-%02d-%02d" % next(iter(d.readings))) for d in dates
-                 if len(d.readings) == 1 and not A.date_matches(d, iso) and next(iter(d.readings))[0]]
+                 if len(d.readings) == 1 and not D.date_matches(d, iso) and next(iter(d.readings))[0]]
     else:
-        keys = A.phrase_keys(text)
+        keys = T.phrase_keys(text)
         titled = text[:1].isupper()
         at, pos = [], 0
         for line in regex.split(r"[\n\t|•·]+", norm):
             start, pos = norm.find(line, pos), norm.find(line, pos) + len(line)
-            line_keys = A.phrase_keys(line)
+            line_keys = T.phrase_keys(line)
             if not line_keys:
                 continue
-            if A.find_phrase(A.tokens(line), keys):
+            if T.find_phrase(T.tokens(line), keys):
                 at.append(start)
             elif abs(len(line_keys) - len(keys)) <= 1 and shape(line_keys[:1]) == shape(keys[:1]) and \
-                    (not titled or all(t.text[:1].isupper() for t in A.tokens(line) if not t.key.isdigit())):
+                    (not titled or all(t.text[:1].isupper() for t in T.tokens(line) if not t.key.isdigit())):
                 found.append((start, line.strip()))
     if not at:
         return []

@@ -1,97 +1,18 @@
-"""Reading a free-text answer into values: numbers (digits in the site locale's notation, number words,
-ordinals, with their currency and unit), dates in common notations, clock times, phrases as token
-sequences. How the answer stands toward those values (denies, hedges, lists them) is
-`weblica.env.assertion`.
+"""Reading the numbers of a free-text answer: digits in the site locale's notation, number words and
+ordinals, with the currency and unit written beside them, and golds that are one quantity ("Three
+owners"). Dates and clock times are `weblica.env.dates`, tokens and phrases `weblica.env.text`, how the
+answer stands toward a value (denies, hedges, lists it) `weblica.env.assertion`.
 
-Everything works on `normalize_answer(text)`: NFKC (full-width digits, narrow no-break spaces), one kind
-of apostrophe and dash, contractions spelled out ("isn't" -> "is not"), so every later pattern has one
-spelling to look for. Spans of the values found refer to that normalized text.
+Everything works on `normalize_answer(text)`; spans of the values found refer to that normalized text.
 """
 from __future__ import annotations
 
-import datetime as dt
-import functools
 import re
-import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
-# ---- normalization ----------------------------------------------------------------------------------
-
-_CONTRACTIONS = [(re.compile(r"\bcan't\b|\bcannot\b", re.I), "can not"), (re.compile(r"\bwon't\b", re.I), "will not"),
-                 (re.compile(r"\bshan't\b", re.I), "shall not"), (re.compile(r"n't\b", re.I), " not"),
-                 (re.compile(r"\bit's\b", re.I), "it is"), (re.compile(r"\bthere's\b", re.I), "there is"),
-                 (re.compile(r"\bthat's\b", re.I), "that is")]
-
-
-def normalize_answer(text: str) -> str:
-    """The text every reader below works on (see the module docstring)."""
-    text = unicodedata.normalize("NFKC", str(text))
-    text = re.sub(r"[\u2018\u2019\u02bc`´]", "'", text)
-    text = re.sub(r"[\u2010\u2011\u2012\u2212]", "-", text)  # hyphens and the minus sign; en/em dashes stay
-    for pattern, repl in _CONTRACTIONS:
-        text = pattern.sub(repl, text)
-    return text
-
-
-def fold(word: str) -> str:
-    """A token's comparison key: case-folded, accents dropped from Latin letters ("Zürich" = "zurich")."""
-    if word.isascii():
-        return word.lower()
-    word = word.casefold()
-    if all(ord(c) < 0x250 for c in word):
-        word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-    return word
-
-
-# ---- tokens and phrases -----------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Token:
-    key: str    # folded
-    text: str   # as written
-    start: int
-    end: int
-
-
-_TOKEN_RE = re.compile(r"\d+|[^\W\d_]+")
-# what ends a clause or a list item between two tokens (a '.' or ':' between digits is part of a number)
-BOUNDARY_CHARS = set(".;:!?,()[]{}\n\u2013\u2014|/&\"")
-ARTICLES = {"the", "a", "an"}
-
-
-def tokens(text: str) -> list[Token]:
-    """Word and digit runs ("12kg" -> "12", "kg"; "A-1234" -> "a", "1234") of normalized text."""
-    return [Token(fold(m.group(0)), m.group(0), m.start(), m.end()) for m in _TOKEN_RE.finditer(text)]
-
-
-@functools.lru_cache(maxsize=65536)  # the same golds and confusers are checked in every episode of a task
-def phrase_keys(text: str) -> tuple[str, ...]:
-    """A phrase as the token keys to look for: hyphens, punctuation and case do not matter, a leading
-    article does not either ("the Cropped Cardigan" = "Cropped-cardigan")."""
-    keys = tuple(t.key for t in tokens(normalize_answer(text)))
-    if len(keys) > 1 and keys[0] in ARTICLES:
-        keys = keys[1:]
-    # "from 14:00", "until 18:00": the preposition is not what the question asks for
-    if len(keys) > 1 and keys[0] in ("from", "at", "until", "by", "on") and keys[1].isdigit():
-        keys = keys[1:]
-    return keys
-
-
-def find_phrase(toks: Sequence[Token], keys: Sequence[str]) -> list[tuple[int, int]]:
-    """Token index ranges [i, j) where `keys` occur in order, as whole tokens."""
-    n = len(keys)
-    if not n:
-        return []
-    keys = list(keys)
-    return [(i, i + n) for i in range(len(toks) - n + 1)
-            if toks[i].key == keys[0] and [t.key for t in toks[i:i + n]] == keys]
-
-
-def is_boundary(gap: str) -> bool:
-    """Whether the text between two tokens separates clauses or list items."""
-    return any(c in BOUNDARY_CHARS for c in gap)
-
+from weblica.env.dates import find_dates, find_times
+from weblica.env.text import FUNCTION_WORDS, LIST_WORDS, fold, normalize_answer, tokens
 
 # ---- numbers ----------------------------------------------------------------------------------------
 
@@ -143,7 +64,7 @@ def currency_of(text: str) -> str | None:
     for sym, code in _CURRENCY_SYMBOLS.items():
         if sym in text:
             return code
-    for word in _TOKEN_RE.findall(text):
+    for word in (t.text for t in tokens(text)):
         if word.upper() in _CURRENCY_CODES and word.isupper():
             return "CNY" if word.upper() == "RMB" else word.upper()
         if word.lower() in _CURRENCY_WORDS:
@@ -279,9 +200,6 @@ def _digits_value(text: str, sep: str | None, decimal: str | None) -> float | No
     return float("".join(parts) + ("." + tail if tail else ""))
 
 
-_TIME_RE = re.compile(r"(?<![\d:])\d{1,2}(?::\d{2}){1,2}(?:\s?[ap]\.?m\.?)?(?![\d:])|(?<!\d)\d{1,2}h\d{2}(?!\d)", re.I)
-
-
 def number_pattern(locale: str | None) -> re.Pattern[str]:
     # a space groups thousands where the locale writes it so ("1 234,50 €"), or where no locale is known
     lang = (locale or "").split("-")[0].lower()
@@ -319,7 +237,7 @@ def _unit_after(text: str, end: int) -> str | None:
 
 def masked_spans(text: str, locale: str | None = None) -> list[tuple[int, int]]:
     """Spans of dates and clock times: their digits are not quantities."""
-    spans = [(m.start(), m.end()) for m in _TIME_RE.finditer(text)]
+    spans = [(s, e) for _, s, e in find_times(text)]
     spans += [(d.start, d.end) for d in find_dates(text, locale)]
     return spans
 
@@ -386,99 +304,3 @@ def quantity(text: str) -> tuple[float, str | None] | None:
     if head not in ([], ["the"]) or len(rest) > 3 or any(t.key.isdigit() for t in rest):
         return None
     return num.value, (" ".join(t.text for t in rest) if rest else num.unit)
-
-
-# ---- dates ------------------------------------------------------------------------------------------
-
-_MONTHS: dict[str, int] = {}
-for _i, _names in enumerate([
-        "january jan januar janvier", "february feb februar fevrier", "march mar marz maerz mars",
-        "april apr avril", "may mai", "june jun juni juin", "july jul juli juillet", "august aug aout",
-        "september sep sept septembre", "october oct oktober octobre", "november nov novembre",
-        "december dec dezember decembre"], 1):
-    for _name in _names.split():
-        _MONTHS[_name] = _i
-_MONTH_ALT = "|".join(sorted(_MONTHS, key=len, reverse=True))
-
-
-@dataclass(frozen=True)
-class DateMention:
-    """A date the answer states, with every reading its notation allows ((year or None, month, day))."""
-
-    readings: frozenset[tuple[int | None, int, int]]
-    start: int
-    end: int
-
-
-def _valid(y: int | None, m: int, d: int) -> bool:
-    try:
-        dt.date(y or 2000, m, d)
-        return True
-    except ValueError:
-        return False
-
-
-def _year(text: str | None) -> int | None:
-    if not text:
-        return None
-    y = int(text)
-    return y + 2000 if y < 100 else y
-
-
-def find_dates(text: str, locale: str | None = None) -> list[DateMention]:
-    """Dates in normalized `text`: ISO and Y/M/D, D.M.Y, a/b/Y (month first for en-US, day first for other
-    locales, both readings without one), "7 June 2026", "June 7, 2026", "7. Juni 2026", "2026年6月7日"."""
-    folded = "".join(fold(c) if c.isalpha() else c for c in text)  # same length: "März" -> "marz"
-    if len(folded) != len(text):
-        folded = text.lower()
-    found: list[DateMention] = []
-    month_first = (locale or "").replace("_", "-") in ("en-US", "en-PH", "en-CA")
-
-    def add(start: int, end: int, readings: Iterable[tuple[int | None, int, int]]) -> None:
-        valid = frozenset(r for r in readings if _valid(*r))
-        if valid and not any(f.start < end and start < f.end for f in found):
-            found.append(DateMention(valid, start, end))
-
-    for m in re.finditer(r"(?<![\d/.-])(\d{4})([-/.])(\d{1,2})\2(\d{1,2})(?![\d/.-]?\d)", text):
-        add(m.start(), m.end(), [(int(m.group(1)), int(m.group(3)), int(m.group(4)))])
-    for m in re.finditer(r"(\d{4})\s?年\s?(\d{1,2})\s?月\s?(\d{1,2})\s?日", text):
-        add(m.start(), m.end(), [(int(m.group(1)), int(m.group(2)), int(m.group(3)))])
-    for m in re.finditer(r"(?<![\d/.-])(\d{1,2})([-/.])(\d{1,2})\2(\d{4}|\d{2})(?![\d/.-]?\d)", text):
-        a, b, y = int(m.group(1)), int(m.group(3)), _year(m.group(4))
-        if m.group(2) == "." or (locale and not month_first):
-            readings = [(y, b, a)]
-        elif month_first:
-            readings = [(y, a, b)]
-        else:
-            readings = [(y, a, b), (y, b, a)]
-        add(m.start(), m.end(), readings)
-    for m in re.finditer(rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s+(?:of\s+)?({_MONTH_ALT})\b\.?,?(?:\s+(\d{{4}}))?(?!\d)",
-                         folded):
-        add(m.start(), m.end(), [(_year(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)))])
-    for m in re.finditer(rf"\b({_MONTH_ALT})\b\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?!\d)(?:,?\s+(\d{{4}})(?!\d))?", folded):
-        add(m.start(), m.end(), [(_year(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)))])
-    return sorted(found, key=lambda f: f.start)
-
-
-def parse_iso_date(value: str) -> tuple[int, int, int] | None:
-    try:
-        d = dt.date.fromisoformat(str(value).strip()[:10])
-    except ValueError:
-        return None
-    return d.year, d.month, d.day
-
-
-def date_matches(mention: DateMention, gold: tuple[int, int, int]) -> bool:
-    """Whether a stated date can only be read as `gold` (a date without a year matches any year)."""
-    return all(r[1:] == gold[1:] and r[0] in (None, gold[0]) for r in mention.readings)
-
-
-# ---- words that are not values ---------------------------------------------------------------------
-
-LIST_WORDS = {"and", "or", "nor", "vs", "versus", "plus"}
-# words that start a phrase that is not a name: "at ¥316", "which is the cheapest", "sorry"
-FUNCTION_WORDS = set("""a an the as at in on of for with which that this these those it its is are was were be been
-being to by from per see listed shown according i we you he she they so because since if when where who whose what
-there here their our my your no not only just also about around over under than then both all each every other
-others one costs cost priced price at answer cheapest yes sorry definitely obviously clearly indeed certainly
-thanks thank done ok okay sure again too very most least more less item items product products""".split())

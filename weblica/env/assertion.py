@@ -1,12 +1,12 @@
 """How an answer stands toward a value it mentions: denies it ("not X", "X? No"), gives a bound instead
 ("at least 2"), hedges ("maybe", "either", "between ... and"), or lists it among others ("X, Y or Z").
-Reads `weblica.env.answers.normalize_answer` text."""
+Reads `weblica.env.text.normalize_answer` text."""
 from __future__ import annotations
 
 import re
 from typing import Sequence
 
-from weblica.env.answers import BOUNDARY_CHARS, LIST_WORDS, Token, is_boundary, normalize_answer, tokens
+from weblica.env.text import BOUNDARY_CHARS, LIST_WORDS, Token, is_boundary, normalize_answer, tokens
 
 _CLAUSE_WORDS = {"but", "however", "whereas", "although", "though", "yet", "instead", "rather"}
 _NEG_BEFORE = {"not", "no", "never", "neither", "nor", "except", "excluding", "without", "non"}

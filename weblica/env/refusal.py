@@ -3,13 +3,13 @@ it.", "I couldn't find it on the site", "There is no such product", "Not availab
 
 An infeasible task passes only for a refusal that asserts no value; "It is not available, but probably
 ¥300" refuses *and* guesses and fails, and so does "I found it: X". On a feasible task a refusal scores 0.
-The patterns read `weblica.env.answers.normalize_answer` text, where "couldn't" is "could not".
+The patterns read `weblica.env.text.normalize_answer` text, where "couldn't" is "could not".
 """
 from __future__ import annotations
 
 import re
 
-from weblica.env.answers import normalize_answer
+from weblica.env.text import normalize_answer
 
 _W = r"(?:\w+\s+){0,3}?"  # up to three words between the negation and what it denies ("does not seem to have")
 _ABSENT = (r"(?:available|listed|offered|sold|shown|found|stated|given|mentioned|provided|displayed|specified|"
