@@ -238,3 +238,20 @@ def test_the_judge_request_says_that_lists_hedges_and_refuse_and_guess_fail():
         for words in ("lists several candidates", "'X or Y'", "guesses a value anyway", "asserts no value"):
             assert words in system
     assert f"Final answer: {listed}" in str(anthropic["messages"])
+
+
+def test_done_with_the_infeasible_flag_reaches_the_checks():
+    from weblica.synth.checks import answer_infeasible
+
+    def flagged(answer=""):
+        action = {"name": "done", "arguments": {"answer": answer, "infeasible": True}}
+        return StepRecord(0, "<think>x</think>", [action], ["Success: done."], "http://shop.test/0", "0" * 64)
+
+    infeasible = make_task(checks=[answer_infeasible()])
+    feasible = make_task(checks=[Check("answer_match", "$24.99", mode="numeric")])
+    assert reward(trajectory([flagged()]), infeasible).reward == 1.0
+    assert reward(trajectory([flagged("probably $24.99")]), infeasible).reward == 0.0
+    result = reward(trajectory([flagged("$24.99")]), feasible)
+    assert result.reward == 0.0 and "infeasible: true" in result.detail
+    # a listing of candidates is not the price, whoever scores it
+    assert reward(trajectory([done(0, "$19.99, $24.99, $29.99")]), feasible).reward == 0.0
