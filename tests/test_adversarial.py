@@ -134,3 +134,39 @@ def test_validation_drops_gameable_checks_and_names_the_negative(tmp_path):
                  "random", "maximal", "altered_state"):
         assert tried.get(kind, 0) >= 1, (kind, tried)
     assert rejected["enumeration"] < tried["enumeration"] and rejected["maximal"] < tried["maximal"]
+
+
+def test_negatives_of_every_kind_are_built_from_the_task():
+    """No browser: what validation will ask the checks, per kind, for an answer, a URL and a state task."""
+    from weblica.env.task import Task
+    from weblica.synth.checks import answer_infeasible, answer_number, url_is
+    from weblica.synth.negatives import answer_negatives, maximal_plans, url_negatives
+
+    price = Task(id="p", start_url="http://s.test/", instruction="What does the most expensive Jeans cost?",
+                 checks=[answer_number(316, 0, confusers=[17, 62, 342], locale="ja-JP")],
+                 metadata={"negatives": {"answers": ["¥17", "¥62"]}})
+    page = "Jeans\nBold Poncho ¥17\nCropped Cardigan ¥316\nSoft Oxford ¥342\n" + "filler line\n" * 400
+    made = answer_negatives(price, "¥316", page)
+    kinds = {n.kind for n in made}
+    assert {"empty", "echo", "page_dump", "page_values", "refusal", "negation", "enumeration", "hedge"} <= kinds
+    answers = [n.answer for n in made]
+    assert "¥17, ¥62, ¥342, ¥316" in answers or any(a.endswith("¥316") and "¥342" in a for a in answers if a)
+    assert "¥316 or ¥17" in answers and "not ¥316" in answers
+    assert all(len(n.answer) <= 2000 for n in made if n.kind == "page_values")
+    assert any(n.kind == "page_dump" and len(n.answer) <= 2000 and "¥316" in n.answer for n in made)
+    infeasible = Task(id="i", start_url="http://s.test/", instruction="What is the price of the Wild Poncho?",
+                      checks=[answer_infeasible()], metadata={"negatives": {"answers": ["Yes", "¥17"]}})
+    kinds = [n.kind for n in answer_negatives(infeasible, "This cannot be done.", page)]
+    assert kinds.count("refuse_guess") == 2 and "confident" in kinds and "refusal" not in kinds
+    url = Task(id="u", start_url="http://s.test/", instruction="Show only Jeans, cheapest first.",
+               checks=[url_is("http://s.test/items?kind=Jeans&sort=price-asc")])
+    extra = [n.url for n in url_negatives(url)]
+    assert "http://s.test/items?kind=Jeans&sort=price-desc" in extra and any("page=2" in u for u in extra)
+    assert all(u.startswith("http://s.test/items?kind=Jeans") for u in extra)
+    form = Task(id="f", start_url="http://s.test/", instruction="Send the form",
+                checks=[Check(type="state_match", path="submissions", expected=1, mode="count")],
+                metadata={"plan": [{"op": "fill", "sel": "#f-name", "text": "A"}, {"op": "click", "sel": "#submit"}]})
+    labels = {label: plan for label, plan in maximal_plans(form)}
+    filled = labels["every other field filled before submitting"]
+    assert filled[1] == {"op": "fill_all", "skip": ["name"]} and filled[-1]["sel"] == "#submit"
+    assert len(labels["the whole task done twice"]) == 5

@@ -4,6 +4,7 @@ adversarial policy uses it to list every candidate on the page and click every c
 the reward's resistance to enumeration and "do everything" is measured."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _SNAPSHOT_JS = """() => {
@@ -33,3 +34,41 @@ async def page_snapshot(page: Any) -> dict[str, Any]:
         return await page.evaluate(_SNAPSHOT_JS)
     except Exception:  # navigating: no document to read
         return {"text": "", "controls": [], "can_scroll": False}
+
+
+# ---- candidate answers on a page ---------------------------------------------------------------------
+_TOKEN = re.compile(r"[^\s\d]{0,3}\s?\d[\d.,:\u202f' ]*\d(?:\s?[^\s\d,;]{1,4})?|\d")
+MAX_CANDIDATES = 400
+
+
+def candidates(text: str) -> list[str]:
+    """Every candidate answer in a page's text: each line, each number-like token in it (prices with
+    their currency, times, counts) and each part of a line split at separators, in page order, each once."""
+    out: list[str] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        pieces = [line] + [t.strip() for t in _TOKEN.findall(line)] + [p.strip() for p in re.split(r"[·|•,:]", line)]
+        for piece in pieces:
+            if piece and len(piece) <= 120 and piece not in out:
+                out.append(piece)
+    return out[:MAX_CANDIDATES]
+
+
+def shaped_like(values: list[str], numeric: bool, longest: int = 40) -> list[str]:
+    """The candidates of one shape: with digits (prices, counts, times) or without (names, facts),
+    short enough to be a value rather than a sentence."""
+    return [v for v in values if bool(re.search(r"\d", v)) == numeric and len(v) <= longest]
+
+
+def fit(values: list[str], joiner: str, limit: int) -> str:
+    """The values joined, as many as fit in `limit` characters (answer checks refuse longer answers)."""
+    out: list[str] = []
+    size = 0
+    for value in values:
+        if size + len(value) + len(joiner) > limit:
+            break
+        out.append(value)
+        size += len(value) + len(joiner)
+    return joiner.join(out)

@@ -26,27 +26,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from weblica.env.actions import Action, make_action
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
+from weblica.env.page_snapshot import candidates, fit, shaped_like
 from weblica.env.task import Task
 from weblica.policy.base import PolicyOutput, render_tool_calls
 
 JOINERS = (", ", "\n", " or ", "; ")
-MAX_CANDIDATES = 400
 CLICKS_PER_TURN = 24
-_TOKEN = re.compile(r"[^\s\d]{0,3}\s?\d[\d.,:\u202f' ]*\d(?:\s?[^\s\d,;]{1,4})?|\d")
-
-
-def candidates(text: str) -> list[str]:
-    """Every candidate answer in a page's text: each line, and each number-like token in it (prices
-    with their currency, times, counts), in page order, each once."""
-    out: list[str] = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        for piece in [line] + [t.strip() for t in _TOKEN.findall(line)] + [p.strip() for p in re.split(r"[·|•,]", line)]:
-            if piece and len(piece) <= 120 and piece not in out:
-                out.append(piece)
-    return out[:MAX_CANDIDATES]
+ANSWER_CHARS = 1900  # under the answer checks' length limit: a list that long is judged on what it lists
+_NUMERIC_QUESTION = re.compile(r"\b(?:how (?:many|much)|price|cost|year|number|phone|time|until|when|total|"
+                               r"difference|count)\b", re.IGNORECASE)
 
 
 def meaning_changed(url: str) -> str:
@@ -106,13 +94,19 @@ class AdversarialPolicy:
             actions = self._click_everything(obs, page)
             if actions:
                 return PolicyOutput(text=render_tool_calls(actions, "Clicking every control."), actions=actions)
-        done = Action("done", {"answer": self._answer(page.get("text", ""))})
+        done = Action("done", {"answer": self._answer(page.get("text", ""), task.instruction)})
         return PolicyOutput(text=render_tool_calls([done], "Listing every candidate on the page."), actions=[done])
 
-    def _answer(self, text: str) -> str:
+    def _answer(self, text: str, instruction: str) -> str:
+        """Every candidate on the page of the shape the question asks for (numbers for "how much",
+        names otherwise), then the rest, as many as the answer limit allows, in a seeded order."""
         found = candidates(text)
-        self._rng.shuffle(found)
-        return self._rng.choice(JOINERS).join(found)
+        numeric = bool(_NUMERIC_QUESTION.search(instruction))
+        first = shaped_like(found, numeric)
+        rest = [c for c in found if c not in first]
+        self._rng.shuffle(first)
+        self._rng.shuffle(rest)
+        return fit(first + rest, self._rng.choice(JOINERS), ANSWER_CHARS)
 
     def _click_everything(self, obs: Observation, page: dict[str, Any]) -> list[Action]:
         """One turn of the blind "do everything": type into every field and tick every box in view that

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from weblica.env.page_snapshot import candidates, fit, shaped_like
 from weblica.env.task import Task, lookup_path
 
 _KEEP: Any = object()  # a negative that keeps the oracle's answer, URL or state
 REFUSAL = "The site does not offer it."
 JOINERS = (", ", " or ", "\n")
+ANSWER_LIMIT = 1900  # answer checks refuse longer answers outright; a negative must be judged on content
 
 
 @dataclass
@@ -93,6 +95,18 @@ def answer_negatives(task: Task, gold: str | None, page_text: str | None) -> lis
                                                                        answer=task.instruction)]
     if page_text and page_text.strip():
         out.append(Negative("page_dump", "all visible text of the oracle's final page", answer=page_text))
+        near = _text_near(page_text, gold)
+        if near and near != page_text:
+            out.append(Negative("page_dump", "the final page's text around the gold, within the answer limit",
+                                answer=near))
+        if gold:
+            shaped = shaped_like(candidates(page_text), bool(re.search(r"\d", gold)))
+            values = [gold] + [v for v in shaped if v.strip().lower() != gold.strip().lower()]
+            if len(values) > 1:
+                out.append(Negative("page_values", f"gold and {len(values) - 1} values of its shape on the final page",
+                                    answer=fit(values, ", ", ANSWER_LIMIT)))
+                out.append(Negative("page_values", "values of the gold's shape on the final page, gold last",
+                                    answer=fit(values[1:30] + [gold], "\n", ANSWER_LIMIT)))
     others = [c for c in confusers(task, gold) if gold is None or c.strip().lower() != gold.strip().lower()]
     if is_infeasible(task):
         # a value a guess would name: a price or a count before a word like "Yes"
@@ -127,6 +141,26 @@ def answer_negatives(task: Task, gold: str | None, page_text: str | None) -> lis
                 Negative("hedge", f"{other!r} or gold", answer=f"{other} or {gold}"),
                 Negative("hedge", f"either gold or {other!r}", answer=f"Either {gold} or {other}, I am not sure.")]
     return out
+
+
+def _text_near(text: str, gold: str | None, limit: int = 1900) -> str:
+    """The page's lines around the first one holding the gold, as many as fit in `limit` characters
+    (a whole page is longer than an answer may be; this part of it is not)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    at = next((i for i, line in enumerate(lines) if gold and gold.lower() in line.lower()), 0)
+    start = end = at
+    size = len(lines[at]) if lines else 0
+    while lines and (start > 0 or end < len(lines) - 1):
+        grew = False
+        for step in (-1, 1):
+            i = start - 1 if step < 0 else end + 1
+            if 0 <= i < len(lines) and size + len(lines[i]) + 1 <= limit:
+                size += len(lines[i]) + 1
+                start, end = (i, end) if step < 0 else (start, i)
+                grew = True
+        if not grew:
+            break
+    return "\n".join(lines[start:end + 1])
 
 
 def _with_params(url: str, extra: list[tuple[str, str]], replace: bool = False) -> str:
@@ -217,7 +251,7 @@ def all_negatives(task: Task, gold: str | None, page_text: str | None, state: di
 
 def describe(negative: Negative) -> str:
     text = negative.label
-    if negative.answer is not _KEEP and negative.kind not in ("page_dump", "echo"):
+    if negative.answer is not _KEEP and negative.kind not in ("page_dump", "page_values", "echo"):
         text += f" (answer {_short(str(negative.answer))!r})"
     return text
 

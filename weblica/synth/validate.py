@@ -1,8 +1,11 @@
 """Validating synth bundles in a real browser.
 
-A task is valid when its start page loads without console errors, its oracle succeeds, and a no-op
-run, a seeded random run and wrong answers are all rejected by its checks. With `compile_plans` the
-oracle is first compiled from the task's plan (generation); otherwise the stored oracle is replayed.
+A task is valid when its start page loads without console errors, its oracle succeeds, and its
+checks reject a no-op run, a seeded random run, the "do everything" runs of a state task (played in
+the browser against the site server) and every negative of weblica.synth.negatives (wrong and
+adversarial answers, URLs, states). Each negative is counted by kind; a task whose checks accept one
+is dropped, listed with it. With `compile_plans` the oracle is first compiled from the task's plan
+(generation); otherwise the stored oracle is replayed.
 """
 from __future__ import annotations
 
@@ -99,6 +102,14 @@ def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str
         if evaluate_checks(task, *negative.resolve(answer, url, state))[0] > 0:
             accepted.append((negative.kind, describe(negative)))
     return tried, accepted
+
+
+async def _visible_text(page: Any) -> str | None:
+    """All visible text of the page (what a page-dump answer copies); None while it is navigating."""
+    try:
+        return await page.evaluate("() => document.body ? document.body.innerText : ''")
+    except Exception:
+        return None
 
 
 def _read_by_checks(task: Task, state: Any) -> dict[str, Any]:
@@ -264,7 +275,7 @@ class Validator:
                 outcome.failures.append("oracle failed: " + "; ".join(r.detail for r in results if not r.passed))
             if errors:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
-            page_text = await page.evaluate("() => document.body ? document.body.innerText : ''")
+            page_text = await _visible_text(page)
             tried, accepted = negatives_rejected(task, answer, page.url, state, page_text)
             outcome.negatives_tried.update(tried)
             for kind, what in accepted:
