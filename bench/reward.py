@@ -23,7 +23,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
 from weblica.synth.generate import keep_valid, write_unvalidated  # noqa: E402
 from weblica.synth.spec import categories, sample_spec, skills  # noqa: E402
-from weblica.synth.validate import validate_bundles  # noqa: E402
 
 POLICIES = ("oracle", "random", "adversarial")
 
@@ -54,6 +53,10 @@ async def play(tasks: list, policy: str, out: Path, seed: int, parallel: int) ->
     return trajectories
 
 
+def _skill(bundle: Path) -> str:
+    return json.loads((bundle / "site.json").read_text())["spec"]["skill"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", default="", help="comma-separated skill ids (default: every skill)")
@@ -68,9 +71,12 @@ def main() -> None:
     paths = build(args.out / "sites", chosen, args.seed, args.tasks_per_site)
     results = asyncio.run(keep_valid(paths, concurrency=args.parallel))
     generated = sum(r.tasks_generated for r in results)
-    # validate the kept tasks again (stored oracles, every negative) for the by-kind figures
-    report, _ = asyncio.run(validate_bundles(paths, concurrency=args.parallel))
-    summary = report.to_dict()
+    summary: dict[str, dict[str, int]] = {"negatives_tried": {}, "negatives_rejected": {}}
+    for result in results:  # what validation tried on every generated task, and what it rejected
+        for key in summary:
+            for kind, n in getattr(result, key).items():
+                summary[key][kind] = summary[key].get(kind, 0) + n
+    summary = {k: dict(sorted(v.items())) for k, v in summary.items()}
     tasks = []
     for path in paths:
         for task in load_tasks(path / "tasks.jsonl"):
@@ -86,16 +92,18 @@ def main() -> None:
     data = {"sites": len(paths), "tasks_generated": generated, "tasks_kept": len(tasks),
             "dropped_at_generation": [f for r in results for f in r.failures if "negative accepted" in f],
             "negatives_tried": summary["negatives_tried"], "negatives_rejected": summary["negatives_rejected"],
+            "kept_per_skill": {_skill(r.path): [r.tasks_kept, r.tasks_generated] for r in results},
             "success": overall, "per_skill": per_skill, "seconds": round(time.monotonic() - started, 1)}
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True))
         return
     print(f"{len(paths)} sites, {len(tasks)}/{generated} tasks kept after validation, {data['seconds']} s")
-    print(f"{'skill':<18}" + "".join(f"{p:>13}" for p in POLICIES) + "   tasks")
+    print(f"{'skill':<18}" + "".join(f"{p:>13}" for p in POLICIES) + "   kept/generated")
     for skill in sorted(per_skill):
         cells = "".join(f"{per_skill[skill][p]:>13.0%}" if per_skill[skill][p] is not None else f"{'-':>13}"
                         for p in POLICIES)
-        print(f"{skill:<18}{cells}   {len(rows[skill]['oracle'])}")
+        kept, made = data["kept_per_skill"].get(skill, [len(rows[skill]["oracle"]), "?"])
+        print(f"{skill:<18}{cells}   {kept}/{made}")
     print(f"{'overall':<18}" + "".join(f"{overall[p]:>13.0%}" for p in POLICIES) + f"   {len(tasks)}")
     print("\nnegatives by kind (rejected / tried):")
     for kind, tried in summary["negatives_tried"].items():

@@ -85,7 +85,7 @@ def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_
 
 def test_maximal_negatives_are_rejected_for_every_state_skill(synth_set):
     results, _ = synth_set
-    by_skill = {r.site_id.rsplit("-", 2)[0]: r for r in results}
+    by_skill = {json.loads((r.path / "site.json").read_text())["spec"]["skill"]: r for r in results}
     for skill in STATE_SKILLS:
         result = by_skill[skill]
         assert result.tasks_kept == len(PICK.get(skill, [0, 1])), (skill, result.failures)
