@@ -265,6 +265,13 @@ def test_text_facts_with_tricky_neighbours(gold, confusers, answer, ok):
     assert (score(check, answer) == 1.0) is ok, detail(check, answer)
 
 
+def test_a_negative_question_is_answered_with_its_own_words():
+    check = answer_text("Bold Poncho", ["Soft Oxford"])
+    assert score(check, "The Bold Poncho is not available.", "Which Jeans is not available?") == 1.0
+    assert score(check, "The Bold Poncho is not available.", "Which Jeans is available?") == 0.0
+    assert score(answer_count(1), "Only one.", "How many Jeans are in stock?") == 1.0
+
+
 def test_a_name_the_question_states_is_context_but_a_list_is_not_an_answer():
     check = answer_text("Soft Oxford", ["Bold Poncho"])
     instruction = "Which is cheaper: the Soft Oxford or the Bold Poncho? Answer with its name."

@@ -144,6 +144,12 @@ def test_a_refusal_on_a_feasible_task_scores_zero(answer):
     assert score(answer_text("Bold Poncho", ["Soft Oxford"]), answer, "Which Jeans is the cheapest?") == 0.0
 
 
+def test_an_echo_of_a_conditional_instruction_is_no_refusal():
+    assert score(answer_infeasible(), PRICE, PRICE) == 0.0
+    assert score(answer_infeasible(), "If the site does not offer it, say so.", PRICE) == 0.0
+    assert score(answer_infeasible(), "The site does not offer it, so I say so.", PRICE) == 1.0
+
+
 def test_the_names_of_the_question_may_be_repeated_in_a_refusal():
     # the item's own number (3000) is the question's, not a value the agent asserts
     assert score(answer_infeasible(), "There is no Quantum Kettle 3000 on the site.", PRICE) == 1.0

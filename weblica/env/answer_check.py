@@ -71,6 +71,10 @@ class Question:
         self.dates = {r for d in D.find_dates(norm, self.locale) for r in d.readings}
         self.toks = T.tokens(norm)
 
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(t.key for t in self.toks)
+
     def states_number(self, value: float) -> bool:
         return any(math.isclose(value, v, abs_tol=1e-9) for v in self.numbers)
 
@@ -131,7 +135,7 @@ def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tu
             s, e = _span_text(norm, toks, occ)
             if any(gs <= s and e <= ge for gs, ge in gold_spans):
                 continue
-            if not is_negated(norm[:s], norm[e:]):
+            if not is_negated(norm[:s], norm[e:], question.keys):
                 named.append(phrase)
                 break
     return named
@@ -144,7 +148,8 @@ def _tail(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) 
     if h:
         return f"hedges ('{h}')"
     r = refusal_phrase(rest)
-    if r:
+    # "X is not available" answers "Which one is not available?": the question's own words are no refusal
+    if r and T.fold(r) not in T.fold(T.normalize_answer(question.text)):
         return f"refuses ('{r}') on a feasible task"
     return None
 
@@ -172,16 +177,21 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
         return Outcome(False, f"states no {_fmt(gold)}{' ' + unit if unit else ''}"
                               + (f" (it states {stated})" if stated else ""))
     for n in golds:
-        if is_negated(norm[:n.start], norm[n.end:]):
+        if is_negated(norm[:n.start], norm[n.end:], question.keys):
             return Outcome(False, f"denies {_fmt(gold)}")
         if is_bound(norm[:n.start]):
             return Outcome(False, f"gives a bound, not the value {_fmt(gold)}")
-    competing = [n for n in nums if not is_gold(n) and not is_negated(norm[:n.start], norm[n.end:])
-                 and not question.states_number(n.value)]
+    competing = []
+    for n in nums:
+        if not is_gold(n) and not question.states_number(n.value) and \
+                not is_negated(norm[:n.start], norm[n.end:], question.keys):
+            competing.append(n)
+            if len(competing) >= 5:  # enough to say why
+                break
     if competing:
         names = [_fmt(n.value) + (" (a confuser)" if any(close(n.value, c) for c in conf_numbers) else "")
                  + (f" (in {n.currency})" if close(n.value, gold) else "") for n in competing]
-        return Outcome(False, f"also states {', '.join(list(dict.fromkeys(names))[:5])}")
+        return Outcome(False, f"also states {', '.join(dict.fromkeys(names))}")
     spans = [(n.start, n.end) for n in golds]
     named = _phrase_confusers(norm, conf_phrases, spans, question, [])
     if named:
@@ -257,7 +267,7 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
     occs = [occ for group in found.values() for occ in group]
     spans = [_span_text(norm, toks, occ) for occ in occs]
     for occ, (s, e) in zip(occs, spans):
-        if is_negated(norm[:s], norm[e:]):
+        if is_negated(norm[:s], norm[e:], question.keys):
             return Outcome(False, f"denies {norm[s:e]!r}")
         longer_name = _extends_name(norm, toks, occ, golds[0])
         if longer_name:
@@ -283,14 +293,14 @@ def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcom
     if not golds:
         return Outcome(False, f"states no date that reads as {iso}")
     for d in golds:
-        if is_negated(norm[:d.start], norm[d.end:]):
+        if is_negated(norm[:d.start], norm[d.end:], question.keys):
             return Outcome(False, f"denies {iso}")
     others = [norm[d.start:d.end] for d in dates if not D.date_matches(d, gold)
-              and not is_negated(norm[:d.start], norm[d.end:]) and not d.readings <= question.dates]
+              and not is_negated(norm[:d.start], norm[d.end:], question.keys) and not d.readings <= question.dates]
     # "June 7 or 8": a bare day number beside a date is another date
     others += [norm[n.start:n.end] for n in A.find_numbers(norm, locale) if 1 <= n.value <= 31
                and n.value == int(n.value) and not question.states_number(n.value)
-               and not is_negated(norm[:n.start], norm[n.end:])]
+               and not is_negated(norm[:n.start], norm[n.end:], question.keys)]
     if others:
         return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
     spoiled = _tail(norm, [(d.start, d.end) for d in golds], question)
@@ -314,11 +324,11 @@ def _time(norm: str, gold: int, confusers: Sequence[Any] | None, question: Quest
     if not golds:
         return Outcome(False, f"states no time that reads as {shown}")
     for _, s, e in golds:
-        if is_negated(norm[:s], norm[e:]):
+        if is_negated(norm[:s], norm[e:], question.keys):
             return Outcome(False, f"denies {shown}")
     asked = {t[0] for t in D.find_times(T.normalize_answer(question.text))}
     others = [norm[s:e] for minutes, s, e in times if minutes != gold and minutes not in asked
-              and not is_negated(norm[:s], norm[e:])]
+              and not is_negated(norm[:s], norm[e:], question.keys)]
     if others:
         return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
     spans = [(s, e) for _, s, e in golds]
@@ -338,7 +348,7 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
     if match is None:
         return Outcome(False, f"does not match {pattern!r}")
     before, after = answer[:match.start()], answer[match.end():]
-    if is_negated(before, after):
+    if is_negated(T.normalize_answer(before[-200:]), T.normalize_answer(after[:200]), question.keys):
         return Outcome(False, f"denies {match.group(0)!r}")
     try:  # the pattern matching two different values ("#A-1234 or #A-9999") is a list, not an answer
         later = safe_search(str(pattern), after, regex.IGNORECASE | regex.DOTALL)
@@ -346,7 +356,8 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
         return Outcome(False, str(exc))
     if later is not None and _whole_value(after, later) and _whole_value(answer, match) and \
             T.phrase_keys(later.group(0)) != T.phrase_keys(match.group(0)) and \
-            not is_negated(after[:later.start()], after[later.end():]):
+            not is_negated(T.normalize_answer(after[:later.start()][-200:]),
+                           T.normalize_answer(after[later.end():][:200]), question.keys):
         return Outcome(False, f"matches two different values: {match.group(0)!r} and {later.group(0)!r}")
     rest = T.normalize_answer(before) + " | " + T.normalize_answer(after)
     named = _phrase_confusers(rest, [str(c) for c in confusers or []], [], question, [])

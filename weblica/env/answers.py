@@ -120,8 +120,8 @@ _ORD_SMALL = {w: i for i, w in enumerate("zeroth first second third fourth fifth
 _ORD_TENS = {w: 10 * i for i, w in enumerate("_ _ twentieth thirtieth fortieth fiftieth sixtieth seventieth "
                                               "eightieth ninetieth".split()) if i >= 2}
 # "one" is a pronoun after these ("the cheapest one", "this one") and before "of" ("one of them")
-_ONE_PRONOUN_BEFORE = {"the", "this", "that", "which", "each", "any", "every", "no", "another", "other", "only",
-                       "same", "right", "wrong", "last", "next", "first", "new", "old", "blue", "red"}
+_ONE_PRONOUN_BEFORE = {"the", "this", "that", "which", "each", "any", "every", "no", "another", "other",
+                       "same", "right", "wrong", "last", "next", "first", "new", "old"}
 
 
 def _below_100(keys: Sequence[str], i: int) -> tuple[int, int, bool] | None:
@@ -212,11 +212,12 @@ def number_pattern(locale: str | None) -> re.Pattern[str]:
 
 def _currency_near(text: str, start: int, end: int) -> tuple[str | None, int, int]:
     """A currency written just before or after text[start:end], and the widened span."""
-    before = re.search(r"(?:(?P<sym>[$£€¥₹₩₽₺₫฿₪₱])|\b(?P<code>[A-Z]{3}))\s?$", text[:start])
+    lead = max(0, start - 5)  # "USD " at most: a bounded look keeps long answers linear
+    before = re.search(r"(?:(?P<sym>[$£€¥₹₩₽₺₫฿₪₱])|(?<![A-Za-z])(?P<code>[A-Z]{3}))\s?$", text[lead:start])
     if before and (before.group("sym") or before.group("code") in _CURRENCY_CODES):
         code = _CURRENCY_SYMBOLS.get(before.group("sym") or "") or before.group("code")
-        return ("CNY" if code == "RMB" else code), before.start(), end
-    after = re.match(r"\s?(?:(?P<sym>[$£€¥₹₩₽₺₫฿₪₱円元])|(?P<word>[A-Za-z]+)\b)", text[end:])
+        return ("CNY" if code == "RMB" else code), lead + before.start(), end
+    after = re.match(r"\s?(?:(?P<sym>[$£€¥₹₩₽₺₫฿₪₱円元])|(?P<word>[A-Za-z]+)\b)", text[end:end + 40])
     if after:
         if after.group("sym"):
             return _CURRENCY_SYMBOLS[after.group("sym")], start, end + after.end()
@@ -229,7 +230,7 @@ def _currency_near(text: str, start: int, end: int) -> tuple[str | None, int, in
 
 
 def _unit_after(text: str, end: int) -> str | None:
-    match = re.match(r"\s?(%|[^\W\d_]+)", text[end:])
+    match = re.match(r"\s?(%|[^\W\d_]+)", text[end:end + 40])
     if not match or fold(match.group(1)) in LIST_WORDS or fold(match.group(1)) in FUNCTION_WORDS:
         return None
     return match.group(1)
@@ -249,10 +250,15 @@ def find_numbers(text: str, locale: str | None = None) -> list[Number]:
     masks = masked_spans(text, locale)
     decimal = locale_decimal(locale)
     out: list[Number] = []
-    taken: list[tuple[int, int]] = []
+    read = bytearray(len(text) + 1)  # characters already read as a date, a time or a number
+    for s, e in masks:
+        read[s:e] = b"\x01" * (e - s)
 
     def free(start: int, end: int) -> bool:
-        return not any(s < end and start < e for s, e in masks + taken)
+        return not any(read[start:end])
+
+    def take(start: int, end: int) -> None:
+        read[start:end] = b"\x01" * (end - start)
 
     for m in number_pattern(locale).finditer(text):
         if not free(m.start(), m.end()):
@@ -265,7 +271,7 @@ def find_numbers(text: str, locale: str | None = None) -> list[Number]:
         currency, start, end = _currency_near(text, m.start(), m.end())
         unit = None if currency or m.group("ord") else _unit_after(text, m.end())
         out.append(Number(value, start, end, currency, unit, bool(m.group("ord"))))
-        taken.append((m.start(), m.end()))
+        take(m.start(), m.end())
     toks = tokens(text)
     keys = [t.key for t in toks]
     i = 0

@@ -19,7 +19,7 @@ _BOUND_BEFORE = [("at", "least"), ("at", "most"), ("more", "than"), ("less", "th
 WINDOW = 120  # characters either side of a value that are read for a denial or a bound
 
 
-def _clause_before(text: str, limit: int = 6) -> list[str]:
+def clause_before(text: str, limit: int = 6) -> list[str]:
     """The last words of the clause that ends where `text` ends."""
     cut = max((text.rfind(c) for c in BOUNDARY_CHARS), default=-1)
     words = [t.key for t in tokens(text[cut + 1:])]
@@ -30,11 +30,13 @@ def _clause_before(text: str, limit: int = 6) -> list[str]:
     return words[-limit:]
 
 
-def is_negated(before: str, after: str) -> bool:
-    """Whether the words around a value deny it: "not X", "it is not X", "no X", "X is wrong", "X? No"."""
+def is_negated(before: str, after: str, asked: frozenset[str] = frozenset()) -> bool:
+    """Whether the words around a value deny it: "not X", "it is not X", "no X", "X is wrong", "X? No".
+    `asked` are the question's words: "X is not available" answers "Which one is not available?".
+    Both texts are normalized (`normalize_answer`)."""
     # the words that can scope over a value are near it; a bounded window keeps a long answer linear
-    before, after = normalize_answer(before[-WINDOW:]), normalize_answer(after[:WINDOW])
-    words = _clause_before(before)
+    before, after = before[-WINDOW:], after[:WINDOW]
+    words = clause_before(before)
     if any(w in _NEG_BEFORE for w in words) or any(p in zip(words, words[1:]) for p in _NEG_PAIRS):
         return True
     if re.match(r"\s*\?+\s*(?:no|nope|not)\b", after, re.I):
@@ -42,13 +44,14 @@ def is_negated(before: str, after: str) -> bool:
     cut = min([i for i, c in enumerate(after) if c in BOUNDARY_CHARS] or [len(after)])
     tail = [t.key for t in tokens(after[:cut])][:4]
     return bool(tail) and (any(w in ("wrong", "incorrect", "false") for w in tail)
-                           or (len(tail) >= 2 and tail[0] in ("is", "was", "are", "were") and tail[1] == "not"))
+                           or (len(tail) >= 2 and tail[0] in ("is", "was", "are", "were") and tail[1] == "not"
+                               and not (len(tail) >= 3 and tail[2] in asked and "not" in asked)))
 
 
 def is_bound(before: str) -> bool:
     """Whether the words just before a number make it a bound ("at least 2", "over ¥300"), not a value."""
-    before = before[-WINDOW:]
-    words = _clause_before(normalize_answer(before), 3)
+    before = before[-WINDOW:]  # normalized text
+    words = clause_before(before, 3)
     return any(tuple(words[-len(p):]) == p for p in _BOUND_BEFORE if len(words) >= len(p)) or \
         bool(re.search(r"[<>≤≥]\s*=?\s*$", before))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from weblica.env.assertion import clause_before
 from weblica.env.text import normalize_answer
 
 _W = r"(?:\w+\s+){0,3}?"  # up to three words between the negation and what it denies ("does not seem to have")
@@ -54,10 +55,17 @@ GUESS_PATTERNS = [
 _GUESS_RE = re.compile("|".join(f"(?:{p})" for p in GUESS_PATTERNS), re.IGNORECASE)
 
 
+_CONDITIONAL = {"if", "whether", "unless", "when", "whenever", "in case"}
+
+
 def refusal_phrase(text: str) -> str | None:
-    """The words that make `text` a refusal ("does not offer"), or None."""
-    match = _REFUSAL_RE.search(normalize_answer(text))
-    return match.group(0) if match else None
+    """The words that make `text` a refusal ("does not offer"), or None. A conditional one ("if the site
+    does not offer it, say so", an echo of the question) refuses nothing."""
+    norm = normalize_answer(text)
+    for match in _REFUSAL_RE.finditer(norm):
+        if not _CONDITIONAL & set(clause_before(norm[:match.start()], 8)):
+            return match.group(0)
+    return None
 
 
 def is_refusal(text: str) -> bool:
