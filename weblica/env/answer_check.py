@@ -6,7 +6,8 @@ the gold ("not X", "X? No"), (c) does not hedge ("X or Y", "maybe X", "between 1
 not list several values of the gold's shape (two different numbers for a number; several comma- or
 or-joined names for a name). Values the question itself states ("at most ¥317") are context, not
 competing values, and a value the answer denies ("¥316, not ¥342") is not asserted. What a person would
-accept passes: `weblica.env.answers` reads number words, locale notations, currencies, units and dates.
+accept passes: `weblica.env.answers` reads number words, locale notations, currencies and units,
+`weblica.env.dates` dates and clock times, `weblica.env.text` phrases (case, punctuation, articles).
 
 Infeasible tasks (mode `refusal`) pass only for a refusal that asserts no value (`weblica.env.refusal`);
 on any other task a refusal, or the `done` tool's `infeasible: true`, fails.
