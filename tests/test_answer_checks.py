@@ -166,6 +166,14 @@ def test_number_words_and_ordinals(n, answer):
     assert score(check, answer) == 1.0, detail(check, answer)
 
 
+def test_an_echo_of_a_question_that_states_the_gold_is_no_answer():
+    instruction = "How many Jeans have a rating of 4.0 or higher?"
+    assert score(answer_count(4), instruction, instruction) == 0.0
+    assert score(answer_count(4), "Jeans with a rating of 4.0 or higher", instruction) == 0.0
+    for ok in ["4", "four", "4 Jeans have a rating of 4.0 or higher.", "There are 4."]:
+        assert score(answer_count(4), ok, instruction) == 1.0, ok
+
+
 def test_the_pronoun_one_is_not_a_count():
     assert score(answer_count(2), "Two; the cheapest one is the Bold Poncho") == 1.0
     assert score(answer_count(2), "Two, or maybe one") == 0.0

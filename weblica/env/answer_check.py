@@ -56,6 +56,11 @@ def safe_search(pattern: str, text: str, flags: int = 0) -> Any:
         raise PatternError(f"the pattern does not compile ({exc})") from None
 
 
+def _word_before(norm: str, start: int) -> str:
+    words = T.tokens(norm[max(0, start - 40):start])
+    return words[-1].key if words else ""
+
+
 @dataclass
 class Question:
     """What the instruction itself states: echoing it is context, not a competing value."""
@@ -63,12 +68,16 @@ class Question:
     text: str = ""
     locale: str | None = None
     numbers: list[float] = field(init=False)
+    contexts: set[tuple[float, str]] = field(init=False)
     dates: set[tuple[int | None, int, int]] = field(init=False)
     toks: list[T.Token] = field(init=False)
 
     def __post_init__(self) -> None:
         norm = T.normalize_answer(self.text)
-        self.numbers = [n.value for n in A.find_numbers(norm, self.locale)]
+        found = A.find_numbers(norm, self.locale)
+        self.numbers = [n.value for n in found]
+        # each number with the word before it: "rating of 4.0" echoed is not an answer of 4
+        self.contexts = {(n.value, _word_before(norm, n.start)) for n in found}
         self.dates = {r for d in D.find_dates(norm, self.locale) for r in d.readings}
         self.toks = T.tokens(norm)
 
@@ -169,7 +178,10 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
         return (close(n.value, gold) and A.units_compatible(n.unit, unit)
                 and (n.currency is None or currency is None or A.same_currency(n.currency, currency)))
 
-    golds = [n for n in nums if is_gold(n)]
+    # a gold the question itself states, echoed with the question's own words, asserts nothing
+    golds = [n for n in nums if is_gold(n) and (n.value, _word_before(norm, n.start)) not in question.contexts]
+    if not golds and any(is_gold(n) for n in nums):
+        return Outcome(False, f"states {_fmt(gold)} only where it echoes the question")
     if not golds:
         wrong_currency = [n for n in nums if close(n.value, gold) and n.currency and currency]
         if wrong_currency:
