@@ -31,8 +31,8 @@ ARGUMENT_DOCS: dict[str, str] = {
     "direction": "up | down | left | right", "amount": "fraction of the viewport, default 0.5",
     "url": "absolute URL", "seconds": "0 to 10", "index": "0-based tab index",
     "answer": "the final answer to the task (empty if the task asks for none)",
-    "infeasible": "true only when the task cannot be done on this site (then the answer says why and "
-                  "states no value); omit it otherwise",
+    "infeasible": "true only when the task cannot be done on this site, and then the answer says why "
+                  "and states no value (leave it out otherwise)",
 }
 
 SYSTEM_TEMPLATE = """You are a web agent. You operate a browser through tools to complete the user's task.
