@@ -13,7 +13,9 @@ from urllib.parse import parse_qsl, urlsplit
 import regex
 
 from weblica.env.actions import Action, ActionError, make_action
-from weblica.env.answer_check import PatternError, check_answer, safe_search
+from weblica.env.answer_check import MAX_ANSWER_CHARS, PatternError, check_answer, safe_search
+from weblica.env.answers import find_numbers
+from weblica.env.text import normalize_answer
 
 
 class TaskError(ValueError):
@@ -194,20 +196,12 @@ def normalize_text(value: Any) -> str:
     return re.sub(r"\s+", " ", text).strip().rstrip(".")
 
 
-_NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
-
-
 def parse_number(value: Any) -> float | None:
-    """The first number in a value ('$1,234.50' -> 1234.5), or None."""
+    """The first number in a value ('$1,234.50' -> 1234.5, 'twelve' -> 12), or None."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    match = _NUMBER_RE.search(str(value))
-    if not match:
-        return None
-    try:
-        return float(match.group(0).replace(",", ""))
-    except ValueError:
-        return None
+    numbers = find_numbers(normalize_answer(str(value)[:MAX_ANSWER_CHARS]))
+    return numbers[0].value if numbers else None
 
 
 def _as_set(value: Any) -> set[str]:
