@@ -49,7 +49,7 @@ def candidates(text: str) -> list[str]:
         line = line.strip()
         if not line:
             continue
-        pieces = [line] + [t.strip() for t in _TOKEN.findall(line)] + [p.strip() for p in re.split(r"[·|•,:]", line)]
+        pieces = [line] + [t.strip() for t in _TOKEN.findall(line)] + [p.strip() for p in re.split(r"[·|•,:\t]", line)]
         for piece in pieces:
             if piece and len(piece) <= 120 and piece not in out:
                 out.append(piece)
