@@ -137,6 +137,27 @@ def test_webvoyager_protocol_over_the_wire(fake):
     assert not Judge(provider).judge(evidence()).success
 
 
+def test_every_answer_judging_prompt_says_lists_and_hedges_fail(fake):
+    """Issue 16 point 7: webvoyager, webjudge's outcome, deepshop and webtailbench requests carry the rule."""
+    from weblica.env.answer_check import ANSWER_RULE
+
+    fake.replies["As an evaluator"] = lambda body: "It lists three kettles.\nNOT SUCCESS"
+    fake.replies["You identify the key points"] = lambda body: "**Key Points**:\n1. red kettle"
+    fake.replies["one screenshot"] = lambda body: "Reasoning: the kettle.\nScore: 5"
+    fake.replies["expert judge of web agents"] = lambda body: "A list.\nStatus: failure"
+    fake.replies["shopping agent"] = lambda body: '{"attribute": false, "reason": "a list"}'
+    fake.replies["computer-use agent"] = lambda body: '{"success": false, "reason": "a list"}'
+    provider = OpenAIChatProvider(fake.server.url + "/v1", "m")
+    for benchmark in ("webvoyager", "online-mind2web", "webtailbench"):
+        assert not Judge(provider).judge(evidence(benchmark, n_images=1)).success
+    assert not Judge(provider).judge(evidence("deepshop", n_images=1, components={"attribute": "red kettle"})).success
+    systems = [body["messages"][0]["content"] for body in fake.requests]
+    judging = [s for s in systems if "You identify the key points" not in s and "one screenshot" not in s]
+    assert len(judging) == 4
+    for system in judging:
+        assert ANSWER_RULE in system and "lists several candidates" in system and "$answer_rule" not in system
+
+
 def test_webjudge_protocol_scores_each_screenshot_and_keeps_relevant_ones(fake):
     import base64
     fake.replies["You identify the key points"] = lambda body: "**Key Points**:\n1. red kettle\n2. under $40"

@@ -215,3 +215,43 @@ def test_load_screenshots_takes_the_last_three_distinct_states(tmp_path):
     assert load_screenshots(traj, tmp_path) == [shots[2], shots[3], shots[4]]
     (tmp_path / f"{shas[4]}.png").unlink()
     assert load_screenshots(traj, tmp_path) == [shots[2], shots[3]]
+
+
+def test_the_judge_request_says_that_lists_hedges_and_refuse_and_guess_fail():
+    """Issue 16 point 7: the rubric judge is told the checks' rule, over both wire formats."""
+    from weblica.env.answer_check import ANSWER_RULE
+
+    listed = "Soft Oxford, Cropped Cardigan, Bold Poncho"
+    with ProviderServer() as server:
+        server.queue("anthropic_messages_judge_success")
+        server.queue("openai_chat_judge_unsuccessful")
+        reward(trajectory([done(0, listed)]), judge=make_judge("anthropic:claude-sonnet-4-5", base_url=server.url,
+                                                               api_key="k"))
+        reward(trajectory([done(0, listed)]), judge=make_judge(f"openai:{server.url}/v1#gpt-4.1"))
+    anthropic, openai = (r["json"] for r in server.requests)
+    systems = [anthropic["system"] if isinstance(anthropic["system"], str) else
+               " ".join(b["text"] for b in anthropic["system"]),
+               next(m["content"] for m in openai["messages"] if m["role"] == "system")]
+    for system in systems:
+        system = system if isinstance(system, str) else " ".join(p.get("text", "") for p in system)
+        assert ANSWER_RULE in system
+        for words in ("lists several candidates", "'X or Y'", "guesses a value anyway", "asserts no value"):
+            assert words in system
+    assert f"Final answer: {listed}" in str(anthropic["messages"])
+
+
+def test_done_with_the_infeasible_flag_reaches_the_checks():
+    from weblica.synth.checks import answer_infeasible
+
+    def flagged(answer=""):
+        action = {"name": "done", "arguments": {"answer": answer, "infeasible": True}}
+        return StepRecord(0, "<think>x</think>", [action], ["Success: done."], "http://shop.test/0", "0" * 64)
+
+    infeasible = make_task(checks=[answer_infeasible()])
+    feasible = make_task(checks=[Check("answer_match", "$24.99", mode="numeric")])
+    assert reward(trajectory([flagged()]), infeasible).reward == 1.0
+    assert reward(trajectory([flagged("probably $24.99")]), infeasible).reward == 0.0
+    result = reward(trajectory([flagged("$24.99")]), feasible)
+    assert result.reward == 0.0 and "infeasible: true" in result.detail
+    # a listing of candidates is not the price, whoever scores it
+    assert reward(trajectory([done(0, "$19.99, $24.99, $29.99")]), feasible).reward == 0.0

@@ -68,8 +68,13 @@ def test_validate_command_reports_json(tmp_path):
     asyncio.run(keep_valid([path]))
     result = CliRunner().invoke(cli, ["validate", str(tmp_path), "--json"])
     summary = json.loads(result.stdout)
-    assert set(summary) == {"sites", "tasks", "valid_tasks", "oracle_success", "negatives_rejected", "failures"}
+    assert set(summary) == {"sites", "tasks", "valid_tasks", "oracle_success", "tasks_negatives_rejected",
+                            "negatives_tried", "negatives_rejected", "dropped", "failures"}
     assert (summary["sites"], summary["tasks"], summary["valid_tasks"]) == (1, 1, 1) and result.exit_code == 0
+    # by kind: a crud task's baselines, altered states and its "do everything" run, all rejected
+    tried, rejected = summary["negatives_tried"], summary["negatives_rejected"]
+    assert {"noop", "random", "altered_state", "maximal"} <= set(tried), tried
+    assert rejected == tried and summary["dropped"] == []
 
 
 def test_bundle_bytes_do_not_depend_on_the_hash_seed(tmp_path):

@@ -64,8 +64,11 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
     traj.start_screenshot_sha256 = screens.save(obs)
     traj.start_tabs = _tabs(obs)
     policy.reset(task, seed)
+    reads_page = getattr(policy, "reads_page", False)  # a scripted policy that reads the page's text
     while True:
         try:
+            if reads_page:
+                obs.page = await env.page_snapshot()
             output = await policy.act(obs, task, traj.steps)
         except Exception as exc:  # a policy backend failing (server down) is not the agent's fault
             traj.termination_reason, traj.removed, traj.error = "env_error", True, f"policy failed: {exc}"

@@ -1,9 +1,11 @@
 """`weblica demo`: the offline end-to-end showcase.
 
 Synthesizes a handful of sites across skills and validates them in Chromium, runs the oracle and the
-random policy on their tasks (reports with pass@k, per skill), records a live-like news site (several
-hosts, cache-busters, a beacon, a rotating ad, a search) through the recording proxy twice, infers
-replay rules from the two recordings, replays it with the network cut with the rules and without, trains a tiny Qwen3-VL on a menus site (SFT on the oracle's episodes, then one GRPO
+random policy on their tasks and the adversarial policy (a reward hacker that must score 0) on one task
+per site (reports with pass@k, per skill), records a live-like news site (several hosts, cache-busters, a
+beacon, a rotating ad, a search) through the recording proxy twice, infers replay rules from the two
+recordings, replays it with the network cut with the rules and without, trains a tiny Qwen3-VL on a menus
+site (SFT on the oracle's episodes, then one GRPO
 iteration in the same environments), and serves the trajectory viewer over the runs.
 """
 from __future__ import annotations
@@ -49,14 +51,18 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
     save_tasks(tasks, out / "tasks.jsonl")
     summary["synth"] = {"sites": len(results), "tasks_valid": sum(r.tasks_kept for r in results),
                         "tasks_generated": sum(r.tasks_generated for r in results), "tasks_used": len(tasks)}
-    # 2. rollouts and reports: the oracle (a ceiling that must be 100%) and the random policy (the floor)
+    # 2. rollouts and reports: the oracle (a ceiling that must be 100%), the random policy (the floor) and
+    # the adversarial policy (a reward hacker listing every candidate, clicking everything: must be 0%),
+    # the last on one task per site to keep the demo short
     reports = {}
-    for policy in ("oracle", "random"):
-        _stage(console, f"running the {policy} policy on {len(tasks)} tasks")
-        reports[policy] = asyncio.run(_evaluate(tasks, policy, out / f"run-{policy}", seed, parallel))
+    adversarial_tasks = [kept[0] for kept in _first_per_site(tasks)]
+    for policy, played in (("oracle", tasks), ("random", tasks), ("adversarial", adversarial_tasks)):
+        _stage(console, f"running the {policy} policy on {len(played)} tasks")
+        reports[policy] = asyncio.run(_evaluate(played, policy, out / f"run-{policy}", seed, parallel))
         console.print(f"    success {reports[policy]['success_rate']:.0%}  "
                       f"terminations {reports[policy]['termination_reasons']}")
-    summary["oracle"], summary["random"] = reports["oracle"], reports["random"]
+    summary["oracle"], summary["random"], summary["adversarial"] = (reports[p] for p in ("oracle", "random",
+                                                                                         "adversarial"))
     # 3. cache: record a live-like news site (4 hosts, a rotating ad behind a cache-buster, a beacon, a
     # search) through the proxy twice, infer rules, replay with the network cut, with the rules and without
     _stage(console, "recording a live-like news site through the recording proxy (2 runs), inferring rules, "
@@ -76,6 +82,14 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
     summary["seconds"] = round(time.monotonic() - started, 1)
     (out / "demo.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n")
     return summary
+
+
+def _first_per_site(tasks: list[Any]) -> list[list[Any]]:
+    """The tasks grouped by site, in order."""
+    groups: dict[str, list[Any]] = {}
+    for task in tasks:
+        groups.setdefault(task.source.site or "", []).append(task)
+    return list(groups.values())
 
 
 def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
@@ -219,7 +233,8 @@ def register(cli: click.Group) -> None:
         emit(summary, as_json, human=(
             f"\ndemo done in {summary['seconds']} s: {summary['synth']['sites']} sites, "
             f"{summary['synth']['tasks_valid']} valid tasks; oracle {summary['oracle']['success_rate']:.0%}, "
-            f"random {summary['random']['success_rate']:.0%}; replay tiers {summary['cache']['replay']['tiers']}, "
+            f"random {summary['random']['success_rate']:.0%}, adversarial {summary['adversarial']['success_rate']:.0%}; "
+            f"replay tiers {summary['cache']['replay']['tiers']}, "
             f"outbound connections {summary['cache']['replay']['outbound_connections']}"
             + (f"; GRPO rollouts {summary['train']['grpo']['success']:.0%} successful" if "train" in summary else "")
             + f"\nreports: {', '.join(summary['reports'])}\nviewer:  {viewer_cmd}"

@@ -45,7 +45,8 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec("new_tab", {}, (), "Open a new blank tab and switch to it."),
         ToolSpec("switch_tab", {"index": "integer"}, ("index",), "Switch to the tab with this 0-based index."),
         ToolSpec("close_tab", {}, (), "Close the current tab."),
-        ToolSpec("done", {"answer": "string"}, (), "End the episode with the final answer."),
+        ToolSpec("done", {"answer": "string", "infeasible": "boolean"}, (),
+                 "End the episode with the final answer; infeasible true says the task cannot be done on this site."),
     ]
 }
 
@@ -220,7 +221,13 @@ def _normalize_args(name: str, args: dict[str, Any]) -> dict[str, Any]:
             answer = ""
         if not isinstance(answer, (str, int, float)) or isinstance(answer, bool):
             answer = json.dumps(answer)
-        return {"answer": str(answer)}
+        flag = args.get("infeasible", False)
+        if isinstance(flag, str) and flag.strip().lower() in ("true", "false"):
+            flag = flag.strip().lower() == "true"
+        if flag is not None and not isinstance(flag, bool):
+            raise ActionError("argument 'infeasible' must be true or false")
+        # only a declared infeasibility is kept, so every other done call stays {"answer": ...}
+        return {"answer": str(answer), "infeasible": True} if flag else {"answer": str(answer)}
     return {}
 
 

@@ -18,7 +18,7 @@ from weblica.browser.session import BrowserHost
 from weblica.env.actions import Action, ActionError, make_action, parse_tool_calls
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.episode import ENV_FAILURES
-from weblica.env.executor import ActionExecutor
+from weblica.env.executor import ActionExecutor, ActionResult
 from weblica.env.observation import Observation
 from weblica.env.sources import SOURCE_MODULES, SourceBackends
 from weblica.env.tabs import BrowserCrashed, SettleOptions, TabSet
@@ -152,7 +152,7 @@ class WebEnv:
         remaining = self._deadline - time.monotonic()
         timeout = min(self.config.step_timeout_s, max(remaining, 0.001))
         try:
-            obs, terminated, answer = await asyncio.wait_for(self._run(parsed, parse_errors), timeout)
+            obs, done = await asyncio.wait_for(self._run(parsed, parse_errors), timeout)
         except asyncio.TimeoutError:
             return await self._fail("timeout", f"the step took longer than {timeout:.0f} s", info)
         except BrowserCrashed as exc:
@@ -161,10 +161,13 @@ class WebEnv:
             return await self._fail("env_error", f"{type(exc).__name__}: {exc}", info)
         reward = 0.0
         truncated = False
-        if terminated:
-            info["answer"] = answer
+        terminated = done is not None
+        if done is not None:
+            info["answer"] = done.answer
             info["termination_reason"] = "done"
-            reward, results = await self._score(answer, obs.url)
+            if done.infeasible:
+                info["infeasible"] = True
+            reward, results = await self._score(done.answer, obs.url, done.infeasible)
             info["check_results"] = [r.to_dict() for r in results]
         elif parse_errors and not parsed:
             self._format_errors += 1
@@ -199,7 +202,8 @@ class WebEnv:
             errors.append("the tool call list is empty")
         return out, errors
 
-    async def _run(self, actions: list[Action], parse_errors: list[str]) -> tuple[Observation, bool, str | None]:
+    async def _run(self, actions: list[Action], parse_errors: list[str]) -> tuple[Observation, ActionResult | None]:
+        """The step's observation, and the `done` call's result when the agent ended the episode."""
         assert self._executor is not None and self._tabs is not None
         feedback = [f"Failed: {e}" for e in parse_errors]
         for action in actions:
@@ -207,17 +211,17 @@ class WebEnv:
             feedback.append(result.feedback)
             if result.done:
                 obs = await self._observe(feedback)
-                return obs, True, result.answer
+                return obs, result
         if not actions:
             await self._tabs.settle(0)
         obs = await self._observe(feedback)
         self._last_obs = obs
-        return obs, False, None
+        return obs, None
 
-    async def _score(self, answer: str | None, url: str) -> tuple[float, list[Any]]:
+    async def _score(self, answer: str | None, url: str, infeasible: bool = False) -> tuple[float, list[Any]]:
         assert self.task is not None and self._backend is not None
         state = await self._backend.state(self.task, self.episode_id or "")
-        return evaluate_checks(self.task, answer, url, state)
+        return evaluate_checks(self.task, answer, url, state, infeasible=infeasible)
 
     async def _fail(self, reason: str, message: str, info: dict[str, Any]
                     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
@@ -229,6 +233,15 @@ class WebEnv:
                           feedback=[f"Environment failure ({reason}): {message}"], step=self._step)
         await self._end_episode()
         return obs, 0.0, True, False, info
+
+    async def page_snapshot(self) -> dict[str, Any] | None:
+        """The active page's visible text and in-view controls (weblica.env.page_snapshot), for scripted
+        policies with `reads_page`; None between episodes."""
+        if self._tabs is None or self._finished:
+            return None
+        from weblica.env.page_snapshot import page_snapshot
+
+        return await page_snapshot(self._tabs.page)
 
     async def state(self) -> dict[str, Any] | None:
         """The current episode's server-side state (what state_match checks read)."""

@@ -33,6 +33,7 @@ class ActionResult:
     done: bool = False
     answer: str | None = None
     ok: bool = True
+    infeasible: bool = False  # `done` with infeasible: true
 
 
 def _coords(x: float, y: float) -> str:
@@ -268,5 +269,7 @@ class ActionExecutor:
         return ActionResult(f"Success: closed tab {index} ({closed_url}); now on tab {self.tabs.active} "
                             f"({self.tabs.page.url}).")
 
-    async def _do_done(self, answer: str = "") -> ActionResult:
-        return ActionResult(f"Success: the task is marked as done. Answer: {answer}", done=True, answer=answer)
+    async def _do_done(self, answer: str = "", infeasible: bool = False) -> ActionResult:
+        said = " (declared infeasible)" if infeasible else ""
+        return ActionResult(f"Success: the task is marked as done{said}. Answer: {answer}", done=True, answer=answer,
+                            infeasible=infeasible)

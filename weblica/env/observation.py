@@ -24,6 +24,9 @@ class Observation:
     active_tab: int
     feedback: list[str] = field(default_factory=list)
     step: int = 0
+    # for scripted policies that ask for it (weblica.env.page_snapshot): visible text and controls;
+    # None otherwise, and never shown to a model
+    page: dict[str, Any] | None = None
 
     @property
     def screenshot_sha256(self) -> str:

@@ -11,7 +11,12 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import parse_qsl, urlsplit
 
+import regex
+
 from weblica.env.actions import Action, ActionError, make_action
+from weblica.env.answer_check import MAX_ANSWER_CHARS, PatternError, check_answer, safe_search
+from weblica.env.answers import find_numbers
+from weblica.env.text import normalize_answer
 
 
 class TaskError(ValueError):
@@ -35,7 +40,12 @@ class TaskSource:
 class Check:
     """One declarative check.
 
-    type `answer_match`: mode exact | numeric (tol) | set | regex against `expected`.
+    type `answer_match`: mode exact | numeric (tol) | set | regex | refusal against `expected`. An answer
+        passes only if it asserts the gold and no competing value: `confusers` are the values of the same
+        field the site shows for other entities (`confusers_from` says where they came from: "data" or
+        "page"); `locale` (e.g. "de-DE") says how the site writes numbers and dates; `unit` is the unit of
+        the question ("owners"), which an answer may omit. Mode `refusal`: the task is infeasible and only
+        a refusal that asserts no value passes.
     type `url_match`: `expected` is a URL or pattern; mode exact | prefix | regex | contains
         (exact compares host, path and query parameters, ignoring their order).
     type `state_match`: `path` into the source's state dict (dotted, list indexes allowed) and `expected`;
@@ -47,6 +57,10 @@ class Check:
     mode: str = "exact"
     path: str | None = None
     tol: float = 0.0
+    confusers: list[Any] | None = None
+    confusers_from: str | None = None  # "data" | "page"; None when no confusers are known
+    locale: str | None = None
+    unit: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = {"type": self.type, "expected": self.expected}
@@ -56,6 +70,9 @@ class Check:
             out["path"] = self.path
         if self.tol:
             out["tol"] = self.tol
+        for key in ("confusers", "confusers_from", "locale", "unit"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
         return out
 
 
@@ -240,20 +257,12 @@ def normalize_text(value: Any) -> str:
     return re.sub(r"\s+", " ", text).strip().rstrip(".")
 
 
-_NUMBER_RE = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?|[-+]?\.\d+")
-
-
 def parse_number(value: Any) -> float | None:
-    """The first number in a value ('$1,234.50' -> 1234.5), or None."""
+    """The first number in a value ('$1,234.50' -> 1234.5, 'twelve' -> 12), or None."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    match = _NUMBER_RE.search(str(value))
-    if not match:
-        return None
-    try:
-        return float(match.group(0).replace(",", ""))
-    except ValueError:
-        return None
+    numbers = find_numbers(normalize_answer(str(value)[:MAX_ANSWER_CHARS]))
+    return numbers[0].value if numbers else None
 
 
 def _as_set(value: Any) -> set[str]:
@@ -265,10 +274,19 @@ def _as_set(value: Any) -> set[str]:
 
 
 def match_value(actual: Any, expected: Any, mode: str = "exact", tol: float = 0.0) -> bool:
-    """Compare under one of the check modes. Never raises on odd input: a mismatch is False."""
+    """Compare a state value under one of the check modes. Never raises on odd input: a mismatch is False
+    (a regex that does not compile or runs past its time limit too; run_check reports why). Free-text
+    answers go through `weblica.env.answer_check` instead."""
+    try:
+        return _match_value(actual, expected, mode, tol)
+    except PatternError:
+        return False
+
+
+def _match_value(actual: Any, expected: Any, mode: str, tol: float) -> bool:
     if mode == "exact":
         if isinstance(expected, (list, tuple)):
-            return any(match_value(actual, e, "exact") for e in expected)
+            return any(_match_value(actual, e, "exact", 0.0) for e in expected)
         if isinstance(expected, bool) or expected is None:
             return actual == expected or normalize_text(actual) == normalize_text(expected)
         return normalize_text(actual) == normalize_text(expected)
@@ -278,13 +296,10 @@ def match_value(actual: Any, expected: Any, mode: str = "exact", tol: float = 0.
     if mode == "set":
         return _as_set(actual) == _as_set(expected)
     if mode == "regex":
-        try:
-            return re.search(str(expected), str(actual), re.IGNORECASE | re.DOTALL) is not None
-        except re.error:
-            return False
+        return safe_search(str(expected), str(actual), regex.IGNORECASE | regex.DOTALL) is not None
     if mode == "contains":
         if isinstance(actual, (list, tuple)):
-            return any(match_value(a, expected, "exact") for a in actual)
+            return any(_match_value(a, expected, "exact", 0.0) for a in actual)
         return normalize_text(expected) in normalize_text(actual)
     if mode == "count":
         try:
@@ -307,10 +322,7 @@ def match_url(actual: str, expected: str, mode: str = "exact") -> bool:
     if mode == "contains":
         return expected in actual
     if mode == "regex":
-        try:
-            return re.search(expected, actual) is not None
-        except re.error:
-            return False
+        return safe_search(expected, actual) is not None
     return False
 
 
@@ -342,13 +354,26 @@ class CheckResult:
         return {"type": self.check.type, "passed": self.passed, "detail": self.detail}
 
 
-def run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] | None) -> CheckResult:
+def run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] | None, *,
+              instruction: str = "", infeasible: bool = False) -> CheckResult:
+    """One check's result. `instruction` is the task's (values it states are context, not competing
+    answers); `infeasible` is the `done` tool's structured flag."""
+    try:
+        return _run_check(check, answer, url, state, instruction, infeasible)
+    except PatternError as exc:
+        return CheckResult(check, False, f"{check.type} {check.mode} {check.expected!r}: {exc}")
+
+
+def _run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] | None, instruction: str,
+               infeasible: bool) -> CheckResult:
     if check.type == "answer_match":
         if answer is None:
             return CheckResult(check, False, "no final answer")
-        ok = match_value(answer, check.expected, check.mode, check.tol)
-        return CheckResult(check, ok, f"answer {answer!r} {'matches' if ok else 'does not match'} "
-                                      f"{check.mode} {check.expected!r}")
+        outcome = check_answer(check, answer, instruction=instruction, infeasible=infeasible)
+        shown = answer if len(answer) <= 200 else answer[:200] + "..."
+        source = check.confusers_from or ("data" if check.confusers else "none")
+        return CheckResult(check, outcome.passed, f"answer {shown!r} {outcome.reason} ({check.mode} "
+                                                  f"{check.expected!r}; confusers: {source})")
     if check.type == "url_match":
         ok = match_url(url, str(check.expected), check.mode)
         return CheckResult(check, ok, f"url {url} {'matches' if ok else 'does not match'} {check.expected}")
@@ -358,15 +383,17 @@ def run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] 
         value = lookup_path(state, check.path or "")
         if value is _MISSING:
             return CheckResult(check, False, f"state has no '{check.path}'")
-        ok = match_value(value, check.expected, check.mode, check.tol)
+        ok = _match_value(value, check.expected, check.mode, check.tol)
         return CheckResult(check, ok, f"state {check.path}={value!r} {'matches' if ok else 'does not match'} "
                                       f"{check.expected!r}")
     return CheckResult(check, False, f"unknown check type {check.type}")
 
 
-def evaluate_checks(task: Task, answer: str | None, url: str,
-                    state: dict[str, Any] | None) -> tuple[float, list[CheckResult]]:
-    """Reward 1.0 when every check passes, else 0.0. A task with no checks scores 0 (a judge decides)."""
-    results = [run_check(c, answer, url, state) for c in task.checks]
+def evaluate_checks(task: Task, answer: str | None, url: str, state: dict[str, Any] | None, *,
+                    infeasible: bool = False) -> tuple[float, list[CheckResult]]:
+    """Reward 1.0 when every check passes, else 0.0. A task with no checks scores 0 (a judge decides).
+    `infeasible` is the `done` tool's flag: the agent says the task cannot be done."""
+    results = [run_check(c, answer, url, state, instruction=task.instruction, infeasible=infeasible)
+               for c in task.checks]
     reward = 1.0 if results and all(r.passed for r in results) else 0.0
     return reward, results

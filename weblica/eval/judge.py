@@ -11,7 +11,8 @@ SGLang, OpenAI); other providers (the reward models of `weblica.policy`) plug in
 | deepshop | deepshop | one structured call: attribute / filter / sort each true or false; success needs all stated |
 | webtailbench | webtailbench | one structured call -> {"success": bool}; stopping at a critical point is success |
 
-Prompts live in `eval/judges/*.txt` (sections `### system` and `### user`, `$name` placeholders).
+Prompts live in `eval/judges/*.txt` (sections `### system` and `### user`, `$name` placeholders);
+`$answer_rule` is `weblica.env.answer_check.ANSWER_RULE`: enumerations, hedges and refuse-and-guess fail.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 import httpx
 
+from weblica.env.answer_check import ANSWER_RULE
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task
 
@@ -189,7 +191,8 @@ class Judge:
         self.prompt_dir = prompt_dir
 
     def _ask(self, prompt: str, images: Sequence[bytes] = (), **values: Any) -> str:
-        system, user = load_prompt(prompt, self.prompt_dir).render(**values)
+        # every prompt that judges an answer says, as $answer_rule, that lists and hedges fail
+        system, user = load_prompt(prompt, self.prompt_dir).render(answer_rule=ANSWER_RULE, **values)
         return self.provider(chat(system, user, images))
 
     def judge(self, evidence: Evidence, protocol: str | None = None) -> Verdict:

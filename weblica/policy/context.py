@@ -31,6 +31,8 @@ ARGUMENT_DOCS: dict[str, str] = {
     "direction": "up | down | left | right", "amount": "fraction of the viewport, default 0.5",
     "url": "absolute URL", "seconds": "0 to 10", "index": "0-based tab index",
     "answer": "the final answer to the task (empty if the task asks for none)",
+    "infeasible": "true only when the task cannot be done on this site, and then the answer says why "
+                  "and states no value (leave it out otherwise)",
 }
 
 SYSTEM_TEMPLATE = """You are a web agent. You operate a browser through tools to complete the user's task.
@@ -47,7 +49,8 @@ your earlier reasoning and the feedback.
 First reason inside <think>...</think>. Then give one or more tool calls, each as a JSON object in its
 own block; they run in order:
 <tool_call>{{"name": "click", "arguments": {{"x": 500, "y": 300}}}}</tool_call>
-Finish with the done tool, whose answer is your final answer to the task."""
+Finish with the done tool, whose answer is your final answer to the task: state the one value asked for,
+not a list of candidates. If the task cannot be done on this site, say so: done with infeasible true."""
 
 
 @dataclass

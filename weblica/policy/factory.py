@@ -7,6 +7,7 @@
 | `openai:URL[#MODEL]` | any OpenAI-compatible chat-completions server (vLLM, SGLang serve, OpenAI) |
 | `anthropic:MODEL` | Anthropic Messages API; base URL from `base_url=` or $ANTHROPIC_BASE_URL |
 | `oracle`, `random` | scripted policies |
+| `adversarial` | scripted reward hacker (every candidate on the page as the answer; every control clicked on state tasks): must score 0 |
 
 Options (keyword arguments, or `;key=value` pairs after the spec on a command line):
 `temperature`, `top_p`, `top_k`, `max_new_tokens`, `keep_images` (screenshots kept in context, default 1),
@@ -22,7 +23,7 @@ from weblica.policy.backends.base import SamplingOptions
 from weblica.policy.context import PROMPT_FORMATS
 from weblica.policy.coords import CoordinateFrame
 
-KINDS = ("hf", "vllm", "openai", "anthropic", "oracle", "random")
+KINDS = ("hf", "vllm", "openai", "anthropic", "oracle", "random", "adversarial")
 _SAMPLING = {"temperature": float, "top_p": float, "top_k": int, "max_new_tokens": int}
 
 
@@ -42,7 +43,7 @@ def parse_spec(spec: str) -> tuple[str, str, dict[str, str]]:
         options[key.strip()] = value.strip()
     if kind not in KINDS:
         raise PolicySpecError(f"unknown policy '{spec}'; use one of: hf:PATH, vllm:PATH, openai:URL[#MODEL], "
-                              f"anthropic:MODEL, oracle, random")
+                              f"anthropic:MODEL, oracle, random, adversarial")
     if kind in ("hf", "vllm", "openai", "anthropic") and not target:
         raise PolicySpecError(f"policy '{kind}:' needs a target, e.g. {kind}:" +
                               {"hf": "PATH", "vllm": "PATH", "openai": "http://127.0.0.1:8000/v1",
@@ -62,6 +63,10 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
         from weblica.policy.random_policy import RandomPolicy
 
         return RandomPolicy(seed=seed)
+    if kind == "adversarial":
+        from weblica.policy.adversarial import AdversarialPolicy
+
+        return AdversarialPolicy(seed=seed)
 
     from weblica.policy.model_policy import ModelPolicy
 
@@ -113,5 +118,9 @@ def make_policy_factory(spec: str, seed: int = 0, **options: Any) -> Callable[[]
         from weblica.policy.random_policy import RandomPolicy
 
         return lambda: RandomPolicy(seed=seed)
+    if kind == "adversarial":
+        from weblica.policy.adversarial import AdversarialPolicy
+
+        return lambda: AdversarialPolicy(seed=seed)
     prototype = make_policy(spec, seed, **options)
     return prototype.spawn

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from weblica.env.answer_check import ANSWER_RULE
 from weblica.env.episode import StepRecord
 from weblica.env.task import Task
 from weblica.policy.backends.base import Backend, BackendError, SamplingOptions
@@ -20,12 +21,12 @@ from weblica.policy.context import Message, Part
 JUDGE_SCREENSHOTS = 3
 DEFAULT_JUDGE_TIMEOUT_S = 120.0
 
-JUDGE_SYSTEM = """You evaluate whether a web agent completed a task in a browser.
+JUDGE_SYSTEM = f"""You evaluate whether a web agent completed a task in a browser.
 You get the task, the criteria a successful run must meet (if any), the agent's final answer, the history
 of its tool calls with the environment's feedback on each, and the last screenshots of the browser.
 Judge only from this evidence. A run succeeds when the final state and answer satisfy the task and every
-criterion; plausible effort is not success. If the website itself was broken or unreachable (error pages,
-blocked access, a CAPTCHA) so that no agent could have finished, say website failure.
+criterion; plausible effort is not success. {ANSWER_RULE} If the website itself was broken or unreachable
+(error pages, blocked access, a CAPTCHA) so that no agent could have finished, say website failure.
 Reason briefly, then end with exactly one line:
 Verdict: successful | unsuccessful | website failure"""
 

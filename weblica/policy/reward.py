@@ -5,7 +5,9 @@ In order:
    it, metrics that exclude aborted tasks skip it. Never a 0, which would punish the policy for the env.
 2. Format gate: 3 consecutive unparseable responses (or a `format_error` termination) -> -1.
 3. Only a trajectory the agent ended itself (`done`) can score; others (max_steps, ...) get 0.
-4. Checks, where the task has any: 1 when all pass, else 0.
+4. Checks, where the task has any: 1 when all pass, else 0. An answer check passes only for an answer that
+   asserts the gold and no competing value (`weblica.env.answer_check`); `done(infeasible=true)` counts
+   as a refusal, which passes only on an infeasible task.
 5. Otherwise the LLM judge: successful -> 1, unsuccessful -> 0; `website failure`, an unreadable verdict,
    a timeout or a provider error -> removed.
 """
@@ -71,6 +73,15 @@ def final_answer(trajectory: Trajectory) -> str | None:
     return None
 
 
+def declared_infeasible(trajectory: Trajectory) -> bool:
+    """Whether the final `done` call carried the structured flag `infeasible: true`."""
+    for step in reversed(trajectory.steps):
+        for action in reversed(step.actions):
+            if action.get("name") == "done":
+                return (action.get("arguments") or action.get("args") or {}).get("infeasible") is True
+    return False
+
+
 def load_screenshots(trajectory: Trajectory, screens_dir: str | Path, last: int = 3) -> list[bytes]:
     """The episode's last `last` distinct screenshots, oldest first, from a run's `screens/<sha>.png`
     store (the start page counts); missing files are skipped."""
@@ -114,7 +125,7 @@ async def compute_reward(trajectory: Trajectory, task: Task, *, final_url: str |
                             list(trajectory.check_results))
     url = final_url if final_url is not None else (trajectory.steps[-1].url if trajectory.steps else task.start_url)
     if task.checks:
-        reward, results = evaluate_checks(task, answer, url, state)
+        reward, results = evaluate_checks(task, answer, url, state, infeasible=declared_infeasible(trajectory))
         return RewardResult(reward, reward == 1.0, False, "checks",
                             "; ".join(r.detail for r in results), [r.to_dict() for r in results])
     if judge is None:

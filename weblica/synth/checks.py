@@ -1,60 +1,45 @@
-"""Check builders for synth tasks. Answer checks accept what a person would write: a number in any of
-the site's notations (1,234.50 / 1.234,50 / 1 234,50), a name as a whole phrase in any case."""
+"""Check builders for synth tasks. Each answer check carries its confusers: the values of the same field
+the site shows for other entities, so an answer that lists candidates, hedges or negates the gold fails,
+while what a person would accept (number words, the site's number and date notation, units left out)
+passes. The matching itself is in `weblica.env.task` / `weblica.env.answers`."""
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import Any, Sequence
 
 from weblica.env.task import Check
 
-INFEASIBLE_PATTERN = (r"\b(cannot|can ?not|can't|unable|impossible|infeasible|not (?:possible|available|found|exist\w*|"
-                      r"listed|offered|sold|shown|there|carried|in the catalog\w*)|no (?:such|results?|information|matching|"
-                      r"way)|doesn't exist|does not exist|don't (?:have|sell|offer|carry)|do not (?:have|sell|offer|carry)|"
-                      r"isn't (?:available|listed|offered)|n/a)\b")
+def _confusers(values: Sequence[Any], gold: Any) -> dict[str, Any]:
+    kept = [v for v in dict.fromkeys(values) if v != gold]
+    return {"confusers": kept, "confusers_from": "data"} if kept else {}
 
 
-def number_pattern(value: float, decimals: int = 2) -> str:
-    """A regex matching `value` written with any common thousands/decimal separators."""
-    negative = value < 0
-    value = abs(value)
-    whole = int(round(value * 10 ** decimals)) // 10 ** decimals
-    frac = int(round(value * 10 ** decimals)) % 10 ** decimals if decimals else 0
-    digits = str(whole)
-    groups = [digits[max(0, i - 3):i] for i in range(len(digits), 0, -3)][::-1]
-    wholes = {digits} | {sep.join(groups) for sep in (",", ".", " ", "\u202f", "'")}
-    # longest first (a regex alternation takes the first that matches), ties in text order: the pattern
-    # must not depend on set order, which changes with PYTHONHASHSEED (one seed, one bundle)
-    whole_re = "|".join(sorted((re.escape(w) for w in wholes), key=lambda w: (-len(w), w)))
-    if frac:
-        frac_text = f"{frac:0{decimals}d}"
-        short = frac_text.rstrip("0")
-        frac_re = f"[.,](?:{re.escape(frac_text)}|{re.escape(short)})" if short != frac_text else f"[.,]{frac_text}"
-        tail = f"(?:{frac_re})"
-    else:
-        tail = "(?:[.,]0{1,2})?"
-    sign = "-" if negative else ""
-    return rf"(?<![\d.,]){sign}(?:{whole_re}){tail}(?![\d]|[.,]\d)"
+def answer_number(value: float, decimals: int = 2, confusers: Sequence[float] = (),
+                  locale: str | None = None) -> Check:
+    """A number (a price, a total) to `decimals` places; `locale` is the site's (e.g. "de-DE")."""
+    tol = 0.5 * 10 ** -decimals if decimals else 0.0
+    return Check(type="answer_match", expected=round(float(value), decimals), mode="numeric", tol=tol,
+                 locale=locale, **_confusers([round(float(c), decimals) for c in confusers], round(float(value), decimals)))
 
 
-def answer_number(value: float, decimals: int = 2) -> Check:
-    return Check(type="answer_match", expected=number_pattern(value, decimals), mode="regex")
+def answer_count(value: int, confusers: Sequence[int] = (), unit: str | None = None) -> Check:
+    """A whole number (a count, a year); `unit` is the question's unit ("owners"), which may be omitted."""
+    return Check(type="answer_match", expected=int(value), mode="numeric", unit=unit,
+                 **_confusers([int(c) for c in confusers], int(value)))
 
 
-def answer_count(value: int) -> Check:
-    return Check(type="answer_match", expected=number_pattern(value, 0), mode="regex")
+def answer_text(text: str, confusers: Sequence[str] = ()) -> Check:
+    """A name or a fact as a whole phrase; `confusers` are the same field's values for other entities."""
+    return Check(type="answer_match", expected=text, mode="exact", **_confusers([str(c) for c in confusers], text))
 
 
-def answer_text(text: str, avoid: list[str] = ()) -> Check:
-    """The phrase, case-insensitive, not as part of a longer word. When a wrong value contains the right
-    one ("Not included" vs "Included"), only the exact phrase as the whole answer is accepted."""
-    pattern = rf"(?<![\w]){re.escape(text)}(?![\w])"
-    if any(re.search(pattern, other, re.IGNORECASE) for other in avoid if other != text):
-        return Check(type="answer_match", expected=text, mode="exact")
-    return Check(type="answer_match", expected=pattern, mode="regex")
+def answer_date(iso: str, confusers: Sequence[str] = (), locale: str | None = None) -> Check:
+    """A date given as ISO `YYYY-MM-DD`; any common notation is accepted, `locale` decides 06/07 order."""
+    return Check(type="answer_match", expected=iso, mode="date", locale=locale, **_confusers(list(confusers), iso))
 
 
 def answer_infeasible() -> Check:
-    return Check(type="answer_match", expected=INFEASIBLE_PATTERN, mode="regex")
+    """The task cannot be done on the site: only a refusal that asserts no value passes."""
+    return Check(type="answer_match", expected=None, mode="refusal")
 
 
 def url_is(url: str) -> Check:

@@ -67,7 +67,8 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Browser episodes at a time.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def validate_command(path: Path, concurrency: int, as_json: bool) -> None:
-    """Validate bundles: oracles succeed, no-op/random runs and wrong answers are rejected."""
+    """Validate bundles: oracles succeed; no-op, random and "do everything" runs, wrong answers and
+    adversarial ones (enumerations, hedges, negations, the page's text) are all rejected."""
     from weblica.synth.validate import bundle_dirs, validate_bundles
 
     dirs = bundle_dirs(path)
@@ -75,8 +76,10 @@ def validate_command(path: Path, concurrency: int, as_json: bool) -> None:
         raise UserError(f"no site bundle (a folder with site.json) at {path}: run `weblica synth --out {path}` first")
     report, _ = asyncio.run(validate_bundles(dirs, compile_plans=False, concurrency=concurrency))
     summary = report.to_dict()
+    kinds = ", ".join(f"{kind} {summary['negatives_rejected'].get(kind, 0)}/{tried}"
+                      for kind, tried in summary["negatives_tried"].items())
     human = (f"{summary['sites']} sites, {summary['valid_tasks']}/{summary['tasks']} tasks valid; "
-             f"oracle success {summary['oracle_success']}, negatives rejected {summary['negatives_rejected']}")
+             f"oracle success {summary['oracle_success']}; negatives rejected/tried by kind: {kinds or 'none'}")
     if summary["failures"]:
         human += "\n" + "\n".join("  " + f for f in summary["failures"][:50])
     emit(summary, as_json, human)

@@ -23,6 +23,8 @@ class SynthResult:
     failures: list[str] = field(default_factory=list)
     min_tasks: int = MIN_TASKS
     page_loads: int = 0  # documents Chromium loaded to validate the site
+    negatives_tried: dict[str, int] = field(default_factory=dict)  # by kind (weblica.synth.negatives)
+    negatives_rejected: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -30,7 +32,8 @@ class SynthResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"site_id": self.site_id, "path": str(self.path), "tasks_generated": self.tasks_generated,
-                "tasks_kept": self.tasks_kept, "ok": self.ok, "failures": self.failures}
+                "tasks_kept": self.tasks_kept, "ok": self.ok, "negatives_tried": self.negatives_tried,
+                "negatives_rejected": self.negatives_rejected, "failures": self.failures}
 
 
 def build_site(spec: SiteSpec) -> SiteBuilder:
@@ -85,7 +88,7 @@ def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, co
 
 async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = None) -> list[SynthResult]:
     """Compile and check every task of the bundles; rewrite tasks.jsonl with the valid ones only."""
-    from weblica.synth.validate import validate_bundles
+    from weblica.synth.validate import ValidationReport, validate_bundles
 
     report, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser)
     results = []
@@ -95,11 +98,16 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
         for task, outcome in pairs:
             if outcome.valid:
                 task.oracle, task.oracle_thoughts = outcome.oracle, outcome.oracle_thoughts
+                if outcome.maximal:  # the task done with everything else: what the adversarial policy plays
+                    task.metadata["maximal_oracle"] = [a.to_dict() for a in outcome.maximal]
                 # room for the oracle plus a few missteps: a long calendar walk must not hit the limit
                 task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5)
                 kept.append(task)
         save_tasks(kept, path / "tasks.jsonl")
         failures = [f"{o.task_id}: {f}" for _, o in pairs for f in o.failures]
+        site_report = ValidationReport(outcomes=[o for _, o in pairs])
+        tried, rejected = site_report.negatives()
         results.append(SynthResult(path.name, path, len(pairs), len(kept), failures,
-                                   page_loads=report.page_loads[path.name]))
+                                   page_loads=report.page_loads[path.name], negatives_tried=tried,
+                                   negatives_rejected=rejected))
     return results

@@ -389,3 +389,79 @@ class Compiler:
     async def op_done(self, answer: str) -> None:
         said = f"The answer is {json.dumps(answer, ensure_ascii=False)}." if answer else "The task is complete."
         await self.emit("done", said, answer=answer)
+
+    async def op_goto(self, url: str) -> None:
+        await self.emit("goto_url", f"Go to {url}.", url=url)
+
+    async def op_fill_all(self, form: str = "form[data-api]", skip: list[str] = ()) -> None:
+        """Maximal negatives: put a value into every field of the form that the plan leaves alone (type
+        into empty and number fields, tick checkboxes, pick another option, step steppers, move sliders
+        to their end), with the same gestures as any other step."""
+        fields = await self.eval(_FIELDS_JS, [form, list(skip)])
+        for f in fields or []:
+            kind, sel = f["kind"], f["sel"]
+            try:
+                if kind in _FILLER:
+                    await self.op_fill(sel, _FILLER[kind])
+                elif kind == "number":
+                    await self.op_fill(sel, str(f["value"]))
+                elif kind in ("checkbox", "radio"):
+                    await self.op_click(sel)
+                elif kind == "select":
+                    await self.op_select(sel, f["value"])
+                elif kind == "stepper":
+                    await self.op_click(f"{sel} [data-step-up]")
+                elif kind == "range":
+                    await self.op_range(sel, f["value"])
+            except PlanError:  # a field that cannot be reached is left as it is
+                continue
+
+
+_FILLER = {"text": "Extra", "email": "extra@example.org", "tel": "+1 555 0100", "password": "extra-pass-123",
+           "textarea": "Extra text."}
+
+# the fields of a form, by control, with the value fill_all gives each (skipping the names in `skip`)
+_FIELDS_JS = """([formSel, skip]) => {
+  const form = document.querySelector(formSel);
+  if (!form) return [];
+  const out = [], seen = new Set(skip);
+  const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  for (const el of form.querySelectorAll('[name]')) {
+    const name = el.name || el.getAttribute('name');
+    if (!name || seen.has(name)) continue;
+    const box = el.closest('[data-custom-select],[data-stepper],[data-slider],[data-datepicker],.autocomplete,[data-ac]');
+    if (box && (box.matches('[data-datepicker]') || box.matches('.autocomplete,[data-ac]') || !box.id)) { seen.add(name); continue; }
+    if (box) {
+      seen.add(name);
+      if (box.matches('[data-custom-select]')) {
+        const opts = Array.from(box.querySelectorAll('[role=option][data-value]')).map((o) => o.dataset.value)
+          .filter((v) => v && v !== el.value);
+        if (opts.length) out.push({kind: 'select', sel: '#' + box.id, value: opts[opts.length - 1]});
+      } else if (box.matches('[data-stepper]')) out.push({kind: 'stepper', sel: '#' + box.id});
+      else out.push({kind: 'range', sel: '#' + box.id, value: Number(box.dataset.max)});
+      continue;
+    }
+    if (el.type === 'hidden' || !el.id || el.disabled || !shown(el)) continue;
+    seen.add(name);
+    if (el.type === 'checkbox') { if (!el.checked) out.push({kind: 'checkbox', sel: '#' + el.id}); continue; }
+    if (el.type === 'radio') {
+      const group = Array.from(form.querySelectorAll(`input[type=radio][name="${name}"]`)).filter((r) => !r.checked && r.id);
+      if (group.length) out.push({kind: 'radio', sel: '#' + group[group.length - 1].id});
+      continue;
+    }
+    if (el.tagName === 'SELECT') {
+      const opts = Array.from(el.options).map((o) => o.value).filter((v) => v && v !== el.value);
+      if (opts.length) out.push({kind: 'select', sel: '#' + el.id, value: opts[opts.length - 1]});
+      continue;
+    }
+    if (el.type === 'range') { out.push({kind: 'range', sel: '#' + el.id, value: Number(el.max)}); continue; }
+    if (el.type === 'number') {
+      const hi = el.max ? Number(el.max) : 99, lo = el.min ? Number(el.min) : 0, now = Number(el.value || lo);
+      out.push({kind: 'number', sel: '#' + el.id, value: now + 3 <= hi ? now + 3 : lo}); continue;
+    }
+    if (el.value) continue;
+    const kind = el.tagName === 'TEXTAREA' ? 'textarea' : (['email', 'tel', 'password'].includes(el.type) ? el.type : 'text');
+    out.push({kind, sel: '#' + el.id});
+  }
+  return out;
+}"""

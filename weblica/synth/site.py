@@ -50,6 +50,9 @@ class TaskDraft:
     wrong_answers: list[str] = field(default_factory=list)
     wrong_urls: list[str] = field(default_factory=list)
     max_steps: int = 15
+    # plan steps after the oracle's that a "do everything" negative also takes (every item added to the
+    # cart, every other record toggled); validation runs them and the checks must reject the result
+    maximal: list[dict[str, Any]] = field(default_factory=list)
 
 
 class SiteBuilder:
@@ -87,6 +90,11 @@ class SiteBuilder:
 
     def date(self, iso: str) -> str:
         return format_date(iso, self.fmt)
+
+    @property
+    def locale(self) -> str:
+        """The site's locale (e.g. "de-DE"): how its numbers and dates are written, for answer checks."""
+        return self.spec.style.locale
 
     @property
     def item_noun(self) -> str:
@@ -169,7 +177,8 @@ def draft_to_task(site: SiteBuilder, index: int, draft: TaskDraft) -> Task:
         checks=draft.checks, rubric=draft.rubric, oracle=None, skill=spec.skill, difficulty=draft.difficulty,
         category=spec.category,
         metadata={"plan": draft.plan, "negatives": {"answers": draft.wrong_answers,
-                                                     "urls": [site.url(u) for u in draft.wrong_urls]}},
+                                                     "urls": [site.url(u) for u in draft.wrong_urls]},
+                  **({"maximal": draft.maximal} if draft.maximal else {})},
     )
 
 

@@ -1,14 +1,18 @@
 """Validating synth bundles in a real browser.
 
-A task is valid when its start page loads without console errors, its oracle succeeds, and a no-op
-run, a seeded random run and wrong answers are all rejected by its checks. With `compile_plans` the
-oracle is first compiled from the task's plan (generation); otherwise the stored oracle is replayed.
+A task is valid when its start page loads without console errors, its oracle succeeds, and its
+checks reject a no-op run, a seeded random run, the "do everything" runs of a state task (played in
+the browser against the site server) and every negative of weblica.synth.negatives (wrong and
+adversarial answers, URLs, states). Each negative is counted by kind; a task whose checks accept one
+is dropped, listed with it. With `compile_plans` the oracle is first compiled from the task's plan
+(generation); otherwise the stored oracle is replayed.
 """
 from __future__ import annotations
 
 import asyncio
 import copy
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +21,10 @@ from urllib.parse import urlsplit
 
 from weblica.browser.launcher import context_kwargs
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
-from weblica.env.task import Task, evaluate_checks, load_tasks, lookup_path
+from weblica.env.task import Task, evaluate_checks, load_tasks
 from weblica.serve.backend import SynthBackend
 from weblica.serve.server import SiteServer
+from weblica.synth.negatives import all_negatives, describe, maximal_plans
 from weblica.synth.player import Compiler, PlanError, RequestTracker, play, settle
 
 _DETERMINISM = (Path(__file__).resolve().parents[1] / "browser" / "determinism.js")
@@ -35,10 +40,20 @@ class TaskOutcome:
     failures: list[str] = field(default_factory=list)
     oracle: list[Action] | None = None
     oracle_thoughts: list[str] | None = None
+    negatives_tried: Counter[str] = field(default_factory=Counter)  # by kind
+    negatives_accepted: list[tuple[str, str]] = field(default_factory=list)  # (kind, what it was)
+    end_state: Any = None  # the oracle's end state (what a maximal run is compared with)
+    maximal: list[Action] | None = None  # the first rejected "do everything" run, compiled (the adversary replays it)
 
     @property
     def valid(self) -> bool:
         return self.oracle_ok and self.negatives_rejected and not self.failures
+
+    def accepted(self, kind: str, what: str) -> None:
+        """A negative the task's checks accepted: the task is dropped, listed with it."""
+        self.negatives_rejected = False
+        self.negatives_accepted.append((kind, what))
+        self.failures.append(f"{kind} negative accepted: {what}")
 
 
 @dataclass
@@ -53,63 +68,54 @@ class ValidationReport:
     def valid_tasks(self) -> int:
         return sum(o.valid for o in self.outcomes)
 
+    def negatives(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Negatives tried and rejected, summed over tasks, by kind."""
+        tried: Counter[str] = Counter()
+        rejected: Counter[str] = Counter()
+        for outcome in self.outcomes:
+            tried.update(outcome.negatives_tried)
+            accepted = Counter(kind for kind, _ in outcome.negatives_accepted)
+            rejected.update({k: n - accepted[k] for k, n in outcome.negatives_tried.items()})
+        return dict(sorted(tried.items())), dict(sorted(rejected.items()))
+
     def to_dict(self) -> dict[str, Any]:
         failures = list(self.site_failures) + [f"{o.task_id}: {f}" for o in self.outcomes for f in o.failures]
+        tried, rejected = self.negatives()
         return {"sites": self.sites, "tasks": self.tasks, "valid_tasks": self.valid_tasks,
                 "oracle_success": sum(o.oracle_ok for o in self.outcomes),
-                "negatives_rejected": sum(o.negatives_rejected for o in self.outcomes),
+                "tasks_negatives_rejected": sum(o.negatives_rejected for o in self.outcomes),
+                "negatives_tried": tried, "negatives_rejected": rejected,
+                "dropped": [{"task": o.task_id, "kind": kind, "negative": what}
+                            for o in self.outcomes for kind, what in o.negatives_accepted],
                 "failures": failures}
 
 
-def _wrong_value(value: Any) -> Any:
-    """A value a state_match check must not accept in place of the right one."""
-    if isinstance(value, bool):
-        return not value
-    if isinstance(value, (int, float)):
-        return value + 1
-    if isinstance(value, str):
-        return value + " (changed)" if value else "changed"
-    if isinstance(value, list):
-        return value[1:] if value else ["changed"]
-    if isinstance(value, dict):
-        return {}
-    return "changed"
+def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str, Any] | None,
+                       page_text: str | None = None) -> tuple[Counter[str], list[tuple[str, str]]]:
+    """Ask the task's checks about every negative (weblica.synth.negatives) built from the oracle's
+    answer, URL, end state and final page text; returns the negatives tried by kind and those accepted
+    as (kind, what it was)."""
+    tried: Counter[str] = Counter()
+    accepted: list[tuple[str, str]] = []
+    for negative in all_negatives(task, answer, page_text, state):
+        tried[negative.kind] += 1
+        if evaluate_checks(task, *negative.resolve(answer, url, state))[0] > 0:
+            accepted.append((negative.kind, describe(negative)))
+    return tried, accepted
 
 
-def _set_path(state: Any, path: str, value: Any) -> bool:
-    import re
-    parts = re.findall(r"[^.\[\]]+", path)
-    node = state
-    for part in parts[:-1]:
-        node = node[int(part)] if isinstance(node, list) else node.get(part)
-        if node is None:
-            return False
-    last = parts[-1]
-    if isinstance(node, list):
-        node[int(last)] = value
-    else:
-        node[last] = value
-    return True
+async def _visible_text(page: Any) -> str | None:
+    """All visible text of the page (what a page-dump answer copies); None while it is navigating."""
+    try:
+        return await page.evaluate("() => document.body ? document.body.innerText : ''")
+    except Exception:
+        return None
 
 
-def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str, Any] | None) -> list[str]:
-    """Check that wrong answers, wrong URLs and altered states all score 0; returns what slipped through."""
-    slipped = []
-    negatives = task.metadata.get("negatives", {})
-    for wrong in negatives.get("answers", []):
-        if evaluate_checks(task, wrong, url, state)[0] > 0:
-            slipped.append(f"wrong answer {wrong!r} accepted")
-    for wrong_url in negatives.get("urls", []):
-        if evaluate_checks(task, answer, wrong_url, state)[0] > 0:
-            slipped.append(f"wrong url {wrong_url} accepted")
-    for check in task.checks:
-        if check.type == "state_match" and state is not None and check.path:
-            altered = copy.deepcopy(state)
-            current = lookup_path(altered, check.path)
-            if isinstance(current, (str, int, float, bool, list, dict)) and _set_path(altered, check.path, _wrong_value(current)):
-                if evaluate_checks(task, answer, url, altered)[0] > 0:
-                    slipped.append(f"altered state at {check.path} accepted")
-    return slipped
+def _read_by_checks(task: Task, state: Any) -> dict[str, Any]:
+    """The parts of a state the task's state checks read (their paths' first keys)."""
+    keys = {re.split(r"[.\[]", c.path, maxsplit=1)[0] for c in task.checks if c.type == "state_match" and c.path}
+    return {k: state.get(k) for k in sorted(keys)} if isinstance(state, dict) else {}
 
 
 def random_actions(seed: str, steps: int = RANDOM_STEPS) -> list[Action]:
@@ -232,7 +238,7 @@ class Validator:
             self._shared = None
 
     async def oracle_run(self, task: Task, compile_plan: bool, noop_group: list[Task] | None = None,
-                         slipped: dict[str, list[str]] | None = None) -> TaskOutcome:
+                         slipped: dict[str, list[tuple[str, str]]] | None = None) -> TaskOutcome:
         """Compile (or replay) the task's oracle in a fresh episode and check its end state. With
         `noop_group` (the tasks sharing this start page) the episode is also their no-op run: its
         state right after the start page settled, before any action, is exactly where a no-op run
@@ -262,16 +268,18 @@ class Validator:
                 outcome.failures.append(f"oracle plan failed: {exc}")
                 return
             state = await self.backend.state(task, episode_id)
+            outcome.end_state = copy.deepcopy(state)
             reward, results = evaluate_checks(task, answer, page.url, state)
             outcome.oracle_ok = reward > 0
             if not outcome.oracle_ok:
                 outcome.failures.append("oracle failed: " + "; ".join(r.detail for r in results if not r.passed))
             if errors:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
-            wrong = negatives_rejected(task, answer, page.url, state)
-            if wrong:
-                outcome.negatives_rejected = False
-                outcome.failures.extend(wrong)
+            page_text = await _visible_text(page)
+            tried, accepted = negatives_rejected(task, answer, page.url, state, page_text)
+            outcome.negatives_tried.update(tried)
+            for kind, what in accepted:
+                outcome.accepted(kind, what)
 
         try:
             await self._episode(task, episode_id, body)
@@ -279,20 +287,21 @@ class Validator:
             outcome.failures.append(f"episode error: {type(exc).__name__}: {exc}")
             if noop_group and slipped is not None:
                 for other in noop_group:
-                    slipped[other.id].append(f"noop run error: {type(exc).__name__}: {exc}")
+                    slipped[other.id].append(("noop", f"noop run error: {type(exc).__name__}: {exc}"))
         return outcome
 
     @staticmethod
     def _baseline_checks(kind: str, group: list[Task], answers: tuple[str | None, ...], url: str,
-                         state: dict[str, Any] | None, slipped: dict[str, list[str]]) -> None:
+                         state: dict[str, Any] | None, slipped: dict[str, list[tuple[str, str]]]) -> None:
         """Ask each task of the group whether a baseline run's end state (with any of `answers`)
-        passes its checks; what passes goes to `slipped`."""
+        passes its checks; what passes goes to `slipped` as (kind, what)."""
         for task in group:
             for answer in answers:
                 if evaluate_checks(task, answer, url, state)[0] > 0:
-                    slipped[task.id].append(f"{kind} run accepted (answer {answer!r}, url {url})")
+                    slipped[task.id].append((kind, f"{kind} run (answer {answer!r}, url {url})"))
+                    break
 
-    async def random_run(self, group: list[Task], slipped: dict[str, list[str]]) -> None:
+    async def random_run(self, group: list[Task], slipped: dict[str, list[tuple[str, str]]]) -> None:
         """A seeded random run from the group's start page; what its end state satisfies goes to `slipped`."""
         first = group[0]
         episode_id = f"validate-random-{first.id}"
@@ -305,12 +314,42 @@ class Validator:
             await self._episode(first, episode_id, body)
         except Exception as exc:
             for task in group:
-                slipped[task.id].append(f"random run error: {type(exc).__name__}: {exc}")
+                slipped[task.id].append(("random", f"random run error: {type(exc).__name__}: {exc}"))
+
+    async def maximal_run(self, task: Task, outcome: TaskOutcome) -> None:
+        """The "do everything" runs of a state task (weblica.synth.negatives.maximal_plans), each in a
+        fresh episode against the real site server; an end state other than the oracle's that the
+        checks accept drops the task. A run that leaves what the checks read as the oracle left it
+        (an idempotent save done twice, a second login that only adds to the site's log) is no
+        negative, and one the page does not allow (a deleted row clicked again) is skipped."""
+        for index, (label, plan) in enumerate(maximal_plans(task)):
+            episode_id = f"validate-max{index}-{task.id}"
+
+            async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> tuple[Any, str, list[Action]] | None:
+                compiler = Compiler(page, tracker)
+                try:
+                    await compiler.run(plan)
+                except PlanError:
+                    return None
+                return await self.backend.state(task, episode_id), page.url, compiler.actions
+            try:
+                result = await self._episode(task, episode_id, body)
+            except Exception:  # the page navigated away mid-plan: not a run the site allows
+                continue
+            if result is None or _read_by_checks(task, result[0]) == _read_by_checks(task, outcome.end_state):
+                continue
+            state, url, actions = result
+            outcome.negatives_tried["maximal"] += 1
+            if evaluate_checks(task, None, url, state)[0] > 0:
+                outcome.accepted("maximal", label)
+            elif outcome.maximal is None:
+                outcome.maximal = actions
 
     async def validate_tasks(self, tasks: list[Task], compile_plans: bool) -> list[TaskOutcome]:
         """Every task's oracle run, and per start page a no-op run (inside its first task's oracle
-        episode) and a seeded random run; what a baseline run wrongly satisfies invalidates the task."""
-        slipped: dict[str, list[str]] = {t.id: [] for t in tasks}
+        episode) and a seeded random run, then each state task's maximal runs; what a baseline run
+        wrongly satisfies invalidates the task."""
+        slipped: dict[str, list[tuple[str, str]]] = {t.id: [] for t in tasks}
         by_start: dict[str, list[Task]] = {}
         for task in tasks:
             by_start.setdefault(task.start_url, []).append(task)
@@ -318,10 +357,11 @@ class Validator:
         outcomes, _ = await asyncio.gather(
             asyncio.gather(*(self.oracle_run(t, compile_plans, noop_groups.get(t.id), slipped) for t in tasks)),
             asyncio.gather(*(self.random_run(group, slipped) for group in by_start.values())))
+        await asyncio.gather(*(self.maximal_run(t, o) for t, o in zip(tasks, outcomes) if o.valid))
         for outcome in outcomes:
-            if slipped[outcome.task_id]:
-                outcome.negatives_rejected = False
-                outcome.failures.extend(slipped[outcome.task_id])
+            outcome.negatives_tried.update({"noop": 1, "random": 1})
+            for kind, what in slipped[outcome.task_id]:
+                outcome.accepted(kind, what)
         return list(outcomes)
 
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
+from weblica.env.answer_check import ANSWER_RULE
 from weblica.env.task import Task, TaskError
 from weblica.eval.judge import Evidence, Judge, JudgeError, Prompt, Verdict, chat
 
@@ -117,7 +118,7 @@ GROUNDING_PROMPT = Prompt(
 answer and screenshots of the pages it visited. List the concrete claims in the answer (names, numbers,
 dates, prices, places, statuses) and for each say whether a screenshot shows it. The answer passes only if
 every claim is visible in some screenshot; an answer that says it could not find something passes only if
-the screenshots agree. Expect agents to invent answers.
+the screenshots agree. Expect agents to invent answers. $answer_rule
 End with exactly one line:
 Verdict: SUCCESS or Verdict: NOT SUCCESS""",
     user="""Task: $task
@@ -177,7 +178,7 @@ class RubricJudge(Judge):
         self.max_images = max_images
 
     def _call(self, prompt: Prompt, images: Sequence[bytes], **values: Any) -> str:
-        system, user = prompt.render(**values)
+        system, user = prompt.render(answer_rule=ANSWER_RULE, **values)
         return self.provider(chat(system, user, images))
 
     def rubric_verdict(self, evidence: Evidence) -> RubricVerdict:

@@ -1,10 +1,11 @@
 """Browsing skills: faceted filter + sort, pagination / load more / infinite scroll, menus and hierarchy."""
 from __future__ import annotations
 
-from weblica.synth.checks import answer_count, answer_number, answer_text, url_is
+from weblica.synth.checks import answer_count, url_is
 from weblica.synth.data import slugify
 from weblica.synth.site import SiteBuilder, TaskDraft
-from weblica.synth.skills.common import catalog_shell, others, skill
+from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, name_check, others, price_check,
+                                         shown_money, skill, unique_extreme)
 
 SORTS = {"price-asc": "Price: low to high", "price-desc": "Price: high to low", "rating-desc": "Rating: best first",
          "name-asc": "Name: A to Z"}
@@ -42,7 +43,7 @@ def filter_sort(site: SiteBuilder) -> None:
     # the sort control's options are values with labels: custom selects show labels, data-value is the id
     site.page("/items", "facets.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}", kinds=kinds,
               makers=makers, sorts=list(SORTS), page_kind="facets")
-    rng, dec = site.rng, site.fmt["decimals"]
+    rng = site.rng
     for kind in rng.sample(kinds, 3):
         sort = rng.choice(list(SORTS))
         site.task(TaskDraft(
@@ -57,44 +58,57 @@ def filter_sort(site: SiteBuilder) -> None:
             plan=_facet_steps(site, maker=maker, sort="rating-desc"),
             checks=[url_is(site.url(_facet_url(site, maker=maker, sort="rating-desc")))], difficulty="medium",
             rubric=["Only the maker's items, by rating"], wrong_urls=[_facet_url(site, maker=maker)]))
+    names = [i["name"] for i in items]
+    prices = [i["price"] for i in items]
     answered = 0
     for kind in rng.sample(kinds, len(kinds)):
         group = [i for i in items if i["kind"] == kind]
         if len(group) < 2:
             continue
-        low = min(group, key=lambda i: i["price"])
-        high = max(group, key=lambda i: i["price"])
-        site.task(TaskDraft(
-            instruction=f"Which is the cheapest {kind}? Use the filters and answer with its name.", start_path="/",
-            plan=_facet_steps(site, [kind], sort="price-asc") + [{"op": "done", "answer": low["name"]}],
-            checks=[answer_text(low["name"])], difficulty="medium", rubric=["The cheapest item of the type"],
-            wrong_answers=others([i["name"] for i in group], low["name"]) + [min(items, key=lambda i: i["price"])["name"]]
-            if min(items, key=lambda i: i["price"]) is not low else others([i["name"] for i in items], low["name"])))
-        site.task(TaskDraft(
-            instruction=f"What does the most expensive {kind} cost?", start_path="/",
-            plan=_facet_steps(site, [kind], sort="price-desc") + [{"op": "done", "answer": site.money(high["price"])}],
-            checks=[answer_number(high["price"], dec)], difficulty="medium", rubric=["The top price of the type"],
-            wrong_answers=[site.money(i["price"]) for i in others(group, high)]))
-        prices = sorted(i["price"] for i in group)
-        cap = int(prices[len(prices) // 2]) + 1
-        n = sum(i["price"] <= cap for i in group)
-        site.task(TaskDraft(
-            instruction=f"How many {kind} {site.items_noun} cost at most {site.money(cap)}?", start_path="/",
-            plan=_facet_steps(site, [kind], max_price=cap) + [{"op": "done", "answer": str(n)}],
-            checks=[answer_count(n)], difficulty="hard", rubric=["Count after filtering by type and price"],
-            wrong_answers=[str(n + 1), str(len(group) + 1)]))
+        low = unique_extreme(group, "price")
+        high = unique_extreme(group, "price", highest=True)
+        if low is not None:
+            overall = min(items, key=lambda i: i["price"])
+            site.task(TaskDraft(
+                instruction=f"Which is the cheapest {kind}? Use the filters and answer with its name.", start_path="/",
+                plan=_facet_steps(site, [kind], sort="price-asc") + [{"op": "done", "answer": low["name"]}],
+                checks=[name_check(low["name"], names)], difficulty="medium", rubric=["The cheapest item of the type"],
+                wrong_answers=others([i["name"] for i in group], low["name"]) + [overall["name"]]
+                if overall is not low else others(names, low["name"])))
+        if high is not None:
+            site.task(TaskDraft(
+                instruction=f"What does the most expensive {kind} cost?", start_path="/",
+                plan=_facet_steps(site, [kind], sort="price-desc") + [{"op": "done", "answer": site.money(high["price"])}],
+                checks=[price_check(site, high["price"], prices)], difficulty="medium",
+                rubric=["The top price of the type"],
+                wrong_answers=shown_money(site, distinct([i["price"] for i in group], high["price"]))))
+        group_prices = sorted(i["price"] for i in group)
+        cap = int(group_prices[len(group_prices) // 2]) + 1
+        n = sum(p <= cap for p in group_prices)
+        # the type without the price cap, the cap without the type, other types under the cap
+        competing = [len(group), sum(p <= cap for p in prices)] + \
+            [sum(i["price"] <= cap for i in items if i["kind"] == k) for k in kinds if k != kind]
+        confusers = count_confusers(n, competing)
+        if confusers is not None:
+            site.task(TaskDraft(
+                instruction=f"How many {kind} {site.items_noun} cost at most {site.money(cap)}?", start_path="/",
+                plan=_facet_steps(site, [kind], max_price=cap) + [{"op": "done", "answer": str(n)}],
+                checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="hard",
+                rubric=["Count after filtering by type and price"], wrong_answers=[str(c) for c in confusers[:3]]))
         answered += 1
         if answered == 2:
             break
-    maker = rng.choice(makers)
-    group = [i for i in items if i["maker"] == maker]
-    if len(group) >= 2 and len({i["rating"] for i in group}) == len(group):
-        best = max(group, key=lambda i: i["rating"])
+    for maker in rng.sample(makers, len(makers)):
+        group = [i for i in items if i["maker"] == maker]
+        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 else None
+        if best is None:
+            continue
         site.task(TaskDraft(
             instruction=f"Which {site.item_noun} from {maker} has the best rating?", start_path="/",
             plan=_facet_steps(site, maker=maker, sort="rating-desc") + [{"op": "done", "answer": best["name"]}],
-            checks=[answer_text(best["name"])], difficulty="hard", rubric=["The best-rated item of the maker"],
+            checks=[name_check(best["name"], names)], difficulty="hard", rubric=["The best-rated item of the maker"],
             wrong_answers=others([i["name"] for i in group], best["name"])))
+        break
 
 
 @skill("pagination")
@@ -113,7 +127,9 @@ def pagination(site: SiteBuilder) -> None:
     else:
         site.page("/items", "paged.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
                   items=items[:size], total=len(items), page_size=size, variant=variant, page_kind="paged")
-    rng, dec = site.rng, site.fmt["decimals"]
+    rng = site.rng
+    names = [i["name"] for i in items]
+    prices = [i["price"] for i in items]
 
     def reach(item: dict) -> list[dict]:
         index = items.index(item)
@@ -133,8 +149,9 @@ def pagination(site: SiteBuilder) -> None:
             instruction=f"What is the price of the {item['name']}? It is further down the list of {site.items_noun}.",
             start_path="/", plan=reach(item) + [{"op": "reach", "sel": f"[data-link=item-{item['id']}]"},
                                                 {"op": "done", "answer": site.money(item["price"])}],
-            checks=[answer_number(item["price"], dec)], difficulty="medium" if items.index(item) < 3 * size else "hard",
-            rubric=["The price is read from the listing"], wrong_answers=[site.money(i["price"]) for i in others(items, item)]))
+            checks=[price_check(site, item["price"], prices)],
+            difficulty="medium" if items.index(item) < 3 * size else "hard", rubric=["The price is read from the listing"],
+            wrong_answers=shown_money(site, distinct(prices, item["price"]))))
     for item in rng.sample(late, 3):
         site.task(TaskDraft(
             instruction=f"Open the page of the {item['name']} from the list of all {site.items_noun}.", start_path="/",
@@ -146,7 +163,7 @@ def pagination(site: SiteBuilder) -> None:
         instruction=f"What is the name of the very last {site.item_noun} in the list of all {site.items_noun}?",
         start_path="/", plan=reach(last) + [{"op": "reach", "sel": f"[data-link=item-{last['id']}]"},
                                             {"op": "done", "answer": last["name"]}],
-        checks=[answer_text(last["name"])], difficulty="hard", rubric=["The last item after paging to the end"],
+        checks=[name_check(last["name"], names)], difficulty="hard", rubric=["The last item after paging to the end"],
         wrong_answers=[items[0]["name"], items[-2]["name"], items[size - 1]["name"]]))
     if variant == "pager":
         for p in rng.sample(range(2, pages + 1), 2):
@@ -156,16 +173,26 @@ def pagination(site: SiteBuilder) -> None:
                 checks=[url_is(site.url(f"/items/page/{p}"))], difficulty="easy", rubric=["The requested page is shown"],
                 wrong_urls=["/items", f"/items/page/{p - 1 if p > 2 else p + 1}"]))
     else:
-        kind = rng.choice(sorted({i["kind"] for i in items}))
-        n = sum(i["kind"] == kind for i in items)
-        site.task(TaskDraft(
-            instruction=f"How many {site.items_noun} of type {kind} are there in the full list?", start_path="/",
-            plan=reach(last) + [{"op": "done", "answer": str(n)}], checks=[answer_count(n)], difficulty="hard",
-            rubric=["All pages were loaded before counting"], wrong_answers=[str(n - 1), str(n + 1)]))
+        kinds = sorted({i["kind"] for i in items})
+        counts = {k: sum(i["kind"] == k for i in items) for k in kinds}
+        for kind in rng.sample(kinds, len(kinds)):
+            n = counts[kind]
+            # other types, and the count on the first page only (nothing loaded), give the wrong numbers
+            confusers = count_confusers(n, [c for k, c in counts.items() if k != kind]
+                                        + [sum(i["kind"] == kind for i in items[:size])])
+            if confusers is None:
+                continue
+            site.task(TaskDraft(
+                instruction=f"How many {site.items_noun} of type {kind} are there in the full list?", start_path="/",
+                plan=reach(last) + [{"op": "done", "answer": str(n)}],
+                checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="hard",
+                rubric=["All pages were loaded before counting"], wrong_answers=[str(c) for c in confusers[:3]]))
+            break
+        total = count_confusers(len(items), [size, len(late)])
         site.task(TaskDraft(
             instruction=f"How many {site.items_noun} are there in total?", start_path="/",
             plan=[{"op": "click", "sel": "a[href='/items']"}, {"op": "done", "answer": str(len(items))}],
-            checks=[answer_count(len(items))], difficulty="easy", rubric=["The total count"],
+            checks=[answer_count(len(items), total, unit=site.items_noun)], difficulty="easy", rubric=["The total count"],
             wrong_answers=[str(size), str(len(items) - 1)]))
 
 
@@ -204,37 +231,64 @@ def menus(site: SiteBuilder) -> None:
                  else {"op": "click", "sel": f"[data-tree-toggle={s['dept']['slug']}]"})
         return [first, {"op": "click", "sel": f"[data-section='{key}']"}]
 
-    dec = site.fmt["decimals"]
-    for s in rng.sample(sections, 4):
+    prices = [i["price"] for i in items]
+
+    def open_task(s: dict) -> None:
         key = f"{s['dept']['slug']}/{s['slug']}"
         site.task(TaskDraft(
             instruction=f"Open the {s['name']} section under {s['dept']['name']}.", start_path="/",
             plan=open_section(s), checks=[url_is(site.url(f"/d/{key}"))], difficulty="easy",
             rubric=["The section page is open"],
             wrong_urls=[f"/d/{o['dept']['slug']}/{o['slug']}" for o in others(sections, s)] + [f"/d/{s['dept']['slug']}"]))
-    for s in rng.sample(sections, 4):
+
+    opened = rng.sample(sections, len(sections))
+    for s in opened[:4]:
+        open_task(s)
+    section_counts = {key: len(group) for key, group in assigned.items()}
+    made = 0
+    for s in rng.sample(sections, len(sections)):
         key = f"{s['dept']['slug']}/{s['slug']}"
         n = len(assigned[key])
+        # another section's count, or the whole department's, must not give the same number
+        dept_total = sum(c for k, c in section_counts.items() if k.split("/")[0] == s["dept"]["slug"])
+        confusers = count_confusers(n, [c for k, c in section_counts.items() if k != key] + [dept_total])
+        if confusers is None:
+            continue
         site.task(TaskDraft(
             instruction=f"How many {site.items_noun} are listed in {s['dept']['name']} › {s['name']}?", start_path="/",
-            plan=open_section(s) + [{"op": "done", "answer": str(n)}], checks=[answer_count(n)], difficulty="medium",
-            rubric=["Counted in the right section"], wrong_answers=[str(n + 1), str(n + 2)]))
-    done = 0
-    for s in rng.sample(sections, len(sections)):
-        group = assigned[f"{s['dept']['slug']}/{s['slug']}"]
-        if len(group) < 2:
-            continue
-        low = min(group, key=lambda i: i["price"])
-        site.task(TaskDraft(
-            instruction=f"What is the price of the cheapest {site.item_noun} in {s['dept']['name']} › {s['name']}?",
-            start_path="/", plan=open_section(s) + [{"op": "done", "answer": site.money(low["price"])}],
-            checks=[answer_number(low["price"], dec)], difficulty="hard", rubric=["The minimum price in the section"],
-            wrong_answers=[site.money(i["price"]) for i in group if i is not low][:3]))
-        done += 1
-        if done == 3:
+            plan=open_section(s) + [{"op": "done", "answer": str(n)}],
+            checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="medium",
+            rubric=["Counted in the right section"], wrong_answers=[str(c) for c in confusers[:3]]))
+        made += 1
+        if made == 4:
             break
-    site.task(TaskDraft(
-        instruction=f"How many sections does the {menu[0][0]['name']} department have?", start_path="/",
-        plan=[open_section(menu[0][1][0])[0], {"op": "done", "answer": str(len(menu[0][1]))}],
-        checks=[answer_count(len(menu[0][1]))], difficulty="easy", rubric=["Counted from the menu"],
-        wrong_answers=[str(len(menu[0][1]) + 1)]))
+    done = 0
+    # the cheapest of a section, then (where ties or small sections left too few) the most expensive
+    for highest, word in ((False, "cheapest"), (True, "most expensive")):
+        for s in rng.sample(sections, len(sections)):
+            group = assigned[f"{s['dept']['slug']}/{s['slug']}"]
+            pick = unique_extreme(group, "price", highest) if len(group) >= 2 else None
+            if pick is None or done == 3 + 2 * highest:
+                continue
+            site.task(TaskDraft(
+                instruction=f"What is the price of the {word} {site.item_noun} in {s['dept']['name']} › {s['name']}?",
+                start_path="/", plan=open_section(s) + [{"op": "done", "answer": site.money(pick["price"])}],
+                checks=[price_check(site, pick["price"], prices)], difficulty="hard",
+                rubric=[f"The {'maximum' if highest else 'minimum'} price in the section"],
+                wrong_answers=shown_money(site, distinct([i["price"] for i in group], pick["price"]))))
+            done += 1
+        if len(site.tasks) + 1 >= 12:
+            break
+    widths = [len(secs) for _, secs in menu]
+    for index, (dept, secs) in enumerate(menu):
+        confusers = count_confusers(len(secs), widths[:index] + widths[index + 1:] + [len(menu)])
+        if confusers is None:
+            continue
+        site.task(TaskDraft(
+            instruction=f"How many sections does the {dept['name']} department have?", start_path="/",
+            plan=[open_section(secs[0])[0], {"op": "done", "answer": str(len(secs))}],
+            checks=[answer_count(len(secs), confusers, unit="sections")], difficulty="easy",
+            rubric=["Counted from the menu"], wrong_answers=[str(c) for c in confusers[:3]]))
+        break
+    for s in opened[4:4 + max(0, 12 - len(site.tasks))]:  # ties left fewer answer tasks: more to open
+        open_task(s)

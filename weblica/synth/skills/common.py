@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from weblica.env.task import Check
+from weblica.synth.checks import answer_number, answer_text
 from weblica.synth.site import SiteBuilder
 
 Plan = list[dict[str, Any]]
@@ -74,3 +76,45 @@ def others(values: list[Any], right: Any, k: int = 3) -> list[Any]:
         if len(out) >= k:
             break
     return out
+
+
+# ---- unambiguous golds and their confusers ---------------------------------------------------------
+# A task is emitted only when its gold is the one value a right procedure gives: no tie for "cheapest",
+# no count that a wrong procedure (another group, no filter) also gives. Its confusers are the values of
+# the same field the site shows for other entities, which an answer must not also assert.
+
+def unique_extreme(entities: list[dict[str, Any]], key: str, highest: bool = False) -> dict[str, Any] | None:
+    """The entity with the lowest (or highest) `key`, or None when another entity ties with it."""
+    if not entities:
+        return None
+    best = (max if highest else min)(entities, key=lambda e: e[key])
+    return best if sum(e[key] == best[key] for e in entities) == 1 else None
+
+
+def distinct(values: list[Any], gold: Any) -> list[Any]:
+    """The values other than the gold, each once, in order."""
+    return [v for v in dict.fromkeys(values) if v != gold]
+
+
+def count_confusers(gold: int, competing: list[int]) -> list[int] | None:
+    """Confusers of a count: the counts a wrong procedure gives (another group, the filter left out,
+    the total) and the neighbours gold ± 1. None when a competing count equals the gold: the answer
+    would not tell a right procedure from a wrong one, so the task is not emitted."""
+    if gold in competing:
+        return None
+    return sorted(set(competing) | {gold + 1} | ({gold - 1} if gold > 0 else set()))
+
+
+def shown_money(site: SiteBuilder, values: list[float], k: int = 3) -> list[str]:
+    """A few confusers as the site writes them (the listed wrong answers)."""
+    return [site.money(v) for v in values[:k]]
+
+
+def price_check(site: SiteBuilder, value: float, competing: list[float]) -> Check:
+    """An answer check for a price: the site's notation, the other prices it shows as confusers."""
+    return answer_number(value, site.fmt["decimals"], confusers=distinct(competing, value), locale=site.locale)
+
+
+def name_check(gold: str, names: list[str]) -> Check:
+    """An answer check for a name ("which item…"): every other name the site shows is a confuser."""
+    return answer_text(gold, confusers=distinct(names, gold))

@@ -78,7 +78,10 @@ def forms(site: SiteBuilder) -> None:
         plan += [_fill(by_name[name], values[name]) for name in
                  ("name", "email", "phone", "topic", "contact", "newsletter", "message") if name in values]
         plan.append({"op": "click", "sel": "#submit"})
-        checks = [state_count("submissions", 1)] + [state_is(f"submissions.0.{k}", v) for k, v in values.items()]
+        # a field the instruction does not name must stay empty: a form filled with everything fails
+        left = {name: False if by_name[name]["type"] == "checkbox" else "" for name in by_name if name not in values}
+        checks = [state_count("submissions", 1)] + [state_is(f"submissions.0.{k}", v)
+                                                    for k, v in {**values, **left}.items()]
         site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, checks=checks, difficulty=level,
                             rubric=RUBRIC_FORM))
 
@@ -155,7 +158,9 @@ def numeric_widgets(site: SiteBuilder) -> None:
                 plan += [{"op": "click", "sel": "#f-quantity [data-step-up]"}] * (value - 1)
                 words.append(f"the quantity to {value}")
         plan.append({"op": "click", "sel": "#submit"})
-        checks = [state_is(f"preferences.{k}", v, "numeric") for k, v in wanted.items()]
+        # the fields not named keep their defaults
+        kept = {f["name"]: f["value"] for f in fields if f["name"] not in wanted}
+        checks = [state_is(f"preferences.{k}", v, "numeric") for k, v in {**wanted, **kept}.items()]
         site.task(TaskDraft(instruction="Set " + ", ".join(words) + ", then save your preferences.", start_path="/",
                             plan=plan, checks=checks, difficulty=level, rubric=["The saved values match"]))
 
@@ -241,7 +246,8 @@ def account(site: SiteBuilder) -> None:
                 instruction=f"Log in as {user['username']} (password: {user['password']}) and change the display name "
                             f"to \"{display}\".", start_path="/", plan=plan, difficulty="hard",
                 rubric=["Settings saved for the right user"],
-                checks=[state_is("settings.user", user["username"]), state_is("settings.display_name", display)]))
+                checks=[state_is("settings.user", user["username"]), state_is("settings.display_name", display),
+                        state_is("settings.newsletter", False), state_is("settings.language", "")]))
         else:
             language = rng.choice(languages[1:])
             plan = login + [{"op": "click", "sel": "#f-newsletter"}, {"op": "select", "sel": "#f-language", "value": language},
@@ -251,4 +257,4 @@ def account(site: SiteBuilder) -> None:
                             f"and switch the language to {language}.", start_path="/", plan=plan, difficulty="hard",
                 rubric=["Settings saved for the right user"],
                 checks=[state_is("settings.user", user["username"]), state_is("settings.newsletter", True),
-                        state_is("settings.language", language)]))
+                        state_is("settings.language", language), state_is("settings.display_name", "")]))

@@ -5,10 +5,13 @@ from __future__ import annotations
 from functools import partial
 
 from weblica.synth import images
-from weblica.synth.checks import answer_number, answer_text, state_count, state_is
+from weblica.synth.checks import answer_text, state_count, state_is
 from weblica.synth.data import CITIES, distance, make_offers, make_people, make_stores
 from weblica.synth.site import SiteBuilder, TaskDraft
-from weblica.synth.skills.common import catalog_shell, open_item, others, skill
+from weblica.synth.skills.common import (catalog_shell, distinct, name_check, open_item, others, price_check,
+                                         shown_money, skill, unique_extreme)
+
+MAXIMAL_EXTRAS = 3  # other items added, other slots booked, in a "do everything" negative
 
 
 def _add_to_cart(item: dict, qty: int) -> list[dict]:
@@ -37,35 +40,45 @@ def checkout(site: SiteBuilder) -> None:
               text="Your order is confirmed.", page_kind="order-done")
     rng = site.rng
     people = make_people(rng, 6)
+
+    def extras(*wanted: dict) -> list[dict]:
+        """Every other item added too (a few of them): the "do everything" negative of a cart task."""
+        return [step for other in [i for i in items if i not in wanted][:MAXIMAL_EXTRAS] for step in _add_to_cart(other, 1)]
+
     for item in rng.sample(items, 4):
         qty = rng.randint(1, 4)
+        plan = _add_to_cart(item, qty)
         site.task(TaskDraft(
-            instruction=f"Add {qty} × {item['name']} to the cart.", start_path="/", plan=_add_to_cart(item, qty),
+            instruction=f"Add {qty} × {item['name']} to the cart.", start_path="/", plan=plan,
             checks=[state_is(f"cart.{item['id']}", qty, "numeric"), state_count("cart", 1)], difficulty="easy",
-            rubric=["The cart holds exactly the requested line"]))
+            rubric=["The cart holds exactly the requested line"], maximal=plan + extras(item)))
     for _ in range(3):
         a, b = rng.sample(items, 2)
+        plan = _add_to_cart(a, 1) + _add_to_cart(b, 2)
         site.task(TaskDraft(
             instruction=f"Put one {a['name']} and two {b['name']} in the cart.", start_path="/",
-            plan=_add_to_cart(a, 1) + _add_to_cart(b, 2), difficulty="medium", rubric=["Both lines are in the cart"],
+            plan=plan, difficulty="medium", rubric=["Both lines are in the cart"],
             checks=[state_is(f"cart.{a['id']}", 1, "numeric"), state_is(f"cart.{b['id']}", 2, "numeric"),
-                    state_count("cart", 2)]))
+                    state_count("cart", 2)], maximal=plan + extras(a, b)))
     for person in people[:5]:
         item = rng.choice(items)
         ship, pay = rng.choice(shipping), rng.choice(["Card", "Invoice", "PayPal"])
-        plan = _add_to_cart(item, 1) + [
+        to_checkout = [
             {"op": "click", "sel": "#cart-link"}, {"op": "click", "sel": "#to-checkout"},
             {"op": "fill", "sel": "#f-name", "text": person["name"]}, {"op": "fill", "sel": "#f-street", "text": person["street"]},
             {"op": "fill", "sel": "#f-city", "text": person["city"]},
             {"op": "click", "sel": f"#shipping-{shipping.index(ship) + 1}"},
             {"op": "select", "sel": "#f-payment", "value": pay}, {"op": "click", "sel": "#submit"}]
+        plan = _add_to_cart(item, 1) + to_checkout
         site.task(TaskDraft(
             instruction=f"Buy the {item['name']} for {person['name']}, {person['street']}, {person['city']}, "
                         f"with {ship.lower()} shipping, paying by {pay}.", start_path="/", plan=plan, difficulty="hard",
             rubric=["One order with the item, the address, shipping and payment"],
-            checks=[state_count("orders", 1), state_is(f"orders.0.items.{item['id']}", 1, "numeric"),
+            checks=[state_count("orders", 1), state_count("orders.0.items", 1),
+                    state_is(f"orders.0.items.{item['id']}", 1, "numeric"),
                     state_is("orders.0.name", person["name"]), state_is("orders.0.city", person["city"]),
-                    state_is("orders.0.shipping", ship), state_is("orders.0.payment", pay)]))
+                    state_is("orders.0.shipping", ship), state_is("orders.0.payment", pay)],
+            maximal=extras(item) + plan))
 
 
 @skill("crud")
@@ -82,26 +95,35 @@ def crud(site: SiteBuilder) -> None:
     site.page("/todo", "records.html.j2", title="To-do", heading="Team to-do list", page_kind="records")
     ids = [r["id"] for r in records]
     go = [{"op": "click", "sel": "a[href='/todo']"}]
+
+    def untouched(*changed: str) -> list:
+        """Every other entry is still open: a task that toggles everything besides fails."""
+        return [state_is(f"records_by_id.{i}.done", False) for i in ids if i not in changed]
+
+    def toggle_others(*changed: str) -> list[dict]:
+        return [{"op": "click", "sel": f"[data-toggle={i}]"} for i in ids if i not in changed]
+
     for record in rng.sample(records, 3):
+        plan = go + [{"op": "click", "sel": f"[data-delete={record['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Delete the to-do \"{record['title']}\".", start_path="/", difficulty="easy",
-            plan=go + [{"op": "click", "sel": f"[data-delete={record['id']}]"}],
-            checks=[state_is("records_ids", [i for i in ids if i != record["id"]], "set")], rubric=["Only that entry is gone"]))
+            instruction=f"Delete the to-do \"{record['title']}\".", start_path="/", difficulty="easy", plan=plan,
+            checks=[state_is("records_ids", [i for i in ids if i != record["id"]], "set")] + untouched(record["id"]),
+            rubric=["Only that entry is gone"], maximal=plan + toggle_others(record["id"])))
     for record in rng.sample(records, 3):
+        plan = go + [{"op": "click", "sel": f"[data-toggle={record['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Mark the to-do \"{record['title']}\" as done.", start_path="/", difficulty="easy",
-            plan=go + [{"op": "click", "sel": f"[data-toggle={record['id']}]"}],
-            checks=[state_is(f"records_by_id.{record['id']}.done", True), state_count("records", len(records))],
-            rubric=["The entry is marked done"]))
+            instruction=f"Mark the to-do \"{record['title']}\" as done.", start_path="/", difficulty="easy", plan=plan,
+            checks=[state_is(f"records_by_id.{record['id']}.done", True), state_count("records", len(records))]
+            + untouched(record["id"]), rubric=["The entry is marked done"], maximal=plan + toggle_others(record["id"])))
     for record in rng.sample(records, 3):
         new = f"{rng.choice(verbs)} {rng.choice(items)['name']} by {rng.choice(['Friday', 'Monday', 'noon', 'tonight'])}"
+        plan = go + [{"op": "click", "sel": f"[data-edit={record['id']}]"},
+                     {"op": "fill", "sel": f"[data-record={record['id']}] [data-edit-input]", "text": new},
+                     {"op": "click", "sel": f"[data-save={record['id']}]"}]
         site.task(TaskDraft(
             instruction=f"Rename the to-do \"{record['title']}\" to \"{new}\".", start_path="/", difficulty="medium",
-            plan=go + [{"op": "click", "sel": f"[data-edit={record['id']}]"},
-                       {"op": "fill", "sel": f"[data-record={record['id']}] [data-edit-input]", "text": new},
-                       {"op": "click", "sel": f"[data-save={record['id']}]"}],
-            checks=[state_is(f"records_by_id.{record['id']}.title", new), state_count("records", len(records))],
-            rubric=["The entry has the new title"]))
+            plan=plan, checks=[state_is(f"records_by_id.{record['id']}.title", new), state_count("records", len(records))]
+            + untouched(), rubric=["The entry has the new title"], maximal=plan + toggle_others()))
     for _ in range(3):
         title = f"Call {rng.choice(people)['name']} about the {rng.choice(items)['name']}"
         done_one = rng.choice(records)
@@ -111,7 +133,10 @@ def crud(site: SiteBuilder) -> None:
             plan=go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
                        {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}],
             checks=[state_count("records", len(records) + 1), state_is("records.-1.title", title),
-                    state_is(f"records_by_id.{done_one['id']}.done", True)], rubric=["Both changes are saved"]))
+                    state_is("records.-1.done", False), state_is(f"records_by_id.{done_one['id']}.done", True)]
+            + untouched(done_one["id"]), rubric=["Both changes are saved"],
+            maximal=go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
+                          {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}] + toggle_others(done_one["id"])))
 
 
 @skill("booking")
@@ -128,15 +153,19 @@ def booking(site: SiteBuilder) -> None:
               days=[(d, [o for o in offers if o["day"] == d]) for d in days], page_kind="offers")
     site.page("/booked", "message.html.j2", title="Booked", heading="Booking confirmed", text="See you there!",
               page_kind="done")
-    dec = site.fmt["decimals"]
     go = [{"op": "click", "sel": "a[href='/book']"}]
+    bookable = [o for o in offers if o["seats"] > 0]
 
-    def book(offer: dict, instruction: str, difficulty: str) -> None:
+    def book(offer: dict | None, instruction: str, difficulty: str) -> None:
+        if offer is None:  # a tie: no single slot meets the constraints
+            return
+        plan = go + [{"op": "click", "sel": f"[data-book={offer['id']}]"}]
+        more = [step for other in [o for o in bookable if o is not offer][:MAXIMAL_EXTRAS]
+                for step in [{"op": "goto", "url": site.url("/book")}, {"op": "click", "sel": f"[data-book={other['id']}]"}]]
         site.task(TaskDraft(
-            instruction=instruction, start_path="/", difficulty=difficulty,
-            plan=go + [{"op": "click", "sel": f"[data-book={offer['id']}]"}],
+            instruction=instruction, start_path="/", difficulty=difficulty, plan=plan,
             checks=[state_count("bookings", 1), state_is("bookings.0.offer", offer["id"])],
-            rubric=["Exactly one booking, of the slot meeting every constraint"]))
+            rubric=["Exactly one booking, of the slot meeting every constraint"], maximal=plan + more))
 
     made = 0
     for day in rng.sample(days, len(days)):
@@ -144,26 +173,29 @@ def booking(site: SiteBuilder) -> None:
         if len(group) < 2:
             continue
         label = site.date(day)
-        cheapest = min(group, key=lambda o: o["price"])
-        book(cheapest, f"Book the cheapest available slot on {label}.", "medium")
-        earliest = min(group, key=lambda o: o["time"])
-        book(earliest, f"Book the earliest available slot on {label}.", "easy")
+        book(unique_extreme(group, "price"), f"Book the cheapest available slot on {label}.", "medium")
+        book(unique_extreme(group, "time"), f"Book the earliest available slot on {label}.", "easy")
         noon = [o for o in group if o["time"] >= "12:00"]
         if noon:
-            book(min(noon, key=lambda o: o["price"]), f"Book the cheapest available slot on {label} starting at 12:00 or later.", "hard")
+            book(unique_extreme(noon, "price"), f"Book the cheapest available slot on {label} starting at 12:00 or later.",
+                 "hard")
         made += 1
         if made == 3:
             break
     available = [o for o in offers if o["seats"] > 0]
     before = [o for o in available if o["time"] < "10:00"]
     if before:
-        book(min(before, key=lambda o: o["price"]), "Book the cheapest available slot of the week that starts before 10:00.", "hard")
+        book(unique_extreme(before, "price"), "Book the cheapest available slot of the week that starts before 10:00.",
+             "hard")
+    prices = [o["price"] for o in offers]
     for offer in rng.sample(available, 3):
+        if sum((o["day"], o["time"]) == (offer["day"], offer["time"]) for o in offers) > 1:
+            continue  # two slots at that time: the question names neither
         site.task(TaskDraft(
             instruction=f"How much does the {offer['time']} slot on {site.date(offer['day'])} cost?", start_path="/",
             plan=go + [{"op": "reach", "sel": f"[data-offer={offer['id']}]"}, {"op": "done", "answer": site.money(offer["price"])}],
-            checks=[answer_number(offer["price"], dec)], difficulty="easy", rubric=["The price from the schedule"],
-            wrong_answers=[site.money(o["price"]) for o in others(offers, offer)]))
+            checks=[price_check(site, offer["price"], prices)], difficulty="easy", rubric=["The price from the schedule"],
+            wrong_answers=shown_money(site, distinct(prices, offer["price"]))))
 
 
 @skill("store-locator")
@@ -184,33 +216,53 @@ def store_locator(site: SiteBuilder) -> None:
               page_kind="stores")
     go = [{"op": "click", "sel": "a[href='/stores']"}]
     names = [s["name"] for s in stores]
+
+    def choose(store: dict) -> list[dict]:
+        return [{"op": "click", "sel": f"[data-pin={store['id']}]"}, {"op": "click", "sel": f"[data-choose={store['id']}]"}]
+
     ranked = sorted(stores, key=lambda s: s["distance"])
     if ranked[0]["distance"] != ranked[1]["distance"]:
         near = ranked[0]
         site.task(TaskDraft(
             instruction="Set the store closest to your location as your store.", start_path="/", difficulty="hard",
-            plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "click", "sel": f"[data-choose={near['id']}]"}],
-            checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"]))
+            plan=go + choose(near), checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"],
+            maximal=go + choose(near) + [step for o in ranked[1:1 + MAXIMAL_EXTRAS] for step in choose(o)]))
         site.task(TaskDraft(
             instruction="Which store is closest to your location? Answer with its name.", start_path="/", difficulty="hard",
             plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "done", "answer": near["name"]}],
-            checks=[answer_text(near["name"])], rubric=["The nearest store"], wrong_answers=others(names, near["name"])))
-    for s in rng.sample(stores, 4):
+            checks=[name_check(near["name"], names)], rubric=["The nearest store"],
+            wrong_answers=others(names, near["name"])))
+    districts = [s["district"] for s in stores]
+
+    def card_facts(s: dict) -> list[str]:
+        """The other facts the open store card shows (its card is the only one in view): an answer that
+        copies the card asserts them too."""
+        return [s["district"], f"{s['distance']} km", s["opens"], s["closes"], s["phone"]] + list(s["services"])
+
+    # a district with two stores names neither of them
+    in_own_district = [s for s in stores if districts.count(s["district"]) == 1]
+    for s in rng.sample(in_own_district, min(4, len(in_own_district))):
+        plan = go + choose(s)
+        # "do everything": every other store chosen after it (the last choice is the one that stays)
+        more = [step for other in [o for o in stores if o is not s][:MAXIMAL_EXTRAS] for step in choose(other)]
         site.task(TaskDraft(
             instruction=f"Make the store in {s['district']} your store.", start_path="/", difficulty="medium",
-            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "click", "sel": f"[data-choose={s['id']}]"}],
-            checks=[state_is("mystore.id", s["id"])], rubric=["The requested store is chosen"]))
+            plan=plan, checks=[state_is("mystore.id", s["id"])], rubric=["The requested store is chosen"],
+            maximal=plan + more))
     for s in rng.sample(stores, 3):
         site.task(TaskDraft(
             instruction=f"What is the phone number of the {s['name']} store?", start_path="/", difficulty="medium",
             plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["phone"]}],
-            checks=[answer_text(s["phone"])], rubric=["The phone number from the store card"],
-            wrong_answers=[o["phone"] for o in others(stores, s)]))
-    for s in rng.sample(stores, 3):
+            checks=[answer_text(s["phone"], distinct([o["phone"] for o in stores] + card_facts(s), s["phone"]))],
+            rubric=["The phone number from the store card"], wrong_answers=[o["phone"] for o in others(stores, s)]))
+    closing = [o["closes"] for o in stores]
+    for s in rng.sample(in_own_district, min(3, len(in_own_district))):
         site.task(TaskDraft(
             instruction=f"Until what time is the store in {s['district']} open?", start_path="/", difficulty="medium",
             plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["closes"]}],
-            checks=[answer_text(s["closes"])], rubric=["The closing time from the store card"],
+            checks=[answer_text(s["closes"], distinct(closing + ["18:00", "19:00", "20:00", "21:00", "22:00"]
+                                                      + card_facts(s), s["closes"]))],
+            rubric=["The closing time from the store card"],
             wrong_answers=[c for c in ["18:00", "19:00", "20:00", "21:00", "22:00"] if c != s["closes"]][:3]))
 
 
@@ -242,12 +294,23 @@ def drag_reorder(site: SiteBuilder) -> None:
     by_id = {e["id"]: e for e in entries}
 
     def task(target: list[str], instruction: str, difficulty: str, positions: list[int]) -> None:
+        """The whole saved order is checked, not only the `positions` the instruction names: the other
+        entries keep their relative order. The "do everything" negative also swaps two entries the
+        instruction does not name (a check of `positions` alone would accept it)."""
         # the plan scrolls the list into view once, so both ends of a drag are on screen together
+        save = [{"op": "click", "sel": "#save-order"}, {"op": "reach", "sel": "[data-saved]"}]
         plan = go + [{"op": "reach", "sel": "#save-order"}, {"op": "reach", "sel": "[data-sortable]"}] \
-            + _moves_to(order, target) + [{"op": "click", "sel": "#save-order"}, {"op": "reach", "sel": "[data-saved]"}]
+            + _moves_to(order, target) + save
+        free = [p for p in range(len(target)) if p not in positions]
+        maximal: list[dict] = []
+        if len(free) >= 2:
+            swapped = list(target)
+            swapped[free[-2]], swapped[free[-1]] = swapped[free[-1]], swapped[free[-2]]
+            maximal = plan + _moves_to(target, swapped) + save
         site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, difficulty=difficulty,
-                            checks=[state_is(f"order.ids.{p}", target[p]) for p in positions],
-                            rubric=["The saved order is as requested"]))
+                            checks=[state_count("order.ids", len(target))]
+                            + [state_is(f"order.ids.{p}", target[p]) for p in range(len(target))],
+                            rubric=["The saved order is as requested"], maximal=maximal))
 
     for e in rng.sample(entries[1:], 3):
         target = [e["id"]] + [i for i in order if i != e["id"]]

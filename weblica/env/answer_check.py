@@ -1,0 +1,515 @@
+"""Whether an answer asserts the gold and no competing value: the `answer_match` check.
+
+A reward-maximizing policy learns whatever passes, so an answer passes only when it states the gold and
+(a) names no confuser (a value of the same field the site shows for another entity), (b) does not deny
+the gold ("not X", "X? No"), (c) does not hedge ("X or Y", "maybe X", "between 1 and 3") and (d) does
+not list several values of the gold's shape (two different numbers for a number; several comma- or
+or-joined names for a name). Values the question itself states ("at most ¥317") are context, not
+competing values, and a value the answer denies ("¥316, not ¥342") is not asserted. What a person would
+accept passes: `weblica.env.answers` reads number words, locale notations, currencies and units,
+`weblica.env.dates` dates and clock times, `weblica.env.text` phrases (case, punctuation, articles).
+
+Infeasible tasks (mode `refusal`) pass only for a refusal that asserts no value (`weblica.env.refusal`);
+on any other task a refusal, or the `done` tool's `infeasible: true`, fails.
+
+Answers are capped at `MAX_ANSWER_CHARS` and check patterns run under `REGEX_TIMEOUT_S`, so a hostile
+answer or task file cannot hang a run; either limit fails the check with a reason.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import regex
+
+from weblica.env import answers as A
+from weblica.env import dates as D
+from weblica.env import text as T
+from weblica.env.assertion import hedge, is_bound, is_negated, list_items, shape
+from weblica.env.refusal import guess_phrase, refusal_phrase
+
+if TYPE_CHECKING:
+    from weblica.env.task import Check
+
+# the same rule in words, for LLM judges (weblica.policy.judge, weblica.eval.judge, the rubric judge)
+ANSWER_RULE = ("An answer must assert the one value asked for. An answer that lists several candidates, hedges "
+               "between alternatives ('X or Y', 'between 1 and 3', 'maybe X'), denies the value it names, or says "
+               "the task cannot be done and guesses a value anyway is unsuccessful, even when the right value is "
+               "among what it says. When the task cannot be done on the site, an answer that says so and asserts "
+               "no value is successful; on a task that can be done, such a refusal is unsuccessful.")
+MAX_ANSWER_CHARS = 2000
+REGEX_TIMEOUT_S = 0.1  # CPU seconds (the regex package counts process time); legit patterns need microseconds
+
+
+class PatternError(ValueError):
+    """A check pattern that does not compile, or ran past its time limit."""
+
+
+def safe_search(pattern: str, text: str, flags: int = 0) -> Any:
+    """`regex.search` with a time limit; raises PatternError on a bad pattern or a timeout."""
+    try:
+        return regex.search(pattern, text, flags, timeout=REGEX_TIMEOUT_S)
+    except TimeoutError:
+        raise PatternError(f"the pattern ran past its {REGEX_TIMEOUT_S:g} s limit") from None
+    except (regex.error, TypeError, ValueError) as exc:
+        raise PatternError(f"the pattern does not compile ({exc})") from None
+
+
+def _word_before(norm: str, start: int) -> str:
+    words = T.tokens(norm[max(0, start - 40):start])
+    return words[-1].key if words else ""
+
+
+@dataclass
+class Question:
+    """What the instruction itself states: echoing it is context, not a competing value."""
+
+    text: str = ""
+    locale: str | None = None
+    numbers: list[float] = field(init=False)
+    contexts: set[tuple[float, str]] = field(init=False)
+    dates: set[tuple[int | None, int, int]] = field(init=False)
+    toks: list[T.Token] = field(init=False)
+
+    def __post_init__(self) -> None:
+        norm = T.normalize_answer(self.text)
+        found = A.find_numbers(norm, self.locale)
+        self.numbers = [n.value for n in found]
+        # each number with the word before it: "rating of 4.0" echoed is not an answer of 4
+        self.contexts = {(n.value, _word_before(norm, n.start)) for n in found}
+        self.dates = {r for d in D.find_dates(norm, self.locale) for r in d.readings}
+        self.toks = T.tokens(norm)
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(t.key for t in self.toks)
+
+    def states_number(self, value: float) -> bool:
+        return any(math.isclose(value, v, abs_tol=1e-9) for v in self.numbers)
+
+    def states_phrase(self, keys: Sequence[str]) -> bool:
+        return bool(T.find_phrase(self.toks, keys))
+
+
+@dataclass
+class Outcome:
+    passed: bool
+    reason: str
+
+
+def _fmt(value: float) -> str:
+    return f"{value:g}" if value == int(value) else f"{value:.6g}"
+
+
+def _confuser_parts(confusers: Sequence[Any] | None) -> tuple[list[float], list[str]]:
+    """Confusers as numbers (where they are one quantity: 17, "¥17", "Two owners") and as phrases."""
+    numbers, phrases = [], []
+    for c in confusers or []:
+        if isinstance(c, (int, float)) and not isinstance(c, bool):
+            numbers.append(float(c))
+            continue
+        q = A.quantity(str(c))
+        if q is not None:
+            numbers.append(q[0])
+        elif T.phrase_keys(str(c)):
+            phrases.append(str(c))
+    return numbers, phrases
+
+
+def _span_text(norm: str, toks: list[T.Token], occ: tuple[int, int]) -> tuple[int, int]:
+    return toks[occ[0]].start, toks[occ[1] - 1].end
+
+
+def _blank(norm: str, spans: Sequence[tuple[int, int]]) -> str:
+    """`norm` with the spans replaced by spaces, so the words around the gold are read without it."""
+    chars = list(norm)
+    for s, e in spans:
+        chars[s:e] = " " * (e - s)
+    return "".join(chars)
+
+
+def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tuple[int, int]],
+                      question: Question, gold_keys: Sequence[Sequence[str]]) -> list[str]:
+    """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
+    toks = T.tokens(norm)
+    present = {t.key for t in toks}
+    named = []
+    for phrase in phrases:
+        keys = T.phrase_keys(phrase)
+        if not keys or not set(keys) <= present:  # most confusers are not in the answer at all: cheap skip
+            continue
+        if list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
+            continue
+        for occ in T.find_phrase(toks, keys):
+            s, e = _span_text(norm, toks, occ)
+            if any(gs <= s and e <= ge for gs, ge in gold_spans):
+                continue
+            if not is_negated(norm[:s], norm[e:], question.keys):
+                named.append(phrase)
+                break
+    return named
+
+
+def _tail(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
+    """Why the rest of the answer spoils it (a hedge, a refusal), or None."""
+    rest = _blank(norm, gold_spans)
+    h = hedge(rest, question.text)
+    if h:
+        return f"hedges ('{h}')"
+    r = refusal_phrase(rest)
+    # "X is not available" answers "Which one is not available?": the question's own words are no refusal
+    if r and T.fold(r) not in T.fold(T.normalize_answer(question.text)):
+        return f"refuses ('{r}') on a feasible task"
+    return None
+
+
+# ---- modes ------------------------------------------------------------------------------------------
+
+def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str | None,
+             confusers: Sequence[Any] | None, question: Question, locale: str | None) -> Outcome:
+    conf_numbers, conf_phrases = _confuser_parts(confusers)
+    nums = A.find_numbers(norm, locale)
+
+    def close(a: float, b: float) -> bool:
+        return math.isclose(a, b, rel_tol=0.0, abs_tol=max(tol, 1e-9))
+
+    def is_gold(n: A.Number) -> bool:
+        return (close(n.value, gold) and A.units_compatible(n.unit, unit)
+                and (n.currency is None or currency is None or A.same_currency(n.currency, currency)))
+
+    # a gold the question itself states, echoed with the question's own words, asserts nothing
+    golds = [n for n in nums if is_gold(n) and (n.value, _word_before(norm, n.start)) not in question.contexts]
+    if not golds and any(is_gold(n) for n in nums):
+        return Outcome(False, f"states {_fmt(gold)} only where it echoes the question")
+    if not golds:
+        wrong_currency = [n for n in nums if close(n.value, gold) and n.currency and currency]
+        if wrong_currency:
+            return Outcome(False, f"states {_fmt(gold)} in {wrong_currency[0].currency}, not {currency}")
+        stated = ", ".join(dict.fromkeys(_fmt(n.value) for n in nums[:5]))
+        return Outcome(False, f"states no {_fmt(gold)}{' ' + unit if unit else ''}"
+                              + (f" (it states {stated})" if stated else ""))
+    for n in golds:
+        if is_negated(norm[:n.start], norm[n.end:], question.keys):
+            return Outcome(False, f"denies {_fmt(gold)}")
+        if is_bound(norm[:n.start]):
+            return Outcome(False, f"gives a bound, not the value {_fmt(gold)}")
+    competing = []
+    for n in nums:
+        if not is_gold(n) and not question.states_number(n.value) and \
+                not is_negated(norm[:n.start], norm[n.end:], question.keys):
+            competing.append(n)
+            if len(competing) >= 5:  # enough to say why
+                break
+    if competing:
+        names = [_fmt(n.value) + (" (a confuser)" if any(close(n.value, c) for c in conf_numbers) else "")
+                 + (f" (in {n.currency})" if close(n.value, gold) else "") for n in competing]
+        return Outcome(False, f"also states {', '.join(dict.fromkeys(names))}")
+    spans = [(n.start, n.end) for n in golds]
+    named = _phrase_confusers(norm, conf_phrases, spans, question, [])
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named)}")
+    spoiled = _tail(norm, spans, question)
+    if spoiled:
+        return Outcome(False, spoiled)
+    return Outcome(True, f"states {_fmt(gold)}")
+
+
+def _name_word(tok: T.Token) -> bool:
+    return tok.text[:1].isupper() and tok.key not in T.FUNCTION_WORDS and not tok.key.isdigit()
+
+
+def _extends_name(norm: str, toks: list[T.Token], occ: tuple[int, int], gold: str) -> str | None:
+    """A capitalized word right beside a capitalized gold, in the same phrase ("Alpine" in "Alpine Ridge",
+    "Cropped Cardigan" in "Soft Oxford Cropped Cardigan"): a longer name, or names run together. A word
+    that starts the sentence ("Definitely Cropped Cardigan") is not counted before the gold."""
+    i, j = occ
+    if not gold[:1].isupper():
+        return None
+    shown = norm[toks[i].start:toks[j - 1].end]
+    if j < len(toks) and not norm[toks[j - 1].end:toks[j].start].strip() and _name_word(toks[j]):
+        return f"{shown} {toks[j].text}"
+    if i >= 1 and not norm[toks[i - 1].end:toks[i].start].strip() and _name_word(toks[i - 1]):
+        sentence_start = i == 1 or any(c in ".!?:;\n" for c in norm[toks[i - 2].end:toks[i - 1].start])
+        if not sentence_start:
+            return f"{toks[i - 1].text} {shown}"
+    return None
+
+
+def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys: Sequence[Sequence[str]]) -> list[str]:
+    """List items other than the gold that have the gold's shape: "Cropped Cardigan, Bold Poncho"."""
+    longest = max(len(k) for k in gold_keys)
+    shapes = {shape(k) for k in gold_keys}
+    wordy = all("n" not in s for s in shapes)
+    out = []
+    for item in list_items(norm):
+        if any(gs < item[-1].end and item[0].start < ge for gs, ge in gold_spans):
+            continue
+        keys = [t.key for t in item]
+        while len(keys) > 1 and keys[0] in T.ARTICLES:  # "the Bold Poncho" is a name too
+            keys, item = keys[1:], item[1:]
+        if keys[0] in T.FUNCTION_WORDS or len(keys) > longest + 2:
+            continue
+        if (wordy and any(k.isdigit() for k in keys)) or (not wordy and shape(keys) not in shapes):
+            continue
+        out.append(norm[item[0].start:item[-1].end])
+    return out
+
+
+def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, question: Question,
+            need_all: bool = False) -> Outcome:
+    """Text golds (aliases of one value, or with `need_all` the members of a set)."""
+    # a text value's confusers are phrases, even those that look like numbers ("100" beside "None")
+    present = {t.key for t in T.tokens(norm)}
+    conf_phrases = [str(c) for c in confusers or [] if T.phrase_keys(str(c)) and set(T.phrase_keys(str(c))) <= present]
+    toks = T.tokens(norm)
+    gold_keys = [k for k in (T.phrase_keys(g) for g in golds) if k]
+    if not gold_keys:
+        return Outcome(False, "the check's expected value is empty")
+    longer = [occ for c in conf_phrases for occ in T.find_phrase(toks, T.phrase_keys(c))]
+    found: dict[int, list[tuple[int, int]]] = {}
+    for gi, keys in enumerate(gold_keys):
+        for occ in T.find_phrase(toks, keys):
+            # "Alpine" inside the confuser "Alpine Ridge" is not the gold
+            if any(c[0] <= occ[0] and occ[1] <= c[1] and c[1] - c[0] > occ[1] - occ[0] for c in longer):
+                continue
+            found.setdefault(gi, []).append(occ)
+    missing = [golds[gi] for gi in range(len(gold_keys)) if gi not in found]
+    if (need_all and missing) or not found:
+        return Outcome(False, f"does not name {missing[0] if need_all else golds[0]!r}")
+    occs = [occ for group in found.values() for occ in group]
+    spans = [_span_text(norm, toks, occ) for occ in occs]
+    for occ, (s, e) in zip(occs, spans):
+        if is_negated(norm[:s], norm[e:], question.keys):
+            return Outcome(False, f"denies {norm[s:e]!r}")
+        longer_name = _extends_name(norm, toks, occ, golds[0])
+        if longer_name:
+            return Outcome(False, f"names {longer_name!r}, which is more than {norm[s:e]!r}")
+    named = _phrase_confusers(norm, conf_phrases, spans, question, gold_keys)
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
+    items = _competing_items(norm, spans, gold_keys)
+    if items:
+        return Outcome(False, f"lists other candidates besides the gold: {', '.join(repr(x) for x in items[:5])}")
+    spoiled = _tail(norm, spans, question)
+    if spoiled:
+        return Outcome(False, spoiled)
+    return Outcome(True, f"names {', '.join(repr(golds[gi]) for gi in sorted(found))}")
+
+
+def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcome:
+    gold = D.parse_iso_date(iso)
+    if gold is None:
+        return Outcome(False, f"the check's expected date {iso!r} is not ISO YYYY-MM-DD")
+    dates = D.find_dates(norm, locale)
+    golds = [d for d in dates if D.date_matches(d, gold)]
+    if not golds:
+        return Outcome(False, f"states no date that reads as {iso}")
+    for d in golds:
+        if is_negated(norm[:d.start], norm[d.end:], question.keys):
+            return Outcome(False, f"denies {iso}")
+    others = [norm[d.start:d.end] for d in dates if not D.date_matches(d, gold)
+              and not is_negated(norm[:d.start], norm[d.end:], question.keys) and not d.readings <= question.dates]
+    # "June 7 or 8": a bare day number beside a date is another date
+    others += [norm[n.start:n.end] for n in A.find_numbers(norm, locale) if 1 <= n.value <= 31
+               and n.value == int(n.value) and not question.states_number(n.value)
+               and not is_negated(norm[:n.start], norm[n.end:], question.keys)]
+    if others:
+        return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
+    spoiled = _tail(norm, [(d.start, d.end) for d in golds], question)
+    return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {iso}")
+
+
+def _whole_value(text: str, match: Any) -> bool:
+    """A match that is a value of its own: two or more letters or digits, not cut out of a longer word
+    (so a catch-all pattern such as "." never counts as naming two values)."""
+    s, e = match.span()
+    inside = (s > 0 and text[s - 1].isalnum() and text[s].isalnum()) or \
+        (e < len(text) and text[e].isalnum() and text[e - 1].isalnum())
+    return sum(c.isalnum() for c in match.group(0)) >= 2 and not inside
+
+
+def _time(norm: str, gold: int, confusers: Sequence[Any] | None, question: Question) -> Outcome:
+    """A clock time: "18:00", "6 pm" and "6:00 p.m." are one value; another time beside it competes."""
+    shown = f"{gold // 60:02d}:{gold % 60:02d}"
+    times = D.find_times(norm)
+    golds = [t for t in times if t[0] == gold]
+    if not golds:
+        return Outcome(False, f"states no time that reads as {shown}")
+    for _, s, e in golds:
+        if is_negated(norm[:s], norm[e:], question.keys):
+            return Outcome(False, f"denies {shown}")
+    asked = {t[0] for t in D.find_times(T.normalize_answer(question.text))}
+    others = [norm[s:e] for minutes, s, e in times if minutes != gold and minutes not in asked
+              and not is_negated(norm[:s], norm[e:], question.keys)]
+    if others:
+        return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
+    spans = [(s, e) for _, s, e in golds]
+    phrases = [str(c) for c in confusers or [] if D.clock_time(str(c)) is None]
+    named = _phrase_confusers(norm, phrases, spans, question, [])
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
+    spoiled = _tail(norm, spans, question)
+    return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {shown}")
+
+
+def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question: Question) -> Outcome:
+    try:
+        match = safe_search(str(pattern), answer, regex.IGNORECASE | regex.DOTALL)
+    except PatternError as exc:
+        return Outcome(False, str(exc))
+    if match is None:
+        return Outcome(False, f"does not match {pattern!r}")
+    before, after = answer[:match.start()], answer[match.end():]
+    if is_negated(T.normalize_answer(before[-200:]), T.normalize_answer(after[:200]), question.keys):
+        return Outcome(False, f"denies {match.group(0)!r}")
+    try:  # the pattern matching two different values ("#A-1234 or #A-9999") is a list, not an answer
+        later = safe_search(str(pattern), after, regex.IGNORECASE | regex.DOTALL)
+    except PatternError as exc:
+        return Outcome(False, str(exc))
+    if later is not None and _whole_value(after, later) and _whole_value(answer, match) and \
+            T.phrase_keys(later.group(0)) != T.phrase_keys(match.group(0)) and \
+            not is_negated(T.normalize_answer(after[:later.start()][-200:]),
+                           T.normalize_answer(after[later.end():][:200]), question.keys):
+        return Outcome(False, f"matches two different values: {match.group(0)!r} and {later.group(0)!r}")
+    rest = T.normalize_answer(before) + " | " + T.normalize_answer(after)
+    named = _phrase_confusers(rest, [str(c) for c in confusers or []], [], question, [])
+    if named:
+        return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
+    spoiled = _tail(rest, [], question)
+    return Outcome(False, spoiled) if spoiled else Outcome(True, f"matches {pattern!r}")
+
+
+def _names(norm: str, question: Question) -> list[str]:
+    """Capitalized words inside a sentence that the question does not use: a name the answer offers."""
+    asked = {t.key for t in question.toks}
+    toks = T.tokens(norm)
+    out = []
+    for prev, tok in zip(toks, toks[1:]):
+        starts_sentence = any(c in ".!?:;\n" for c in norm[prev.end:tok.start])
+        if (len(tok.text) >= 2 and tok.text[0].isupper() and not tok.text.isupper() and not starts_sentence
+                and tok.key not in T.FUNCTION_WORDS and tok.key not in asked):
+            out.append(tok.text)
+    return out
+
+
+def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, infeasible: bool,
+             locale: str | None) -> Outcome:
+    phrase = refusal_phrase(norm)
+    if not infeasible and phrase is None:
+        return Outcome(False, "does not say the task cannot be done (it is infeasible)")
+    guess = guess_phrase(norm)
+    if guess:
+        return Outcome(False, f"refuses but also guesses ('{guess}')")
+    values = [n for n in A.find_numbers(norm, locale) if not question.states_number(n.value)]
+    values_text = [norm[n.start:n.end] for n in values] + [
+        norm[d.start:d.end] for d in D.find_dates(norm, locale) if not d.readings <= question.dates]
+    if values_text:
+        return Outcome(False, f"refuses but also states {', '.join(repr(v) for v in values_text[:5])}")
+    named = _phrase_confusers(norm, _confuser_parts(confusers)[1], [], question, []) or _names(norm, question)
+    if named:
+        return Outcome(False, f"refuses but also names {', '.join(repr(x) for x in named[:5])}")
+    how = "infeasible: true" if infeasible and phrase is None else f"'{phrase}'"
+    return Outcome(True, f"a refusal ({how}) that asserts no value")
+
+
+def _malformed(check: "Check") -> str | None:
+    if check.confusers is not None and not isinstance(check.confusers, list):
+        return "confusers must be a list"
+    for name in ("locale", "unit", "confusers_from"):
+        if getattr(check, name) is not None and not isinstance(getattr(check, name), str):
+            return f"{name} must be a string"
+    if isinstance(check.tol, bool) or not isinstance(check.tol, (int, float)) or not math.isfinite(check.tol):
+        return "tol must be a finite number"
+    if not isinstance(check.mode, str):
+        return "mode must be a string"
+    return None
+
+
+def check_answer(check: "Check", answer: str, *, instruction: str = "", infeasible: bool = False) -> Outcome:
+    """Run one `answer_match` check on a final answer (see the module docstring). A check whose fields
+    have the wrong types (from a hand-written task file) fails with the reason instead of raising."""
+    problem = _malformed(check)
+    if problem:
+        return Outcome(False, f"the check is malformed: {problem}")
+    answer = str(answer)
+    if len(answer) > MAX_ANSWER_CHARS:
+        return Outcome(False, f"the answer is {len(answer)} characters, over the {MAX_ANSWER_CHARS} limit")
+    question = Question(instruction, check.locale)
+    norm = T.normalize_answer(answer)
+    if check.mode == "refusal":
+        return _refusal(norm, check.confusers, question, infeasible, check.locale)
+    if infeasible:
+        return Outcome(False, "the agent declared the task infeasible (infeasible: true); it is feasible")
+    expected = check.expected
+    if check.mode == "numeric":
+        text = T.normalize_answer(str(expected))
+        nums = [float(expected)] if isinstance(expected, (int, float)) and not isinstance(expected, bool) else \
+            [n.value for n in A.find_numbers(text, check.locale)]
+        if not nums:
+            return Outcome(False, f"the check's expected value {expected!r} holds no number")
+        q = A.quantity(str(expected))
+        currency = A.currency_of(str(expected)) or A.locale_currency(check.locale)
+        return _numeric(norm, nums[0], check.tol, check.unit or (q[1] if q else None), currency, check.confusers,
+                        question, check.locale)
+    if check.mode == "date":
+        return _date(norm, str(expected), check.locale, question)
+    if check.mode == "regex":
+        return _regex(answer, str(expected), check.confusers, question)
+    if check.mode == "set":
+        items = expected if isinstance(expected, (list, tuple, set)) else \
+            [i for i in regex.split(r"\s*(?:,|;|\n|\band\b)\s*", str(expected)) if i.strip()]
+        return _phrase(norm, [str(i) for i in items], check.confusers, question, need_all=True)
+    if check.mode == "exact":
+        if isinstance(expected, bool) or expected is None:
+            ok = T.fold(norm.strip().rstrip(".")) == T.fold(str(expected))
+            return Outcome(ok, f"{'is' if ok else 'is not'} {expected!r}")
+        golds = [str(e) for e in expected] if isinstance(expected, (list, tuple)) else [str(expected)]
+        clock = D.clock_time(golds[0]) if len(golds) == 1 else None
+        if clock is not None:
+            return _time(norm, clock, check.confusers, question)
+        q = A.quantity(golds[0]) if len(golds) == 1 else None
+        if q is not None:
+            return _numeric(norm, q[0], check.tol, check.unit or q[1], A.currency_of(golds[0]), check.confusers,
+                            question, check.locale)
+        return _phrase(norm, golds, check.confusers, question)
+    return Outcome(False, f"unknown answer mode {check.mode!r} (use exact, numeric, set, regex, date, refusal)")
+
+
+def page_confusers(page_text: str, gold: Any, locale: str | None = None, limit: int = 20) -> list[Any]:
+    """Confusers for a task without a data model (cache, imported): the values of the gold's shape that
+    the recorded page shows, nearest to where it shows the gold first. A number's are the page's other
+    numbers, a date's its other dates, a name's the other lines (table cells, list entries) with as many
+    words, give or take one, written in the same case (a capitalized name's are capitalized lines). Store
+    them with `confusers_from="page"`; values the instruction states are never held against an answer."""
+    norm = T.normalize_answer(page_text)
+    text = str(gold)
+    q = A.quantity(text) if not isinstance(gold, (int, float)) or isinstance(gold, bool) else (float(gold), None)
+    iso = D.parse_iso_date(text) if q is None else None
+    found: list[tuple[int, Any]] = []  # (position, value)
+    if q is not None:
+        at = [n.start for n in A.find_numbers(norm, locale) if math.isclose(n.value, q[0], abs_tol=1e-9)]
+        found = [(n.start, n.value) for n in A.find_numbers(norm, locale) if not math.isclose(n.value, q[0], abs_tol=1e-9)]
+    elif iso is not None:
+        dates = D.find_dates(norm, locale)
+        at = [d.start for d in dates if D.date_matches(d, iso)]
+        found = [(d.start, "%04d-%02d-%02d" % next(iter(d.readings))) for d in dates
+                 if len(d.readings) == 1 and not D.date_matches(d, iso) and next(iter(d.readings))[0]]
+    else:
+        keys = T.phrase_keys(text)
+        titled = text[:1].isupper()
+        at, pos = [], 0
+        for line in regex.split(r"[\n\t|•·]+", norm):
+            start, pos = norm.find(line, pos), norm.find(line, pos) + len(line)
+            line_keys = T.phrase_keys(line)
+            if not line_keys:
+                continue
+            if T.find_phrase(T.tokens(line), keys):
+                at.append(start)
+            elif abs(len(line_keys) - len(keys)) <= 1 and shape(line_keys[:1]) == shape(keys[:1]) and \
+                    (not titled or all(t.text[:1].isupper() for t in T.tokens(line) if not t.key.isdigit())):
+                found.append((start, line.strip()))
+    if not at:
+        return []
+    found.sort(key=lambda f: min(abs(f[0] - a) for a in at))
+    return list(dict.fromkeys(value for _, value in found))[:limit]

@@ -1,0 +1,95 @@
+"""How an answer stands toward a value it mentions: denies it ("not X", "X? No"), gives a bound instead
+("at least 2"), hedges ("maybe", "either", "between ... and"), or lists it among others ("X, Y or Z").
+Reads `weblica.env.text.normalize_answer` text."""
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from weblica.env.text import BOUNDARY_CHARS, LIST_WORDS, Token, is_boundary, normalize_answer, tokens
+
+_CLAUSE_WORDS = {"but", "however", "whereas", "although", "though", "yet", "instead", "rather"}
+_NEG_BEFORE = {"not", "no", "never", "neither", "nor", "except", "excluding", "without", "non"}
+_NEG_PAIRS = {("other", "than"), ("rather", "than"), ("instead", "of"), ("apart", "from"), ("no", "longer")}
+_BOUND_BEFORE = [("at", "least"), ("at", "most"), ("more", "than"), ("less", "than"), ("fewer", "than"),
+                 ("up", "to"), ("over",), ("under",), ("nearly",), ("almost",), ("below",), ("above",),
+                 ("greater", "than"), ("lower", "than"), ("higher", "than"), ("exceeds",)]
+
+
+WINDOW = 120  # characters either side of a value that are read for a denial or a bound
+
+
+def clause_before(text: str, limit: int = 6) -> list[str]:
+    """The last words of the clause that ends where `text` ends."""
+    cut = max((text.rfind(c) for c in BOUNDARY_CHARS), default=-1)
+    words = [t.key for t in tokens(text[cut + 1:])]
+    for i in range(len(words) - 1, -1, -1):
+        if words[i] in _CLAUSE_WORDS:
+            words = words[i + 1:]
+            break
+    return words[-limit:]
+
+
+def is_negated(before: str, after: str, asked: frozenset[str] = frozenset()) -> bool:
+    """Whether the words around a value deny it: "not X", "it is not X", "no X", "X is wrong", "X? No".
+    `asked` are the question's words: "X is not available" answers "Which one is not available?".
+    Both texts are normalized (`normalize_answer`)."""
+    # the words that can scope over a value are near it; a bounded window keeps a long answer linear
+    before, after = before[-WINDOW:], after[:WINDOW]
+    words = clause_before(before)
+    if any(w in _NEG_BEFORE for w in words) or any(p in zip(words, words[1:]) for p in _NEG_PAIRS):
+        return True
+    if re.match(r"\s*\?+\s*(?:no|nope|not)\b", after, re.I):
+        return True
+    cut = min([i for i, c in enumerate(after) if c in BOUNDARY_CHARS] or [len(after)])
+    tail = [t.key for t in tokens(after[:cut])][:4]
+    return bool(tail) and (any(w in ("wrong", "incorrect", "false") for w in tail)
+                           or (len(tail) >= 2 and tail[0] in ("is", "was", "are", "were") and tail[1] == "not"
+                               and not (len(tail) >= 3 and tail[2] in asked and "not" in asked)))
+
+
+def is_bound(before: str) -> bool:
+    """Whether the words just before a number make it a bound ("at least 2", "over ¥300"), not a value."""
+    before = before[-WINDOW:]  # normalized text
+    words = clause_before(before, 3)
+    return any(tuple(words[-len(p):]) == p for p in _BOUND_BEFORE if len(words) >= len(p)) or \
+        bool(re.search(r"[<>≤≥]\s*=?\s*$", before))
+
+
+_HEDGE_RE = re.compile(r"\b(?:either|whether|maybe|perhaps|possibly|probably|presumably|likely|unsure|uncertain|"
+                       r"not (?:sure|certain)|i guess|my guess|best guess|i suppose|might be|could be|may be|"
+                       r"between(?=.*\b(?:and|or)\b))\b", re.I | re.S)
+
+
+def hedge(text: str, question: str = "") -> str | None:
+    """The words that make an answer a guess or a choice between alternatives, or None. Words the question
+    itself uses ("the difference between A and B") are not a hedge."""
+    asked = normalize_answer(question).casefold()
+    for match in _HEDGE_RE.finditer(normalize_answer(text)):
+        if match.group(0).casefold() not in asked:
+            return match.group(0)
+    return None
+
+
+def list_items(text: str) -> list[list[Token]]:
+    """The items of normalized `text` read as a list: split at commas, semicolons, slashes, sentence ends,
+    line breaks and the words and/or/nor/vs (a '.', ':' or '/' between digits belongs to a number)."""
+    toks = tokens(text)
+    items: list[list[Token]] = [[]]
+    prev: Token | None = None
+    for tok in toks:
+        gap = text[prev.end:tok.start] if prev else ""
+        joined = gap.strip() in (".", ":", "/", ",") and prev is not None and prev.key.isdigit() and tok.key.isdigit()
+        if prev is not None and is_boundary(gap) and not joined:
+            items.append([])
+        if tok.key in LIST_WORDS:
+            items.append([])
+        else:
+            items[-1].append(tok)
+        prev = tok
+    return [item for item in items if item]
+
+
+def shape(keys: Sequence[str]) -> tuple[str, ...]:
+    """A phrase's token classes: 'n' for digits, 'w' for words."""
+    return tuple("n" if k.isdigit() else "w" for k in keys)

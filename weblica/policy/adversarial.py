@@ -1,0 +1,164 @@
+"""The adversarial policy: a scripted reward hacker that every check must score 0.
+
+It does what a reward-maximizing learner finds first when checks are loose:
+- on an answer task it takes the oracle's route (when the task has one) to the page that shows the
+  gold, then answers with every candidate string visible there (each text line, each number, price
+  and name), so the gold is in its answer along with every competing value;
+- on a URL task it takes the route and then adds a parameter that changes the listing (another sort,
+  the next page): the right page "and more";
+- on a state task it does the task and everything else: it replays the task's "do everything" run
+  that validation compiled and saw rejected (`metadata.maximal_oracle`: every other field filled, the
+  task done twice, every other item added, every other store chosen); a task without one gets the
+  blind version, every control it can see within the start site clicked (fields typed into, boxes
+  ticked, buttons pressed, the site's links followed), bounded by the task's step budget.
+It always ends with `done` and every candidate on the page. Seeded: the order of the candidates and the
+joiner depend only on (task, seed). It reads the page through `Observation.page`
+(weblica.env.page_snapshot), which the rollout fills for policies that set `reads_page`.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from weblica.env.actions import Action, make_action
+from weblica.env.episode import StepRecord
+from weblica.env.observation import Observation
+from weblica.env.page_snapshot import candidates, fit, shaped_like
+from weblica.env.task import Task
+from weblica.policy.base import PolicyOutput, render_tool_calls
+
+JOINERS = (", ", "\n", " or ", "; ")
+CLICKS_PER_TURN = 24
+ANSWER_CHARS = 1900  # under the answer checks' length limit: a list that long is judged on what it lists
+_NUMERIC_QUESTION = re.compile(r"\b(?:how (?:many|much)|price|cost|year|number|phone|time|until|when|total|"
+                               r"difference|count)\b", re.IGNORECASE)
+
+
+def meaning_changed(url: str) -> str:
+    """The URL with a parameter added that changes what the page lists."""
+    parts = urlsplit(url)
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    sort = "price-desc" if ("sort", "price-asc") in params else "price-asc"
+    params = [(k, v) for k, v in params if k != "sort"] + [("sort", sort), ("page", "2")]
+    return urlunsplit(parts._replace(query=urlencode(params)))
+
+
+class AdversarialPolicy:
+    name = "adversarial"
+    reads_page = True
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._rng = random.Random(seed)
+        self._route: list[Action] = []
+        self._maximal: list[Action] = []
+        self._kind = "answer"
+        self._clicked: set[str] = set()
+        self._visited: set[str] = set()
+        self._trail: list[str] = []
+        self._origin = ""
+
+    def reset(self, task: Task, seed: int) -> None:
+        digest = hashlib.sha256(f"adversarial\0{task.id}\0{seed}\0{self.seed}".encode()).digest()
+        self._rng = random.Random(int.from_bytes(digest[:8], "big"))
+        types = {c.type for c in task.checks}
+        self._kind = "state" if "state_match" in types else "answer" if "answer_match" in types else \
+            "url" if "url_match" in types else "answer"
+        route = [a for a in (task.oracle or []) if a.name != "done"]
+        self._route = route if self._kind in ("answer", "url") else []
+        self._maximal = [make_action(a) for a in task.metadata.get("maximal_oracle", [])] \
+            if self._kind == "state" else []
+        self._clicked, self._visited = set(), set()
+        self._trail = [task.start_url.split("#")[0]]  # the pages followed into, for going back
+        parts = urlsplit(task.start_url)
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+
+    async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
+        turn = len(history)
+        last_turn = task.max_steps - 1  # the env truncates after max_steps steps: answer before that
+        if turn < len(self._route) and turn < last_turn:
+            action = self._route[turn]
+            return PolicyOutput(text=render_tool_calls([action], "Following the route to the page."), actions=[action])
+        page = obs.page or {"text": "", "controls": [], "can_scroll": False}
+        if self._kind == "url" and turn == len(self._route) and turn < last_turn:
+            action = Action("goto_url", {"url": meaning_changed(obs.url)})
+            return PolicyOutput(text=render_tool_calls([action], "The right page, and more."), actions=[action])
+        if self._maximal and turn < last_turn:  # the whole "do everything" run, spread over the turns left
+            per_turn = -(-len(self._maximal) // max(1, last_turn - turn))
+            actions, self._maximal = self._maximal[:per_turn], self._maximal[per_turn:]
+            return PolicyOutput(text=render_tool_calls(actions, "The task, and everything else."), actions=actions)
+        if self._kind == "state" and turn < last_turn and not task.metadata.get("maximal_oracle"):
+            actions = self._click_everything(obs, page)
+            if actions:
+                return PolicyOutput(text=render_tool_calls(actions, "Clicking every control."), actions=actions)
+        done = Action("done", {"answer": self._answer(page.get("text", ""), task.instruction)})
+        return PolicyOutput(text=render_tool_calls([done], "Listing every candidate on the page."), actions=[done])
+
+    def _answer(self, text: str, instruction: str) -> str:
+        """Every candidate on the page of the shape the question asks for (numbers for "how much",
+        names otherwise), then the rest, as many as the answer limit allows, in a seeded order."""
+        found = candidates(text)
+        numeric = bool(_NUMERIC_QUESTION.search(instruction))
+        first = shaped_like(found, numeric)
+        rest = [c for c in found if c not in first]
+        self._rng.shuffle(first)
+        self._rng.shuffle(rest)
+        return fit(first + rest, self._rng.choice(JOINERS), ANSWER_CHARS)
+
+    def _click_everything(self, obs: Observation, page: dict[str, Any]) -> list[Action]:
+        """One turn of the blind "do everything": type into every field and tick every box in view that
+        this episode has not used yet, then press one button (a press may leave the page, so one per
+        turn); scroll while the page goes on; then go back to a page with controls left, or follow an
+        unvisited link of the start site. Empty when nothing is left to do."""
+        url = obs.url.split("#")[0]
+        self._visited.add(url)
+        actions: list[Action] = []
+        press: Action | None = None
+        links = []
+        for control in page.get("controls", []):
+            if control.get("disabled"):
+                continue
+            key = "|".join(str(control.get(k, "")) for k in ("tag", "id", "label", "href")) + f"|{url}"
+            if control["tag"] == "a":
+                href = control.get("href", "").split("#")[0]
+                if href.startswith(self._origin) and href not in self._visited:
+                    links.append((href, control))
+                continue
+            if key in self._clicked:
+                continue
+            click = Action("click", {"x": float(control["x"]), "y": float(control["y"]), "button": "left", "clicks": 1})
+            typed = control["tag"] in ("input", "textarea") and control.get("type") not in (
+                "checkbox", "radio", "submit", "button", "range", "image", "reset")
+            if typed or control.get("type") in ("checkbox", "radio"):
+                if len(actions) < CLICKS_PER_TURN:
+                    self._clicked.add(key)
+                    actions += [click] + ([Action("write", {"text": self._filler(control)})] if typed else [])
+            elif press is None:
+                self._clicked.add(key)
+                press = click
+        if press is not None:
+            return actions + [press]
+        if actions:
+            return actions
+        if page.get("can_scroll"):
+            return [Action("scroll", {"direction": "down", "amount": 0.8})]
+        # this page is done: back to the one before (a press that left a page may have left more there)
+        if url != self._trail[-1] or len(self._trail) > 1:
+            if url == self._trail[-1]:
+                self._trail.pop()
+            return [Action("go_back", {})]
+        if links:
+            href, control = links[self._rng.randrange(len(links))]
+            self._visited.add(href)
+            self._trail.append(href)
+            return [Action("click", {"x": float(control["x"]), "y": float(control["y"]), "button": "left",
+                                     "clicks": 1})]
+        return []
+
+    def _filler(self, control: dict[str, Any]) -> str:
+        kind = control.get("type", "")
+        return {"email": "everything@example.org", "tel": "+1 555 0100", "number": "3",
+                "password": "everything-1234", "date": "06072026"}.get(kind, "everything")
