@@ -19,6 +19,12 @@ from weblica.env.task import Task, TaskSource  # noqa: E402
 from weblica.integrations import browsergym as wbg  # noqa: E402
 
 
+@pytest.fixture(scope="module", autouse=True)
+def shared_playwright():
+    yield
+    wbg.stop_playwright()  # BrowserGym's global Playwright would block every later sync Playwright here
+
+
 @pytest.fixture(scope="module")
 def synth(tmp_path_factory):
     from weblica.serve.backend import SynthBackend

@@ -202,13 +202,12 @@ def test_real_verl_takes_the_outputs(played, tmp_path):
 
 @real_verl
 def test_real_rlhf_dataset_gives_raw_prompt(site, tmp_path):
-    import pandas as pd
     from verl.utils.dataset.rl_dataset import RLHFDataset
 
     from fixtures_models import tiny_checkpoint
 
     path = tmp_path / "tasks.parquet"
-    pd.DataFrame(wv.dataset_rows([any_task(site)])).to_parquet(path)
+    assert wv.write_dataset([any_task(site)], str(path)) == 1
     processor = tiny_processor(tiny_checkpoint())
     dataset = RLHFDataset(str(path), processor.tokenizer, trainer_config().data, processor)
     row = dataset[0]

@@ -172,3 +172,14 @@ def browser_env_kwargs(task: Task, backend: SiteBackend | None = None, episode_i
             "task_kwargs": {"task": task, "backend": backend, "episode_id": episode_id},
             "pw_chromium_kwargs": {"executable_path": options["executable_path"], "env": options["env"]},
             "pw_context_kwargs": context}
+
+
+def stop_playwright() -> None:
+    """Stop the Playwright that BrowserGym shares (after its envs are closed): while it runs, no other sync
+    Playwright can start on this thread."""
+    import browsergym.core as bgym
+
+    playwright = getattr(bgym, "_PLAYWRIGHT", None)
+    if playwright is not None:
+        playwright.stop()
+        bgym._set_global_playwright(None)

@@ -16,7 +16,8 @@ Written against verl 0.9.1 (PyPI; `verl/experimental/agent_loop/agent_loop.py`,
 - an episode removed for an environment failure returns `[]`: V1 leaves the session out of its group, so
   it neither trains nor shifts the group's mean (a reward 0 would);
 - dataset rows need `prompt` (a message list: the RLHF dataset turns it into the `raw_prompt` that verl's
-  post-processing reads) beside `extra_info.task`; `dataset_rows` writes them.
+  post-processing reads) beside `extra_info.task`; `write_dataset` writes them
+  (`python -m weblica.integrations.verl TASKS.jsonl TASKS.parquet`).
 
 Launch command: `train/README.md`. The agent-loop file (`train/verl/weblica_agent.yaml`) names
 `weblica.integrations.verl.WeblicaAgentLoop`.
@@ -115,7 +116,7 @@ def _frame_from_config(config: Any) -> Any:
 @register("weblica_agent")
 class WeblicaAgentLoop(AgentLoopBase):
     """`env_factory` (a keyword argument, or the class attribute) returns a started WebEnv for a task; the
-    default opens one with the task source's backend. WEBLICA_KEEP_IMAGES-like control: `keep_images`."""
+    default opens one with the task source's backend. `keep_images`: screenshots kept in each turn's prompt."""
 
     env_factory: Any = None
     keep_images: int = 1
@@ -189,3 +190,21 @@ class WeblicaAgentLoop(AgentLoopBase):
                               "reward_source": played.reward_reason, "episode_id": traj.episode_id,
                               "turn": turn.record.step, "task_id": task.id}))
         return outputs
+
+
+def write_dataset(tasks: list[Task], path: str) -> int:
+    """Write `dataset_rows(tasks)` as the parquet file verl's `data.train_files` reads; returns the row count."""
+    import pandas as pd
+
+    pd.DataFrame(dataset_rows(tasks)).to_parquet(path)
+    return len(tasks)
+
+
+if __name__ == "__main__":  # python -m weblica.integrations.verl TASKS.jsonl OUT.parquet
+    import sys
+
+    from weblica.env.task import load_tasks
+
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m weblica.integrations.verl TASKS.jsonl TASKS.parquet")
+    print(f"wrote {write_dataset(load_tasks(sys.argv[1]), sys.argv[2])} rows to {sys.argv[2]}")
