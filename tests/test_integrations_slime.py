@@ -109,7 +109,7 @@ def test_filter_and_post_process_on_real_groups(played_group):
 
 def sample(group, index, reward, turns, removed=False):
     return [st.Sample(group_index=group, index=index, rollout_id=index, reward=reward, response_length=1,
-                      loss_mask=[1], remove_sample=removed,
+                      loss_mask=[1], rollout_log_probs=[-0.5], remove_sample=removed,
                       metadata={"episode_reward": reward, "removed": removed}) for _ in range(turns)]
 
 
@@ -160,3 +160,27 @@ def test_the_contract_catches_the_old_bugs():
     with pytest.raises(AttributeError):
         [s.metadata for s in [turns]]
     assert slime.dynamic_filter(args_for(), [sample(0, 0, 1.0, 2), sample(0, 1, 0.0, 2)]) is True
+
+
+def test_an_episode_that_never_reaches_the_model_is_one_removed_placeholder():
+    from fixtures_models import tiny_checkpoint
+
+    task = Task.from_dict({"id": "dead", "start_url": "http://127.0.0.1:9/", "instruction": "x", "max_steps": 2,
+                           "checks": [{"type": "answer_match", "expected": ".", "mode": "regex"}]})
+    args = args_for(hf_checkpoint=str(tiny_checkpoint()), weblica_engine_url="http://127.0.0.1:9")
+    row = slime.prompt_row(task)
+    s = st.Sample(group_index=0, index=7, prompt=row["prompt"], metadata=row["metadata"])
+
+    async def play():
+        try:
+            return await st.generate_and_rm(args, s, {"temperature": 1.0}, slime.generate, slime.reward_func)
+        finally:
+            for rt in slime._RUNTIMES.values():
+                await rt.host.close()
+            slime._RUNTIMES.clear()
+
+    (out,) = run(play())
+    assert out.remove_sample and out.status == st.Sample.Status.FAILED and out.rollout_id == 7
+    assert out.metadata["removed"] and out.metadata["termination_reason"] == "env_error"
+    data = st.convert_samples_to_train_data(args, [out, *sample(0, 8, 1.0, 1)], post_process=slime.reward_post_process)
+    assert data["loss_masks"][0] == [0] and data["rewards"][0] == 0.0
