@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 _path = os.environ.get("BROWSERGYM_PATH") or str(ROOT / ".browsergym")
 if Path(_path).is_dir() and _path not in sys.path:
     sys.path.append(_path)
-bg_env = pytest.importorskip("browsergym.core.env", reason="browsergym-core not installed (.ci/setup puts it in .browsergym/)")
+bg_env = pytest.importorskip("browsergym.core.env",
+                             reason="browsergym-core not installed (.ci/setup puts it in .browsergym/)")
 
 from weblica.env.task import Task, TaskSource  # noqa: E402
 from weblica.integrations import browsergym as wbg  # noqa: E402

@@ -151,7 +151,8 @@ def use_system_chromium(executable: str | None = None) -> None:
     if isinstance(current, _Playwright):
         return
     playwright = current or sync_playwright().start()
-    bgym._set_global_playwright(_Playwright(playwright, executable or BrowserOptions().launch_kwargs()["executable_path"]))
+    executable = executable or BrowserOptions().launch_kwargs()["executable_path"]
+    bgym._set_global_playwright(_Playwright(playwright, executable))
 
 
 def browser_env_kwargs(task: Task, backend: SiteBackend | None = None, episode_id: str | None = None,
