@@ -1,64 +1,92 @@
-"""BrowserGym adapter: a weblica task as a BrowserGym `AbstractBrowserTask`.
+"""BrowserGym adapter: a weblica task as a BrowserGym `AbstractBrowserTask`, run inside `BrowserEnv`.
 
 BrowserGym owns the browser and hands the task a (sync) Playwright page: `setup` opens the start URL
-and returns the goal, `validate` scores the agent's last chat message with the task's checks, and
-`cheat` plays the oracle. browsergym-core pins an old Playwright (1.44) that cannot be installed beside
-the one weblica uses, so the base class is used when importable and the same interface otherwise.
+(after resetting the site's per-episode state) and returns the goal, `validate` scores the agent's last
+message to the user with the task's checks, and `cheat` plays the oracle.
+
+Written against browsergym-core 0.14.3 (`browsergym/core/task.py`, `env.py`, `chat.py`, `__init__.py`). It
+pins Playwright 1.44; install it beside weblica's Playwright without its dependencies
+(`pip install --no-deps browsergym-core==0.14.3`: its env and task modules import only gymnasium, numpy,
+pillow, pyparsing and Playwright). Without it the same base interface is defined here, so the task class can
+still be driven by hand. `browser_env_kwargs` gives BrowserEnv what it needs for a weblica task: Debian's
+Chromium (`use_system_chromium`) and, for sites behind a backend (synth, cache), the episode's proxy and
+headers.
 """
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import concurrent.futures
+from typing import Any, Awaitable, TypeVar
 
+from weblica.browser.launcher import LOCALE, TIMEZONE, VIEWPORT, BrowserOptions
 from weblica.env.backend import SiteBackend
 from weblica.env.task import Task, evaluate_checks
 
-try:  # pragma: no cover - depends on an optional, conflicting install
+try:  # browsergym-core, installed with --no-deps (see above)
     from browsergym.core.task import AbstractBrowserTask as _Base
-except ImportError:
-    class _Base:  # type: ignore[no-redef]
-        """The interface of browsergym.core.task.AbstractBrowserTask."""
+    HAVE_BROWSERGYM = True
+except ImportError:  # for users without it: the interface of browsergym.core.task.AbstractBrowserTask
+    HAVE_BROWSERGYM = False
 
+    class _Base:  # type: ignore[no-redef]
         def __init__(self, seed: int) -> None:
             import numpy as np
 
             self.random = np.random.RandomState(seed)
             self.viewport = {"width": 1280, "height": 720}
-            self.slow_mo = 0
+            self.slow_mo = 1000
             self.timeout = 5000
             self.locale = None
             self.timezone_id = None
 
+T = TypeVar("T")
+
+
+def _run_async(coro: Awaitable[T]) -> T:
+    # BrowserGym drives a sync Playwright on this thread; a backend's coroutine gets a loop of its own
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
 
 class WeblicaBrowserTask(_Base):
-    """Wraps one weblica Task. The backend (when the task's source has server-side state) is used
-    only to read that state in `validate`."""
+    """Wraps one weblica Task. With a backend (tasks whose source has server-side state), `setup` starts the
+    episode on it and `validate` reads its state; BrowserEnv's context must then use the episode's network
+    settings (`browser_env_kwargs`)."""
 
     def __init__(self, seed: int, task: Task, backend: SiteBackend | None = None,
                  episode_id: str | None = None) -> None:
         super().__init__(seed)
         self.task = task
         self.backend = backend
+        self.seed = seed
         self.episode_id = episode_id or f"bgym-{task.id}-{seed}"
-        self.locale = "en-US"
-        self.timezone_id = "UTC"
+        self.viewport = dict(VIEWPORT)
+        self.slow_mo = 100  # BrowserGym's 1 s per Playwright call; the gestures and cheat pace themselves
+        self.locale = LOCALE
+        self.timezone_id = TIMEZONE
 
     @classmethod
     def get_task_id(cls) -> str:
         return "weblica"
 
     def setup(self, page: Any) -> tuple[str, dict]:
+        if self.backend is not None:  # a fresh per-episode state on the site, every reset
+            _run_async(self.backend.begin(self.task, self.episode_id, self.seed))
         page.goto(self.task.start_url, wait_until="load")
         return self.task.instruction, {"task_id": self.task.id, "skill": self.task.skill}
 
     def _state(self) -> dict | None:
         if self.backend is None:
             return None
-        return asyncio.run(self.backend.state(self.task, self.episode_id))
+        return _run_async(self.backend.state(self.task, self.episode_id))
 
     def validate(self, page: Any, chat_messages: list[Any]) -> tuple[float, bool, str, dict]:
-        answers = [m.get("message", "") if isinstance(m, dict) else str(m) for m in chat_messages
-                   if not isinstance(m, dict) or m.get("role") == "assistant"]
+        """Done once the agent has sent a message to the user (BrowserGym's `send_msg_to_user`), scored by the
+        task's checks. BrowserEnv's chat opens with its own assistant greeting, before the goal (a user
+        message): only assistant messages after the first user message count."""
+        messages = [m if isinstance(m, dict) else {"role": "assistant", "message": str(m)} for m in chat_messages]
+        first_user = next((i for i, m in enumerate(messages) if m.get("role") == "user"), -1)
+        answers = [m.get("message", "") for m in messages[first_user + 1:] if m.get("role") == "assistant"]
         if not answers:
             return 0.0, False, "", {}
         reward, results = evaluate_checks(self.task, answers[-1], page.url, self._state())
@@ -79,8 +107,80 @@ class WeblicaBrowserTask(_Base):
             elif action.name == "done":
                 chat_messages.append({"role": "assistant", "message": action.args.get("answer", "")})
             # a click or Enter may start a navigation a moment later; BrowserGym paces actions the same way
-            page.wait_for_timeout(self.slow_mo or 250)
+            page.wait_for_timeout(250)
             page.wait_for_load_state("load")
 
     def teardown(self) -> None:
         pass
+
+
+class _ChromiumType:
+    """Playwright's `chromium` with Debian's executable as the default: BrowserGym's chat window launches
+    Chromium with no way to pass an executable, and Playwright's own build is not installed here."""
+
+    def __init__(self, chromium: Any, executable: str) -> None:
+        self._chromium, self._executable = chromium, executable
+
+    def launch(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("executable_path", self._executable)
+        return self._chromium.launch(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._chromium, name)
+
+
+class _Playwright:
+    def __init__(self, playwright: Any, executable: str) -> None:
+        self._playwright = playwright
+        self.chromium = _ChromiumType(playwright.chromium, executable)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._playwright, name)
+
+    def stop(self) -> None:
+        self._playwright.stop()
+
+
+def use_system_chromium(executable: str | None = None) -> None:
+    """Make every browser BrowserGym launches (the env's and its chat's) Debian's Chromium, through the
+    global Playwright instance it shares (`browsergym.core._set_global_playwright`)."""
+    import browsergym.core as bgym
+    from playwright.sync_api import sync_playwright
+
+    current = bgym._get_global_playwright() if getattr(bgym, "_PLAYWRIGHT", None) else None
+    if isinstance(current, _Playwright):
+        return
+    playwright = current or sync_playwright().start()
+    executable = executable or BrowserOptions().launch_kwargs()["executable_path"]
+    bgym._set_global_playwright(_Playwright(playwright, executable))
+
+
+def browser_env_kwargs(task: Task, backend: SiteBackend | None = None, episode_id: str | None = None,
+                       seed: int = 0) -> dict[str, Any]:
+    """Keyword arguments for `browsergym.core.env.BrowserEnv` that play `task`: the task class, Debian's
+    Chromium, and for a task behind a backend the episode's proxy and headers (network settings only:
+    BrowserEnv sets the viewport, locale and time zone from the task and refuses them twice)."""
+    use_system_chromium()
+    options = BrowserOptions().launch_kwargs()
+    context: dict[str, Any] = {"service_workers": "block"}
+    episode_id = episode_id or f"bgym-{task.id}-{seed}"
+    if backend is not None:
+        net = _run_async(backend.begin(task, episode_id, seed))
+        if net.proxy:
+            context["proxy"] = {"server": net.proxy, "bypass": ""}
+        context["extra_http_headers"] = dict(net.extra_headers or {})
+    return {"task_entrypoint": WeblicaBrowserTask,
+            "task_kwargs": {"task": task, "backend": backend, "episode_id": episode_id},
+            "pw_chromium_kwargs": {"executable_path": options["executable_path"], "env": options["env"]},
+            "pw_context_kwargs": context}
+
+
+def stop_playwright() -> None:
+    """Stop the Playwright that BrowserGym shares (after its envs are closed): while it runs, no other sync
+    Playwright can start on this thread."""
+    import browsergym.core as bgym
+
+    playwright = getattr(bgym, "_PLAYWRIGHT", None)
+    if playwright is not None:
+        playwright.stop()
+        bgym._set_global_playwright(None)

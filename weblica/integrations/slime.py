@@ -1,18 +1,23 @@
-"""slime integration: a custom generate function, a reward function and a dynamic-sampling filter.
+"""slime integration: a custom generate function, a reward post-process and a dynamic-sampling filter.
 
-Launch (one 8-GPU node; slime's own flags elided):
-
-    python train.py ... \\
-        --custom-generate-function-path weblica.integrations.slime.generate \\
-        --custom-rm-path weblica.integrations.slime.reward_func \\
-        --dynamic-sampling-filter-path weblica.integrations.slime.dynamic_filter \\
-        --prompt-data tasks_as_prompts.jsonl --input-key task --n-samples-per-prompt 8
-
-Each prompt's `task` is a weblica task object (JSON). `generate` plays one episode in a weblica
-environment with slime's SGLang router as the policy engine and returns one Sample per assistant turn;
-the turns share their episode's reward (multi-turn GRPO with per-turn samples). slime calls these
-functions by path, so the environments live in a per-process runtime created on first use; configure it
-with WEBLICA_PARALLEL (envs per process, default 4) and WEBLICA_KEEP_IMAGES (default 1).
+Written against THUDM/slime at commit 624b824a (2026-08-21); the contract it follows is spelled out in
+`tests/framework_contracts/slime_types.py` and the launch command in `train/README.md`. In short:
+- prompts: slime loads a processor for VL checkpoints and then requires each prompt to be a message list,
+  so a row is `{"prompt": [{"role": "user", "content": <instruction>}], "metadata": {"task": <task>}}`
+  read with `--input-key prompt` (the default `--metadata-key metadata`); `write_prompt_data` writes
+  the file (`python -m weblica.integrations.slime TASKS.jsonl PROMPTS.jsonl`);
+- `generate` plays one episode in a weblica environment with slime's SGLang router as the policy engine
+  and returns one Sample per assistant turn (slime accepts `list[Sample]`); the turns share the episode's
+  `rollout_id` (slime's loss counts a rollout once, and its validation rejects siblings without it),
+  their reward, and carry `multimodal_train_inputs` (pixel_values, image_grid_thw of the screenshots
+  in that turn's prompt), so the image-pad tokens train with their pixels;
+- a group then reaches the dynamic filter as `list[list[Sample]]` (one list per episode);
+- slime normalizes rewards in rows of `n_samples_per_prompt` only when every prompt gave exactly that many
+  samples, so with per-turn samples it would normalize over the whole batch: `reward_post_process`
+  (`--custom-reward-post-process-path`) normalizes per group over episodes, leaving removed episodes
+  (environment failures, `remove_sample`) out of the statistics and at advantage 0.
+slime calls these functions by path, so the environments live in a per-process runtime created on first
+use; configure it with WEBLICA_PARALLEL (envs per process, default 4) and WEBLICA_KEEP_IMAGES (default 1).
 """
 from __future__ import annotations
 
@@ -20,42 +25,14 @@ import asyncio
 import copy
 import json
 import os
-from dataclasses import dataclass, field
-from enum import Enum
+from collections import defaultdict
 from typing import Any
 
 from weblica.env.task import Task
 
-try:  # pragma: no cover - slime is a GPU-cluster install
-    from slime.utils.types import Sample
-except ImportError:
-    @dataclass
-    class Sample:  # type: ignore[no-redef]
-        """The fields of slime.utils.types.Sample that weblica reads and writes."""
 
-        class Status(Enum):
-            PENDING = "pending"
-            COMPLETED = "completed"
-            TRUNCATED = "truncated"
-            ABORTED = "aborted"
-
-        group_index: int | None = None
-        index: int | None = None
-        prompt: Any = ""
-        tokens: list[int] = field(default_factory=list)
-        response: str = ""
-        response_length: int = 0
-        label: Any = None
-        reward: Any = None
-        loss_mask: list[int] | None = None
-        rollout_log_probs: list[float] | None = None
-        status: Any = None
-        metadata: dict = field(default_factory=dict)
-        remove_sample: bool = False
-
-        def __post_init__(self) -> None:
-            if self.status is None:
-                self.status = Sample.Status.PENDING
+class SlimeDataError(ValueError):
+    """A slime sample that does not carry a weblica task where this adapter reads it."""
 
 
 class _Runtime:
@@ -105,11 +82,22 @@ def runtime(tokenizer_path: str, engine_url: str) -> _Runtime:
 
 
 def task_of(sample: Any) -> Task:
-    raw = sample.metadata.get("task") if isinstance(sample.metadata, dict) and "task" in sample.metadata \
-        else sample.prompt
+    """The weblica task of a slime sample: `metadata["task"]` (a task object or its JSON)."""
+    metadata = sample.metadata if isinstance(sample.metadata, dict) else {}
+    raw = metadata.get("task")
+    if raw is None:
+        raise SlimeDataError(f"slime sample {sample.index} has no metadata['task']: write the prompt file with "
+                             f"`python -m weblica.integrations.slime TASKS.jsonl PROMPTS.jsonl` and launch with "
+                             f"--input-key prompt --metadata-key metadata")
     if isinstance(raw, str):
         raw = json.loads(raw)
     return Task.from_dict(raw)
+
+
+def prompt_row(task: Task) -> dict[str, Any]:
+    """One line of slime's --prompt-data for `task`: a message-list prompt (what slime requires once it has
+    loaded a VL processor) and the task itself under metadata."""
+    return {"prompt": [{"role": "user", "content": task.instruction}], "metadata": {"task": task.to_dict()}}
 
 
 def _engine_url(args: Any) -> str:
@@ -117,75 +105,145 @@ def _engine_url(args: Any) -> str:
         f"http://{args.sglang_router_ip}:{args.sglang_router_port}"
 
 
-async def generate(args: Any, sample: Any, sampling_params: dict[str, Any]) -> list[Any]:
-    """Play one episode of the sample's task; one Sample per assistant turn, sharing the episode reward."""
-    from weblica.env.browser_env import WebEnv
-    from weblica.integrations.token_engine import TokenEngineBackend, sglang_engine
-    from weblica.policy.backends.base import SamplingOptions
-    from weblica.policy.model_policy import ModelPolicy
-    from weblica.rollout import episode_seed, run_episode
+def _status(sample: Any, name: str) -> Any:
+    # slime's own Sample.Status, whichever Sample class the caller uses
+    return getattr(type(sample).Status, name)
 
-    rt = runtime(args.hf_checkpoint, _engine_url(args))
+
+async def generate(args: Any, sample: Any, sampling_params: dict[str, Any]) -> list[Any]:
+    """Play one episode of the sample's task; one Sample per assistant turn, sharing the episode's reward and
+    rollout_id."""
+    from weblica.env.browser_env import WebEnv
+    from weblica.integrations.token_engine import TokenEngineBackend, play_episode, sglang_engine
+    from weblica.policy.backends.base import SamplingOptions
+    from weblica.rollout import episode_seed
+
     task = task_of(sample)
+    rt = runtime(args.hf_checkpoint, _engine_url(args))
     sampling = SamplingOptions(temperature=float(sampling_params.get("temperature", 1.0)),
                                top_p=float(sampling_params.get("top_p", 1.0)),
                                top_k=max(0, int(sampling_params.get("top_k", 0) or 0)),  # -1 means off
                                max_new_tokens=int(sampling_params.get("max_new_tokens", 1024)))
     backend = TokenEngineBackend(sglang_engine(rt.engine_url), rt.tokenizer, rt.image_processor, rt.frame,
                                  sampling, name="slime")
-    seed = episode_seed(getattr(args, "seed", 0), task, int(sample.index or 0))
+    # repeats of one prompt differ by index; the group index keeps two prompts of one task apart too
+    repeat = int(sample.index or 0)
+    seed = episode_seed(getattr(args, "seed", 0), task, repeat)
     async with rt.slots:
         env = WebEnv(backends=await rt.backends_for(task), host=rt.host)
         try:
-            traj = await run_episode(env, task, ModelPolicy(backend, keep_images=rt.keep_images), seed,
-                                     repeat=int(sample.index or 0))
+            played = await play_episode(env, task, backend, seed, repeat, rt.keep_images)
         finally:
             await env.close()
-    from weblica.policy.reward import compute_reward
-
-    result = await compute_reward(traj, task)
-    result.apply(traj)
-    reward = result.reward
-    status = (Sample.Status.ABORTED if traj.removed else
-              Sample.Status.TRUNCATED if traj.termination_reason in ("max_steps", "format_error")
-              else Sample.Status.COMPLETED)
-    turns = []
-    for record in traj.steps:
-        if not record.token_ids:
-            continue
-        turn = copy.copy(sample)
-        turn.metadata = {**(sample.metadata or {}), "episode_id": traj.episode_id, "turn": record.step,
-                         "termination_reason": traj.termination_reason, "removed": traj.removed,
-                         "episode_reward": reward, "success": traj.success}
-        turn.tokens = list(record.prompt_token_ids or []) + list(record.token_ids)
-        turn.response = record.response
-        turn.response_length = len(record.token_ids)
-        turn.loss_mask = [1] * len(record.token_ids)
-        turn.rollout_log_probs = list(record.logprobs or [])
-        turn.reward = reward
-        turn.status = status
-        if traj.removed:  # an environment failure: no signal either way
-            turn.remove_sample = True
-        turns.append(turn)
-    if not turns:  # the episode never reached the model (start page failed): keep slime's count right
-        sample.status, sample.reward, sample.remove_sample = Sample.Status.ABORTED, 0.0, True
-        sample.metadata = {**(sample.metadata or {}), "termination_reason": traj.termination_reason,
-                           "removed": True, "error": traj.error}
-        return [sample]
-    return turns
+    traj = played.trajectory
+    rollout_id = sample.rollout_id if getattr(sample, "rollout_id", None) is not None else sample.index
+    status = (_status(sample, "FAILED") if played.removed else
+              _status(sample, "TRUNCATED") if traj.termination_reason in ("max_steps", "format_error")
+              else _status(sample, "COMPLETED"))
+    meta = {**(sample.metadata or {}), "episode_id": traj.episode_id, "termination_reason": traj.termination_reason,
+            "removed": played.removed, "reward_source": played.reward_reason, "episode_reward": played.reward,
+            "success": traj.success, "turns": len(played.turns)}
+    out = []
+    for turn in played.turns:
+        s = copy.copy(sample)
+        s.metadata = {**meta, "turn": turn.record.step}
+        s.rollout_id = rollout_id
+        s.tokens = turn.prompt_ids + turn.response_ids
+        s.response = turn.record.response
+        s.response_length = len(turn.response_ids)
+        s.loss_mask = [1] * s.response_length
+        s.rollout_log_probs = list(turn.record.logprobs or [])
+        if len(s.rollout_log_probs) != s.response_length:
+            raise ValueError(f"the engine returned {len(s.rollout_log_probs)} log-probs for {s.response_length} "
+                             f"tokens; launch SGLang with log-probs returned (return_logprob)")
+        s.multimodal_train_inputs = turn.multimodal_train_inputs()
+        s.reward = played.reward
+        s.status = status
+        s.remove_sample = played.removed  # an environment failure: no signal either way
+        out.append(s)
+    if not out:
+        # the episode never reached the model (its start page failed): one placeholder that trains nothing,
+        # so the group keeps its size; two tokens so that the trainer's slicing has a response to cut
+        pad = rt.tokenizer.pad_token_id if rt.tokenizer.pad_token_id is not None else 0
+        sample.tokens, sample.response, sample.response_length = [pad, pad], "", 1
+        sample.loss_mask, sample.rollout_log_probs = [0], [0.0]
+        sample.rollout_id, sample.multimodal_train_inputs = rollout_id, None
+        sample.status, sample.reward, sample.remove_sample = _status(sample, "FAILED"), 0.0, True
+        sample.metadata = {**meta, "removed": True, "error": traj.error}
+        out.append(sample)
+    return out
 
 
 async def reward_func(args: Any, sample: Any, **kwargs: Any) -> float:
-    """The episode's reward, computed by the environment's checks when the agent called done."""
+    """The episode's reward (for `--custom-rm-path`; `generate` already sets it, so slime only calls this
+    where something reset the reward, e.g. evaluation paths)."""
     return float(sample.metadata.get("episode_reward", sample.reward or 0.0))
 
 
+def _episodes(group: list[Any]) -> list[list[Any]]:
+    """A slime group as episodes: `list[list[Sample]]` from a fan-out generate, or bare Samples."""
+    return [member if isinstance(member, list) else [member] for member in group]
+
+
+def _episode_reward(turns: list[Any]) -> tuple[float, bool]:
+    first = turns[0]
+    removed = bool(first.remove_sample or (first.metadata or {}).get("removed"))
+    reward = first.reward if not isinstance(first.reward, dict) else first.reward.get("reward", 0.0)
+    return float((first.metadata or {}).get("episode_reward", reward or 0.0)), removed
+
+
 def dynamic_filter(args: Any, samples: list[Any], **kwargs: Any) -> bool:
-    """Keep a group only if its episodes' rewards differ (all-equal groups carry no GRPO signal)."""
+    """Keep a group only if its (non-removed) episodes' rewards differ: all-equal groups carry no GRPO signal.
+    `samples` is the group as slime passes it: one `list[Sample]` per episode."""
     from weblica.train.algorithms import is_informative
 
-    episodes = {}
+    rewards = [r for r, removed in map(_episode_reward, _episodes(samples)) if not removed]
+    return is_informative(rewards)
+
+
+def reward_post_process(args: Any, samples: list[Any]) -> tuple[list[float], list[float]]:
+    """`--custom-reward-post-process-path`: GRPO advantages per group (`group_index`) over its episodes
+    (`rollout_id`), each turn getting its episode's value. Removed episodes take no part in the mean and
+    std and get 0. Honours --disable-rewards-normalization and --disable-grpo-std-normalization."""
+    import statistics
+
+    per_episode: dict[Any, tuple[float, bool]] = {}
+    groups: dict[Any, list[Any]] = defaultdict(list)
     for s in samples:
-        if not s.metadata.get("removed"):
-            episodes[s.metadata.get("episode_id", id(s))] = float(s.metadata.get("episode_reward", s.reward or 0.0))
-    return is_informative(list(episodes.values()))
+        key = s.rollout_id if s.rollout_id is not None else s.index
+        if key not in per_episode:
+            per_episode[key] = _episode_reward([s])
+            groups[s.group_index].append(key)
+    raw = [per_episode[s.rollout_id if s.rollout_id is not None else s.index][0] for s in samples]
+    if not getattr(args, "rewards_normalization", True):
+        return raw, list(raw)
+    advantage: dict[Any, float] = {}
+    for keys in groups.values():
+        kept = [per_episode[k][0] for k in keys if not per_episode[k][1]]
+        mean = statistics.fmean(kept) if kept else 0.0
+        std = statistics.stdev(kept) if len(kept) > 1 else 0.0
+        for k in keys:
+            reward, removed = per_episode[k]
+            value = 0.0 if removed else reward - mean
+            if getattr(args, "grpo_std_normalization", True):
+                value /= std + 1e-6
+            advantage[k] = value
+    return raw, [advantage[s.rollout_id if s.rollout_id is not None else s.index] for s in samples]
+
+
+def write_prompt_data(tasks: list[Task], path: str) -> int:
+    """Write slime's --prompt-data (JSONL, one `prompt_row` per task); returns the row count."""
+    with open(path, "w", encoding="utf-8") as f:
+        for task in tasks:
+            f.write(json.dumps(prompt_row(task), ensure_ascii=False) + "\n")
+    return len(tasks)
+
+
+if __name__ == "__main__":  # python -m weblica.integrations.slime TASKS.jsonl OUT.jsonl
+    import sys
+
+    from weblica.env.task import load_tasks
+
+    if len(sys.argv) != 3:
+        sys.exit("usage: python -m weblica.integrations.slime TASKS.jsonl PROMPTS.jsonl")
+    print(f"wrote {write_prompt_data(load_tasks(sys.argv[1]), sys.argv[2])} prompts to {sys.argv[2]}")
