@@ -316,6 +316,26 @@ def test_regex_must_match_with_no_confuser_or_negation(answer, ok):
     assert (score(check, answer) == 1.0) is ok, detail(check, answer)
 
 
+@pytest.mark.parametrize("answer,ok", [
+    ("$12.50", True), ("It costs 12.50 dollars.", True), ("$12.50, $13.00, 12.05", False),
+    ("$13.00 or $12.50", False), ("12.50 (was 14.00)", False),
+])
+def test_a_regex_without_confusers_reads_its_match_as_the_value(answer, ok):
+    """An LLM-written or imported task often checks a price with a bare pattern and no confusers: a list of
+    prices around the matching one is still a list, not an answer."""
+    check = Check("answer_match", r"(?<![\d.,])12\.50(?!\d)", "regex")
+    assert (score(check, answer) == 1.0) is ok, detail(check, answer)
+
+
+@pytest.mark.parametrize("answer,ok", [
+    ("Cropped Cardigan", True), ("The cheapest is the Cropped Cardigan.", True),
+    ("Soft Oxford, Cropped Cardigan, Bold Poncho", False),
+])
+def test_a_name_regex_without_confusers_rejects_a_list_of_names(answer, ok):
+    check = Check("answer_match", r"(?<![\w])Cropped Cardigan(?![\w])", "regex")
+    assert (score(check, answer) == 1.0) is ok, detail(check, answer)
+
+
 def test_the_detail_says_where_the_confusers_came_from():
     assert "confusers: data" in detail(CARDIGAN, "Cropped Cardigan", JEANS)
     assert "confusers: none" in detail(answer_text("Cropped Cardigan"), "Cropped Cardigan", JEANS)

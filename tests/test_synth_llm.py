@@ -32,7 +32,8 @@ TASKS = [
      "checks": [{"type": "answer_match", "expected": r"(?<![\d.,])12\.50(?!\d)", "mode": "regex"}],
      "metadata": {"plan": [{"op": "done", "answer": "$12.50"}], "negatives": {"answers": ["$13.00", "12.05"]}}},
     {"start_url": "/", "instruction": "Subscribe with ann@example.test", "difficulty": "easy", "rubric": ["saved"],
-     "checks": [{"type": "state_match", "path": "submissions.0.email", "expected": "ann@example.test"}],
+     "checks": [{"type": "state_match", "path": "submissions", "expected": 1, "mode": "count"},
+                {"type": "state_match", "path": "submissions.0.email", "expected": "ann@example.test"}],
      "metadata": {"plan": [{"op": "fill", "sel": "#email", "text": "ann@example.test"}, {"op": "click", "sel": "#go"}]}},
 ]
 RATE_LIMITED = {"wire": {"anthropic": "anthropic_rate_limited", "openai": "openai_rate_limited"}}

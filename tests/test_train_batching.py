@@ -28,10 +28,17 @@ def samples():
     conversations.append([Message("user", [Part("text", "Say done.")])])
     conversations.append(builder.build(make_task(), [], make_obs(step=1, color=(9, 9, 9), feedback=["Success."])))
     out = []
-    for seed, conversation in enumerate(conversations):
-        generation = asyncio.run(backend.generate(conversation, seed=seed))
-        out.append(TurnSample(backend.encode(conversation), list(generation.token_ids), list(generation.logprobs),
-                              advantage=(-1.0) ** seed * (1 + seed / 4)))
+    for index, conversation in enumerate(conversations):
+        # the first sampling seed whose sequence length no earlier sample has: the padding under test needs
+        # every length to differ, and the system prompt's wording must not decide whether two collide
+        prompt = backend.encode(conversation)
+        taken = {len(s.prompt.input_ids) + len(s.response_ids) for s in out}
+        for seed in range(index * 100, index * 100 + 20):
+            generation = asyncio.run(backend.generate(conversation, seed=seed))
+            if len(prompt.input_ids) + len(generation.token_ids) not in taken:
+                break
+        out.append(TurnSample(prompt, list(generation.token_ids), list(generation.logprobs),
+                              advantage=(-1.0) ** index * (1 + index / 4)))
     assert len({len(s.prompt.input_ids) + len(s.response_ids) for s in out}) == len(out)
     assert len({len(s.response_ids) for s in out}) > 1
     return out

@@ -377,7 +377,29 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
     spoiled = _tail(rest, [], question)
-    return Outcome(False, spoiled) if spoiled else Outcome(True, f"matches {pattern!r}")
+    if spoiled:
+        return Outcome(False, spoiled)
+    # the matched text is the gold: the answer is read as for that value, so a list of prices around a
+    # price pattern ("$12.50, $13.00, 12.05") fails as it would against the number itself
+    as_value = _matched_value(answer, match, confusers, question)
+    if as_value is not None and not as_value.passed:
+        return Outcome(False, as_value.reason)
+    return Outcome(True, f"matches {pattern!r}")
+
+
+def _matched_value(answer: str, match: Any, confusers: Sequence[Any] | None, question: Question) -> Outcome | None:
+    """The answer read against the value a regex matched: a number when the match is one number, else the
+    matched phrase (a name); None when the match is too short to be a value of its own."""
+    shown = match.group(0).strip()
+    if not T.phrase_keys(shown):
+        return None
+    norm = T.normalize_answer(answer)
+    q = A.quantity(shown)
+    if q is not None:
+        return _numeric(norm, q[0], 0.0, q[1], A.currency_of(shown), confusers, question, None)
+    if A.find_numbers(T.normalize_answer(shown)):
+        return None  # a value with several numbers in it (a range, a model name): the pattern speaks for itself
+    return _phrase(norm, [shown], confusers, question)
 
 
 def _names(norm: str, question: Question) -> list[str]:
