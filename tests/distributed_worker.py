@@ -61,6 +61,17 @@ def main(checkpoint: str, batch_path: str, out_path: str, parallelism: str = "dd
             torch.equal(a.to_local() if hasattr(a, "to_local") else a, b.to_local() if hasattr(b, "to_local") else b)
             for a, b in pairs)
         report["optimizer_restored"] = world.gather(same)
+        # the next update twice from the checkpoint: split as before, and with every sample on rank 1
+        # (rank 0 then runs only weight-0 passes on a sample broadcast to it): the same step
+        for key, layout in (("split", owners), ("one_rank_holds_all", [1] * len(samples))):
+            if key != "split":
+                fresh = load_trainable(out / "checkpoint-0", grpo)
+                shard_trainable(fresh, grpo)
+                fresh_optimizer = make_optimizer(fresh, grpo)
+                load_training_state(out / "checkpoint-0", fresh_optimizer, fresh.model)
+            held = [s for s, owner in zip(samples, layout) if owner == world.rank]
+            step = ppo_update(fresh.model, fresh_optimizer, held, grpo, 1, device, shards=Shards(world, layout))
+            report[key] = (step, full_weights(fresh.model))
     if world.main:
         torch.save({**report, "weights": weights}, out_path)
     close_world(world)

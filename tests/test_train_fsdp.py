@@ -62,6 +62,14 @@ def test_sharded_checkpoint_resumes_exactly(two_sharded_ranks):
     assert ranks["optimizer_restored"] == [True, True]  # each rank's moments and step counts, bit for bit
 
 
+def test_a_rank_without_samples_joins_with_filler_passes(two_sharded_ranks):
+    _, ranks = two_sharded_ranks
+    (split, split_weights), (alone, alone_weights) = ranks["split"], ranks["one_rank_holds_all"]
+    for key in split:
+        assert alone[key] == pytest.approx(split[key], rel=1e-4, abs=1e-6), key
+    assert (alone_weights - split_weights).norm() < (split_weights - ranks["after_grpo"]).norm() * 1e-3
+
+
 def test_final_is_a_plain_hugging_face_checkpoint(two_sharded_ranks):
     from transformers import AutoModelForImageTextToText
 
@@ -177,3 +185,33 @@ def test_bf16_fsdp_shards_are_the_fp32_masters(samples):  # noqa: F811
     assert moved > 0
     gap = (shards - masters).norm() / moved
     assert gap < 0.05, gap
+
+
+def test_sft_sharded_on_two_ranks_steps_like_one_process(site, tmp_path):
+    """`weblica train sft --nproc 2 --set parallelism=fsdp`: the losses and gradient norms of the
+    one-process run, and a final/ that loads as a plain checkpoint holding the same weights."""
+    from transformers import AutoModelForImageTextToText
+
+    from test_run import hand_tasks
+    from weblica.env.task import save_tasks
+    from weblica.train.sft import train_sft
+
+    torch.set_num_threads(1)
+    tasks = tmp_path / "tasks.jsonl"
+    save_tasks(hand_tasks(site.url)[:2], tasks)
+    common = dict(model=str(tiny_checkpoint(0)), tasks=str(tasks), batch_size=3, learning_rate=3e-3, seed=4,
+                  epochs=2, micro_batch_size=2)
+    train_sft(SFTConfig(output_dir=str(tmp_path / "one"), **common))
+    recipe = tmp_path / "two.yaml"
+    recipe.write_text(yaml.safe_dump({"kind": "sft", "output_dir": str(tmp_path / "two"), "parallelism": "fsdp",
+                                      **common}))
+    done = _cli("train", "sft", "--config", str(recipe), "--nproc", "2", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    one, two = _lines(tmp_path / "one" / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
+    assert len(one) == len(two) == 4 and one[-1]["loss"] < one[0]["loss"]
+    for a, b in zip(one, two):
+        assert (a["step"], a["epoch"], a["tokens"]) == (b["step"], b["epoch"], b["tokens"])
+        assert b["loss"] == pytest.approx(a["loss"], rel=1e-4) and b["grad_norm"] == pytest.approx(a["grad_norm"], rel=1e-3)
+    weights = [torch.cat([p.detach().flatten() for p in AutoModelForImageTextToText.from_pretrained(
+        tmp_path / run / "final").parameters()]) for run in ("one", "two")]
+    assert (weights[0] - weights[1]).abs().max() < 1e-3
