@@ -9,7 +9,8 @@ runs produce the same trajectories, rewards and metric lines.
 
 Data-parallel (`torchrun`, one rank per GPU): every rank draws the same tasks and plays its share of
 the groups; the ranks pool the episodes' outcomes, so all decide alike which groups are informative,
-and the update is that of the whole batch (`weblica.train.distributed`).
+and the update is that of the whole batch (`weblica.train.distributed`); `parallelism: fsdp` shards the
+model over the ranks (`weblica.train.fsdp`).
 """
 from __future__ import annotations
 

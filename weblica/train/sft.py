@@ -1,6 +1,7 @@
 """Supervised fine-tuning: multi-turn behaviour cloning, one sample per assistant turn, loss on the
 assistant's tokens only; checkpoints that resume exactly; Hugging Face-format export. Data-parallel
-under `torchrun`: each rank takes every size-th sample of a batch, and the step is the whole batch's."""
+under `torchrun`: each rank takes every size-th sample of a batch, and the step is the whole batch's; with
+`parallelism: fsdp` the model, gradients and optimizer are sharded over those ranks (`weblica.train.fsdp`)."""
 from __future__ import annotations
 
 import asyncio
