@@ -184,7 +184,7 @@ def test_bf16_fsdp_shards_are_the_fp32_masters(samples):  # noqa: F811
     moved = (masters - start).norm()
     assert moved > 0
     gap = (shards - masters).norm() / moved
-    assert gap < 0.05, gap
+    assert gap < 0.03, gap  # measured 0.011 (max |delta| 1e-5); plain bf16 AdamW: 0.99, 1.7% of weights moved
 
 
 def test_sft_sharded_on_two_ranks_steps_like_one_process(site, tmp_path):
