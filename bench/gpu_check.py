@@ -272,12 +272,13 @@ def fsdp_one_rank(ckpt: Path, samples: list[TurnSample], device: str, out_dir: P
         export_model(sharded, out_dir / "fsdp-final")
     finally:
         dist.destroy_process_group()
-    exported = AutoModelForImageTextToText.from_pretrained(out_dir / "fsdp-final")
+    exported = AutoModelForImageTextToText.from_pretrained(out_dir / "fsdp-final", dtype="auto")  # bf16 expected
     moved = float((masters - start).norm())
     gap = float((shards - masters).norm()) / moved
     return {"loss": got["loss"], "replica_loss": expected["loss"], "seconds": round(seconds, 3),
             "shard_dtype": str(shards.dtype), "weight_gap_relative": round(gap, 5),
-            "export_dtype": str(exported.dtype), "ok": gap < 0.05 and abs(got["loss"] - expected["loss"]) < 1e-2}
+            "export_dtype": str(exported.dtype),
+            "ok": gap < 0.05 and abs(got["loss"] - expected["loss"]) < 1e-2 and exported.dtype == torch.bfloat16}
 
 
 def build_wide(out_dir: Path, quick: bool) -> Path:
