@@ -3,8 +3,8 @@
 Each Qwen3-VL text decoder layer is one FSDP unit and the root holds the rest (embeddings, vision tower,
 final norm, LM head). The vision tower is not a unit of its own: text-only turns and filler passes do not
 run it, and a unit that runs on some ranks only leaves its all-gather unmatched (a hang); in the root its
-parameters are gathered at every forward. A rank keeps 1/N of every parameter, gradient and AdamW moment; a unit's
-full parameters exist only while it runs (all-gathered before, freed after; the backward gathers them
+parameters are gathered at every forward. A rank keeps 1/N of every parameter, gradient and AdamW
+moment; a unit's full parameters exist only while it runs (all-gathered before, freed after; the backward gathers them
 again, and activation checkpointing recomputes the layer inside that window).
 
 Precision: with fp32 master weights (`master_weights: auto|on` on a bf16/fp16 model) the *sharded*
@@ -19,7 +19,7 @@ already weighted by the token count of the whole mini-batch, as on the data-para
 and backward is collective, so all ranks must run the same number of passes: a rank with fewer samples
 in a mini-batch runs `filler` passes with weight 0 (`passes_needed`).
 
-Rollouts and export need full weights: `full_weights` streams them tensor by tensor (each an all-gather
+Rollouts and export need full weights: `full_tensors` (and `FullWeights`, its view for the vLLM sync) streams them tensor by tensor (each an all-gather
 all ranks join) for the vLLM sync and to refresh the unsharded replica the hf rollout backend samples from
 (ranks play different episodes, whose forwards could not be collective); `export_full` writes a normal
 Hugging Face checkpoint from the full state dict gathered on rank 0; `save_sharded`/`load_sharded` keep
