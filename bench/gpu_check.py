@@ -8,7 +8,10 @@
 3. one GRPO update (`ppo_update`: 2 PPO epochs x 2 mini-batches, clipped token-mean loss) and one SFT
    step in bf16 on samples the model itself generated;
 4. the same update on a wider random Qwen3-VL (Qwen vocabulary, 720p screenshots at Qwen3-VL's own
-   patching), with gradient checkpointing: train tokens/s and peak memory.
+   patching), with gradient checkpointing: train tokens/s and peak memory;
+5. FSDP on one rank (`parallelism: fsdp`, world size 1): the GRPO update in bf16 with fp32 master shards
+   and gradient checkpointing must move the weights as `MasterWeightAdamW` on a replica does, and the
+   gathered export must load as a plain Hugging Face checkpoint.
 
 Usage: python bench/gpu_check.py [--device cuda] [--out DIR]   (bench/gpu_check.sh wraps it)
 `--device cpu --quick` is a dry run of every step on a CPU (small counts, vLLM skipped).
@@ -239,6 +242,45 @@ def grpo_and_sft(ckpt: Path, samples: list[TurnSample], device: str, gradient_ch
     return out
 
 
+def fsdp_one_rank(ckpt: Path, samples: list[TurnSample], device: str, out_dir: Path) -> dict:
+    """`ppo_update` on a one-rank FSDP model (bf16 compute, fp32 shards) against a replica with fp32 masters."""
+    import torch
+    import torch.distributed as dist
+    from transformers import AutoModelForImageTextToText
+
+    from weblica.train.fsdp import shard_trainable
+    from weblica.train.model_io import export_model
+
+    config = GRPOConfig(device=device, dtype="bfloat16", learning_rate=1e-5, micro_batch_size=4,
+                        gradient_checkpointing=True)
+    replica = load_trainable(ckpt, config)
+    start = torch.cat([p.detach().float().flatten() for p in replica.model.parameters()])
+    optimizer = make_optimizer(replica, config)
+    expected = ppo_update(replica.model, optimizer, samples, config, 0, device)
+    masters = torch.cat([m.flatten() for m in optimizer.masters])
+    del replica, optimizer
+    sharded_config = dataclasses.replace(config, parallelism="fsdp")
+    sharded = load_trainable(ckpt, sharded_config)
+    try:
+        shard_trainable(sharded, sharded_config)
+        sync_cuda(device)
+        began = time.perf_counter()
+        got = ppo_update(sharded.model, make_optimizer(sharded, sharded_config), samples, config, 0, device)
+        sync_cuda(device)
+        seconds = time.perf_counter() - began
+        shards = torch.cat([p.full_tensor().flatten() for p in sharded.model.parameters()])
+        export_model(sharded, out_dir / "fsdp-final")
+    finally:
+        dist.destroy_process_group()
+    exported = AutoModelForImageTextToText.from_pretrained(out_dir / "fsdp-final", dtype="auto")  # bf16 expected
+    moved = float((masters - start).norm())
+    gap = float((shards - masters).norm()) / moved
+    return {"loss": got["loss"], "replica_loss": expected["loss"], "seconds": round(seconds, 3),
+            "shard_dtype": str(shards.dtype), "weight_gap_relative": round(gap, 5),
+            "export_dtype": str(exported.dtype),
+            "ok": gap < 0.05 and abs(got["loss"] - expected["loss"]) < 1e-2 and exported.dtype == torch.bfloat16}
+
+
 def build_wide(out_dir: Path, quick: bool) -> Path:
     """A random Qwen3-VL with Qwen's vocabulary size and real patching (not trained: for throughput)."""
     import torch
@@ -346,6 +388,7 @@ def main() -> None:
             samples = samples_from(state["generations"], convs, state.pop("hf"))
             step("tiny_grpo_and_sft", lambda: grpo_and_sft(ckpt, samples, args.device, gradient_checkpointing=False,
                                                            micro_batch_sizes=(1, 8)))
+            step("fsdp_one_rank", lambda: fsdp_one_rank(ckpt, samples, args.device, work))
 
     def wide() -> dict:
         wide_ckpt = build_wide(work / "wide", args.quick)
@@ -359,7 +402,7 @@ def main() -> None:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "gpu_check.json").write_text(json.dumps(report, indent=2) + "\n")
-    failed = [k for k, v in report.items() if isinstance(v, dict) and "error" in v]
+    failed = [k for k, v in report.items() if isinstance(v, dict) and ("error" in v or v.get("ok") is False)]
     console.print(f"[{'red' if failed else 'green'}]failed parts: {failed or 'none'}[/]")
     raise SystemExit(1 if failed else 0)
 

@@ -23,6 +23,7 @@ def test_the_8b_recipe_loads_as_documented():
     assert isinstance(config, GRPOConfig)
     assert (config.device, config.dtype, config.rollout_backend) == ("cuda", "bfloat16", "vllm")
     assert config.gradient_checkpointing and config.freeze_vision and Path(config.model).is_absolute()
+    assert (config.parallelism, config.master_weights) == ("fsdp", "auto")  # sharded fp32 masters: fits 80 GB
 
 
 def test_counts_below_one_name_the_option():

@@ -14,7 +14,8 @@ def register(cli: click.Group) -> None:
     @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
                   help="override a recipe value (YAML syntax), e.g. --set iterations=2")
     @click.option("--nproc", type=click.IntRange(min=1), default=1, show_default=True,
-                  help="data-parallel ranks on this node, one per GPU (launches torchrun)")
+                  help="training ranks on this node, one per GPU (launches torchrun); replicas or "
+                  "shards by the recipe's parallelism (ddp | fsdp)")
     @click.option("--json", "as_json", is_flag=True)
     def train(kind: str, config_path: str, overrides: tuple[str, ...], nproc: int, as_json: bool) -> None:
         """Train with SFT or multi-turn GRPO; resumes from the newest checkpoint in output_dir."""

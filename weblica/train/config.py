@@ -30,6 +30,9 @@ class ModelOptions:
     keep_images: int = _f(1, "screenshots kept in context (the last k turns)")
     prompt_format: str = _f("weblica", "weblica (our 13-tool schema) | computer_use (Qwen3-VL's native computer_use "
                                        "tool, 0-1000 coordinates, mapped onto the same tools)")
+    parallelism: str = _f("ddp", "with several ranks: ddp (each rank a full replica, gradients summed) | fsdp (FSDP2: "
+                                 "parameters, gradients and AdamW moments sharded over the ranks, one unit per "
+                                 "decoder layer; train/README.md 'Memory')")
     micro_batch_size: int = _f(1, "samples per training forward/backward pass, left-padded into one batch; on a "
                                   "GPU 4 gave 2.1x the tokens/s of 1 (H200, 1B model, train/README.md)")
 
@@ -137,6 +140,7 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
 
 
 MASTER_WEIGHT_MODES = ("auto", "on", "off", "stochastic_rounding")
+PARALLELISMS = ("ddp", "fsdp")
 
 # counts that must be at least 1 (0 would train nothing, or divide by zero deep inside a loop)
 AT_LEAST_ONE = ("epochs", "batch_size", "micro_batch_size", "iterations", "groups_per_batch", "group_size",
@@ -152,6 +156,11 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
     if getattr(config, "master_weights", "auto") not in MASTER_WEIGHT_MODES:
         raise ConfigError(f"{where}: master_weights must be one of {', '.join(MASTER_WEIGHT_MODES)}, "
                           f"not {config.master_weights!r}")
+    if getattr(config, "parallelism", "ddp") not in PARALLELISMS:
+        raise ConfigError(f"{where}: parallelism must be one of {', '.join(PARALLELISMS)}, not {config.parallelism!r}")
+    if getattr(config, "parallelism", "ddp") == "fsdp" and config.master_weights == "stochastic_rounding":
+        raise ConfigError(f"{where}: master_weights stochastic_rounding does not go with parallelism fsdp, where the "
+                          "sharded parameters are the fp32 masters: use master_weights auto (or on/off)")
     if getattr(config, "prompt_format", "weblica") not in PROMPT_FORMATS:
         raise ConfigError(f"{where}: prompt_format must be one of {', '.join(PROMPT_FORMATS)}, "
                           f"not {config.prompt_format!r}")

@@ -1,4 +1,5 @@
 """Data-parallel training on one node: one process per GPU (`torchrun`, or `weblica train --nproc N`).
+(`parallelism: fsdp` shards the model over the same ranks instead: `weblica.train.fsdp`.)
 
 Every rank holds the whole model and optimizer. Rollouts and samples are split between ranks; each rank
 weights its samples' losses by the *global* token count of the mini-batch, and the gradients are summed

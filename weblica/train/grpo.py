@@ -9,7 +9,8 @@ runs produce the same trajectories, rewards and metric lines.
 
 Data-parallel (`torchrun`, one rank per GPU): every rank draws the same tasks and plays its share of
 the groups; the ranks pool the episodes' outcomes, so all decide alike which groups are informative,
-and the update is that of the whole batch (`weblica.train.distributed`).
+and the update is that of the whole batch (`weblica.train.distributed`); `parallelism: fsdp` shards the
+model over the ranks (`weblica.train.fsdp`).
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ from weblica.train.config import GRPOConfig
 from weblica.train.curriculum import DifficultySampler
 from weblica.train.distributed import World, close_world, init_world
 from weblica.train.filters import changed_step_indices
+from weblica.train.fsdp import FullWeights, is_sharded, refresh_replica, shard_model, shard_trainable
+from weblica.train.memory import report_memory
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
@@ -143,9 +146,17 @@ class GRPOTrainer:
         self.resume_from = latest_checkpoint(self.out)
         base = base_checkpoint(config, self.out)
         self.trainable = load_trainable(self.resume_from or base, config)
+        report_memory(self.trainable.model, config, self.world)
+        # under fsdp the hf backend samples from an unsharded replica: ranks play different episodes, and
+        # a sharded model's forward is collective
+        self.replica = shard_trainable(self.trainable, config)
         self.reference = None
         if config.kl_coef:
             self.reference = load_trainable(base, config).model.eval()
+            if is_sharded(self.trainable.model):
+                for param in self.reference.parameters():
+                    param.requires_grad_(False)
+                shard_model(self.reference, config, trainable=False)
         sampling = SamplingOptions(temperature=config.temperature, top_p=config.top_p,
                                    max_new_tokens=config.max_new_tokens)
         if config.rollout_backend == "vllm":
@@ -156,7 +167,8 @@ class GRPOTrainer:
                                             dtype=config.dtype, sleep_level=config.vllm_sleep_level,
                                             for_training=True)
         elif config.rollout_backend == "hf":
-            self.backend = TrainingModelBackend(self.trainable, sampling)
+            rollout = self.trainable if self.replica is None else replace(self.trainable, model=self.replica)
+            self.backend = TrainingModelBackend(rollout, sampling)
         else:
             raise ValueError(f"rollout_backend must be hf or vllm, not {config.rollout_backend!r}")
         self.optimizer = make_optimizer(self.trainable, config)
@@ -278,9 +290,16 @@ class GRPOTrainer:
 
     def _sync_rollout_weights(self) -> None:
         """Give the rollout engine the updated weights (the hf backend already shares them). With bf16
-        master weights the model holds their bf16 cast, which is what the engine gets."""
+        master weights the model holds their bf16 cast, which is what the engine gets; sharded, the full
+        weights are gathered tensor by tensor and cast (every rank joins, each for its own engine)."""
+        model = self.trainable.model
+        if self.replica is not None:
+            refresh_replica(self.replica, model)
         if self.config.rollout_backend == "vllm":
-            self.backend.sync_weights(self.trainable.model)
+            import torch
+
+            self.backend.sync_weights(FullWeights(model, getattr(torch, self.config.dtype)) if is_sharded(model)
+                                      else model)
 
     # ---- loop ------------------------------------------------------------------------------------
 
@@ -288,7 +307,9 @@ class GRPOTrainer:
         cfg, world = self.config, self.world
         start = 0
         if self.resume_from is not None:
-            start = load_training_state(self.resume_from, self.optimizer)["iteration"] + 1
+            start = load_training_state(self.resume_from, self.optimizer, self.trainable.model)["iteration"] + 1
+            if self.replica is not None:
+                refresh_replica(self.replica, self.trainable.model)
         # one rank writes; the others compute the same lines
         logger = MetricsLogger(self.out, resume_after=start - 1 if self.resume_from is not None else None) \
             if world.main else None
@@ -304,11 +325,11 @@ class GRPOTrainer:
                     logger.log(iteration, last)
                 if cfg.save_every and (iteration + 1) % cfg.save_every == 0:
                     path, state = self.out / f"checkpoint-{iteration}", {"iteration": iteration, "config": config_record(cfg)}
-                    world.on_main(lambda: save_checkpoint(path, self.trainable, self.optimizer, state))
+                    save_checkpoint(path, self.trainable, self.optimizer, state, world)
         finally:
             if logger is not None:
                 logger.close()
-        world.on_main(lambda: export_model(self.trainable, self.out / "final"))
+        export_model(self.trainable, self.out / "final", world)
         return {"iterations": cfg.iterations, "final": str(self.out / "final"), "last": last,
                 **({"ranks": world.size} if world.distributed else {})}
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from weblica.train.config import ModelOptions, OptimizerOptions
+from weblica.train.distributed import World
 
 
 @dataclass
@@ -18,6 +19,7 @@ class Trainable:
     image_processor: Any
     device: str
     path: Path  # the checkpoint the weights came from
+    dtype: str = "float32"  # the compute dtype (under fsdp the shards may be fp32 masters of it)
 
 
 def resolve_device(device: str) -> str:
@@ -61,7 +63,7 @@ def load_trainable(path: Path, options: ModelOptions) -> Trainable:
                 param.requires_grad_(False)
     tokenizer = AutoTokenizer.from_pretrained(path)
     image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
-    return Trainable(model, tokenizer, image_processor, device, path)
+    return Trainable(model, tokenizer, image_processor, device, path, options.dtype)
 
 
 def make_optimizer(trainable: Trainable, options: OptimizerOptions) -> Any:
@@ -69,9 +71,14 @@ def make_optimizer(trainable: Trainable, options: OptimizerOptions) -> Any:
     says so (`weblica.train.precision`)."""
     import torch
 
+    from weblica.train.fsdp import is_sharded
     from weblica.train.precision import MasterWeightAdamW, StochasticRoundingAdamW, update_kind
 
     params = [p for p in trainable.model.parameters() if p.requires_grad]
+    if is_sharded(trainable.model):
+        # the shards are the fp32 masters (or the model's dtype with master_weights off): plain AdamW, whose
+        # moments are then sharded like the parameters
+        return torch.optim.AdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
     kind = update_kind(options.master_weights, params)
     if kind == "masters":
         return MasterWeightAdamW(params, lr=options.learning_rate, weight_decay=options.weight_decay)
@@ -90,26 +97,57 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def save_checkpoint(directory: Path, trainable: Trainable, optimizer: Any, state: dict[str, Any]) -> Path:
+def save_checkpoint(directory: Path, trainable: Trainable, optimizer: Any, state: dict[str, Any],
+                    world: World | None = None) -> Path:
     """Weights (HF format), tokenizer, image processor, optimizer and RNG states, trainer state.
-    Written to a temporary directory and renamed, so a crash never leaves a half checkpoint."""
+    Written to a temporary directory and renamed, so a crash never leaves a half checkpoint. With a
+    `world`, every rank calls it: the main rank writes, and under fsdp every rank also writes its shards
+    (parameters and optimizer, `sharded/`) and trainer.pt holds the RNG states only."""
     import torch
 
+    from weblica.train.fsdp import is_sharded, save_sharded
+
+    world = world or World()
+    sharded = is_sharded(trainable.model)
+    if not sharded and world.distributed:
+        world.on_main(lambda: save_checkpoint(directory, trainable, optimizer, state))
+        return directory
     tmp = directory.with_name(directory.name + ".tmp")
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir(parents=True)
-    export_model(trainable, tmp)
-    torch.save({"optimizer": optimizer.state_dict(), "torch_rng": torch.get_rng_state(),
-                "python_rng": random.getstate()}, tmp / "trainer.pt")
-    (tmp / "trainer_state.json").write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
-    if directory.exists():
-        shutil.rmtree(directory)
-    tmp.rename(directory)
+    if world.main:
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        tmp.mkdir(parents=True)
+    world.barrier()
+    export_model(trainable, tmp, world)
+    if sharded:
+        save_sharded(tmp, trainable.model, optimizer)
+    if world.main:
+        blob = {"torch_rng": torch.get_rng_state(), "python_rng": random.getstate()}
+        blob.update({"sharded": True} if sharded else {"optimizer": optimizer.state_dict()})
+        torch.save(blob, tmp / "trainer.pt")
+        (tmp / "trainer_state.json").write_text(json.dumps(state, indent=2, sort_keys=True) + "\n")
+        if directory.exists():
+            shutil.rmtree(directory)
+        tmp.rename(directory)
+    world.barrier()
     return directory
 
 
-def export_model(trainable: Trainable, directory: Path) -> None:
+def export_model(trainable: Trainable, directory: Path, world: World | None = None) -> None:
+    """A Hugging Face checkpoint of the model. With a `world` every rank calls it and the main rank
+    writes (under fsdp the full weights are gathered first, in the compute dtype)."""
+    from weblica.train.fsdp import export_full, is_sharded
+
+    world = world or World()
+    if is_sharded(trainable.model):
+        import torch
+
+        export_full(trainable, directory, getattr(torch, trainable.dtype), world.main)
+        world.barrier()
+        return
+    if world.distributed:
+        world.on_main(lambda: export_model(trainable, directory))
+        return
     directory.mkdir(parents=True, exist_ok=True)
     trainable.model.save_pretrained(directory, safe_serialization=True)
     trainable.tokenizer.save_pretrained(directory)
@@ -124,10 +162,21 @@ def latest_checkpoint(output_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def load_training_state(checkpoint: Path, optimizer: Any) -> dict[str, Any]:
+def load_training_state(checkpoint: Path, optimizer: Any, model: Any = None) -> dict[str, Any]:
+    """Restore the optimizer (and under fsdp `model`'s shards) and the RNG states; the trainer state."""
     import torch
 
+    from weblica.train.fsdp import is_sharded, load_sharded
+
     blob = torch.load(checkpoint / "trainer.pt", weights_only=False)
+    if model is not None and is_sharded(model):
+        load_sharded(checkpoint, model, optimizer)
+        torch.set_rng_state(blob["torch_rng"])
+        random.setstate(blob["python_rng"])
+        return json.loads((checkpoint / "trainer_state.json").read_text())
+    if blob.get("sharded"):
+        raise ValueError(f"{checkpoint} was saved with parallelism fsdp (sharded optimizer): resume with "
+                         "parallelism fsdp, or start a new output_dir")
     if isinstance(optimizer, torch.optim.Optimizer) and {"masters", "stochastic_rounding"} & set(blob["optimizer"]):
         raise ValueError(f"{checkpoint} was saved with master_weights on or stochastic_rounding: resume with "
                          "the same master_weights mode")

@@ -17,6 +17,7 @@ from weblica.policy.backends.hf import varying_length_attention
 from weblica.train.algorithms import clipped_policy_loss, derive_seed
 from weblica.train.config import GRPOConfig
 from weblica.train.distributed import World
+from weblica.train.fsdp import broadcast_filler, is_sharded, micro_batches, norm_value, passes_needed
 from weblica.train.samples import TurnSample, batch_logprobs, left_aligned
 
 
@@ -53,13 +54,16 @@ def ppo_update(model: Any, optimizer: Any, samples: Sequence[TurnSample], config
     layout = shards.layout(samples) if shards is not None else [(0, i, len(s.response_ids)) for i, s in enumerate(samples)]
     if not layout:
         return {"loss": 0.0, "clip_fraction": 0.0, "grad_norm": 0.0}
+    # a sharded model's passes are collective: a rank short of samples runs weight-0 passes on a filler
+    filler = broadcast_filler(world, samples, layout) if is_sharded(model) else None
     with varying_length_attention():
-        return _update(model, optimizer, samples, layout, world, config, iteration, device, reference, banned)
+        return _update(model, optimizer, samples, layout, world, config, iteration, device, reference, banned,
+                       filler)
 
 
 def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], layout: list[tuple[int, int, int]],
             world: World, cfg: GRPOConfig, iteration: int, device: str, reference: Any,
-            banned: Sequence[int]) -> dict[str, float]:
+            banned: Sequence[int], filler: TurnSample | None) -> dict[str, float]:
     import torch
 
     model.train()
@@ -74,10 +78,12 @@ def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], layout: l
             chosen = [layout[i] for i in order[start:start + size]]
             tokens = sum(n for _, _, n in chosen)
             mini = [samples[i] for rank, i, _ in chosen if rank == world.rank]
+            held = Counter(rank for rank, _, _ in chosen)
+            passes = passes_needed([held[r] for r in range(world.size)], cfg.micro_batch_size) \
+                if filler is not None else 0
             optimizer.zero_grad(set_to_none=True)
             row = dict.fromkeys(logged, 0.0)
-            for first in range(0, len(mini), cfg.micro_batch_size):
-                micro = mini[first:first + cfg.micro_batch_size]
+            for micro, real in micro_batches(mini, cfg.micro_batch_size, passes, filler):
                 scores = batch_logprobs(model, micro, device, cfg.temperature, with_entropy=bool(cfg.entropy_coef),
                                         banned=banned)
                 ref = None
@@ -88,13 +94,14 @@ def _update(model: Any, optimizer: Any, samples: Sequence[TurnSample], layout: l
                     scores.logprobs, _aligned([s.old_logprobs for s in micro], scores.mask),
                     torch.tensor([[s.advantage] for s in micro], device=scores.mask.device), scores.mask,
                     cfg.clip_low, cfg.clip_high, ref, cfg.kl_coef, scores.entropy, cfg.entropy_coef)
-                weight = stats.tokens / tokens  # token-mean over the mini-batch
+                weight = stats.tokens / tokens if real else 0.0  # token-mean over the mini-batch
                 (loss * weight).backward()
                 for key in logged:
                     row[key] += getattr(stats, key) * weight
-            world.sum_gradients(model.parameters())
+            if filler is None:  # FSDP reduce-scatters (sums) the gradients during the backward
+                world.sum_gradients(model.parameters())
             row = dict(zip(logged, world.sum_floats([row[key] for key in logged])))
-            row["grad_norm"] = float(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm))
+            row["grad_norm"] = norm_value(torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm))
             optimizer.step()
             rows.append(row)
     model.eval()

@@ -1,6 +1,7 @@
 """Supervised fine-tuning: multi-turn behaviour cloning, one sample per assistant turn, loss on the
 assistant's tokens only; checkpoints that resume exactly; Hugging Face-format export. Data-parallel
-under `torchrun`: each rank takes every size-th sample of a batch, and the step is the whole batch's."""
+under `torchrun`: each rank takes every size-th sample of a batch, and the step is the whole batch's; with
+`parallelism: fsdp` the model, gradients and optimizer are sharded over those ranks (`weblica.train.fsdp`)."""
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +15,8 @@ from weblica.policy.context import ContextBuilder
 from weblica.train.algorithms import masked_token_nll
 from weblica.train.config import SFTConfig
 from weblica.train.distributed import World, close_world, init_world
+from weblica.train.fsdp import is_sharded, micro_batches, norm_value, passes_needed, shard_trainable
+from weblica.train.memory import report_memory
 from weblica.train.metrics import MetricsLogger
 from weblica.train.model_io import (base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
@@ -111,17 +114,19 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
                           config.only_successful)
     if not samples:
         raise ValueError("no training samples: no successful episodes in the trajectories")
+    report_memory(trainable.model, config, world)
+    shard_trainable(trainable, config)
     optimizer = make_optimizer(trainable, config)
     state = {"step": 0, "epoch": 0, "batch": 0}
     if resume is not None:
-        state = load_training_state(resume, optimizer)
+        state = load_training_state(resume, optimizer, trainable.model)
     steps_per_epoch = (len(samples) + config.batch_size - 1) // config.batch_size
     logger = MetricsLogger(out, resume_after=state["step"] if resume is not None else None) if world.main else None
     last: dict[str, Any] = {}
 
     def save() -> None:
-        world.on_main(lambda: save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer,
-                                              {**state, "config": config_record(config)}))
+        save_checkpoint(out / f"checkpoint-{state['step']}", trainable, optimizer,
+                        {**state, "config": config_record(config)}, world)
 
     trainable.model.train()
     try:
@@ -142,7 +147,7 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
             logger.close()
     trainable.model.eval()
     save()
-    world.on_main(lambda: export_model(trainable, out / "final"))
+    export_model(trainable, out / "final", world)
     return {"samples": len(samples), "steps": state["step"], "final": str(out / "final"),
             "last_loss": last.get("loss"), **({"ranks": world.size} if world.distributed else {})}
 
@@ -157,16 +162,21 @@ def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SF
     tokens = sum(len(s.response_ids) for s in batch)
     total = 0.0
     mine = world.share(batch)
-    for first in range(0, len(mine), config.micro_batch_size):
-        micro = mine[first:first + config.micro_batch_size]
+    sharded = is_sharded(trainable.model)
+    # sharded, every pass is collective: all ranks run as many as the fullest, the rest on a weight-0 filler
+    passes = passes_needed([len(batch[r::world.size]) for r in range(world.size)], config.micro_batch_size) \
+        if sharded else 0
+    for micro, real in micro_batches(mine, config.micro_batch_size, passes, batch[0]):
         with varying_length_attention():
             scores = batch_logprobs(trainable.model, micro, trainable.device)
             # one backward per micro-batch, weighted so the sum is the batch's token mean
-            loss = masked_token_nll(scores.logprobs, scores.mask) * (float(scores.mask.sum()) / tokens)
+            weight = float(scores.mask.sum()) / tokens if real else 0.0
+            loss = masked_token_nll(scores.logprobs, scores.mask) * weight
             loss.backward()
         total += float(loss.detach())
-    world.sum_gradients(trainable.model.parameters())
+    if not sharded:  # FSDP reduce-scatters (sums) the gradients during the backward
+        world.sum_gradients(trainable.model.parameters())
     (total,) = world.sum_floats([total])
-    grad_norm = torch.nn.utils.clip_grad_norm_(trainable.model.parameters(), config.max_grad_norm)
+    grad_norm = norm_value(torch.nn.utils.clip_grad_norm_(trainable.model.parameters(), config.max_grad_norm))
     optimizer.step()
-    return {"loss": round(total, 6), "tokens": tokens, "grad_norm": round(float(grad_norm), 6)}
+    return {"loss": round(total, 6), "tokens": tokens, "grad_norm": round(grad_norm, 6)}
