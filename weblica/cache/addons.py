@@ -14,7 +14,7 @@ import logging
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -22,6 +22,7 @@ from mitmproxy import command, http
 from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 
 from weblica.cache.canonical import request_view
+from weblica.cache.delivery import DeliveryOrder
 from weblica.cache.exchange import HOP_HEADERS, Exchange
 from weblica.cache.matcher import TIERS, ReplayIndex
 from weblica.cache.ranges import apply_range
@@ -185,11 +186,26 @@ class Recorder:
 
 @dataclass
 class ReplaySource:
-    """One recording being replayed: its store (bodies, misses) and its match index."""
+    """One recording being replayed: its store (bodies, misses), its match index and the recorded
+    order its responses are released in (see `weblica.cache.delivery`)."""
 
     store: Store
     index: ReplayIndex
     run_id: int | None = None   # the replay run that misses are logged under; None = do not log
+    delivery: DeliveryOrder = field(init=False)
+
+    def __post_init__(self) -> None:
+        index = self.index
+
+        def stubbed(ex: Exchange) -> bool:
+            return index.rules.stub_for(ex.method, ex.view.host, ex.view.path) is not None
+
+        self.delivery = DeliveryOrder(index.exchanges, lambda ex: index.normalized_key(ex.view), stubbed)
+
+    def reset(self, episode: str = "") -> None:
+        """Start an episode over: its repeated requests from their first response, its delivery order."""
+        self.index.reset(episode)
+        self.delivery.reset(episode)
 
 
 def make_response(store: Store, exchange: Exchange, now: float | None = None) -> http.Response:
@@ -249,6 +265,8 @@ class ReplayStats:
     outbound_attempts: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)   # the store could not answer (a body missing or corrupt)
+    # the latest requests answered, in the order answered: (episode, method, url, tier)
+    answered: deque = field(default_factory=lambda: deque(maxlen=10000))
 
     @property
     def requests(self) -> int:
@@ -267,7 +285,7 @@ class Replayer:
         self.stats = ReplayStats()
         self._lock = threading.Lock()
 
-    def request(self, flow: http.HTTPFlow) -> None:
+    async def request(self, flow: http.HTTPFlow) -> None:
         episode = episode_of(flow)
         if flow.metadata.get(LOCAL_KEY):
             return
@@ -284,6 +302,8 @@ class Replayer:
         conditional = "if-none-match" in req.headers or "if-modified-since" in req.headers
         match = source.index.match(view, episode, conditional)
         if match.exchange is not None:
+            # held until the responses recorded as landing before it (while it was in flight) are out
+            await source.delivery.turn(episode, match.exchange)
             try:
                 flow.response = make_response(source.store, match.exchange)
             except StoreError as exc:  # a body missing or corrupt: answered and reported, never sent upstream
@@ -317,7 +337,7 @@ class Replayer:
         """Start an episode's repeated requests over from their first recorded response."""
         source = self.resolve_source(episode)
         if source is not None:
-            source.index.reset(episode)
+            source.reset(episode)
 
     @command.command("weblica.replay.tiers")
     def tiers(self) -> str:
@@ -327,6 +347,7 @@ class Replayer:
     def _count(self, tier: str, flow: http.HTTPFlow, miss: dict[str, Any] | None = None) -> None:
         with self._lock:
             self.stats.tiers[tier] += 1
+            self.stats.answered.append((episode_of(flow), flow.request.method, flow.request.pretty_url, tier))
             if miss is not None:
                 self.stats.misses.append(miss)
 

@@ -97,7 +97,7 @@ class CacheBackend:
             raise ValueError(f"task {task.id}: a cache task needs source.recording (a recording directory)")
         source = self.source(task.source.recording)
         await self.start()
-        source.index.reset(episode_id)
+        source.reset(episode_id)
         with self._lock:
             self.episodes[episode_id] = source
         assert self.proxy is not None
@@ -111,7 +111,7 @@ class CacheBackend:
         with self._lock:
             source = self.episodes.pop(episode_id, None)
         if source is not None:
-            source.index.reset(episode_id)
+            source.reset(episode_id)
 
 
 def create_backend(tasks: list[Task]) -> CacheBackend:

@@ -68,7 +68,9 @@ class TabSet:
         context.on("requestfailed", self._request_ended)
 
     def _request_started(self, request: Any) -> None:
-        self._inflight.add(request)
+        # an event stream never finishes: waiting for it would cost every step the whole settle deadline
+        if request.resource_type != "eventsource":
+            self._inflight.add(request)
 
     def _request_ended(self, request: Any) -> None:
         self._inflight.discard(request)
@@ -144,6 +146,11 @@ class TabSet:
         check, if any."""
         opts = self.settle_options
         if advance_ms:
+            # answers already on their way land before the timers run, so a script that batches what
+            # arrived before a timer (a module loader) sees the same arrivals however slow the network
+            # or the machine. The probe inside also flushes the request events of what the last
+            # action started (the page announces a request before it answers the probe).
+            await self._wait_quiet(deadline)
             state = await self._advance_clock(advance_ms)
             if state is not None and state["quiet"] and not self._inflight:
                 return state
