@@ -102,7 +102,7 @@ class CacheBackend:
             self.episodes[episode_id] = source
         assert self.proxy is not None
         return NetworkConfig(proxy=self.proxy.url, extra_headers={EPISODE_HEADER: episode_id},
-                             ignore_https_errors=True, offline_hint="(replay: not recorded)")
+                             ignore_https_errors=True, offline_hint="(replay: not recorded)", service_workers=True)
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
         return None  # a recording has no server-side state; cache tasks use answer and URL checks
