@@ -135,3 +135,29 @@ def test_a_recording_without_the_table_reads_and_is_migrated_only_when_written(f
     with sqlite3.connect(old / DB_NAME) as conn:
         assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name='ws_messages'").fetchone()[0] == 1
     conn.close()
+
+
+def test_an_event_stream_is_shown_once_a_reconnect_is_told_to_stop(feeds):
+    import urllib.request
+
+    async def fetch_twice():
+        backend = CacheBackend([feeds["rec"]], [], log_misses=False)
+        await backend.start()
+        try:
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": backend.proxy.url}))
+
+            def get():
+                with opener.open(feeds["url"]("/feed"), timeout=10) as resp:
+                    return resp.status, resp.read()
+            return [await asyncio.to_thread(get) for _ in range(2)]
+        finally:
+            await backend.stop()
+
+    listener = Listener(feeds["port"])
+    try:
+        (first, body), (again, rest) = asyncio.run(fetch_twice())
+    finally:
+        listener.close()
+    assert listener.accepted == 0
+    assert first == 200 and body == _recorded(feeds["rec"])[1]
+    assert again == 204 and rest == b""   # EventSource stops instead of showing the events twice
