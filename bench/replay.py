@@ -21,6 +21,8 @@ ours with the inferred rules and with none:
 Then coverage: the news site's tasks built into a cache by `weblica cache build` (oracle, 2 runs),
 without crawl expansion and with --crawl-depth 1; the share of requests served when the random
 policy, or the oracle at other seeds, plays the cached tasks (`--coverage-only` prints just this).
+Then the repeat rate (tests/cache_sites/loader.py: a loader that batches and races by arrival time,
+recorded with random server latency): same requests and screens in N of 10 replays.
 
 Prints figures and ratios; nothing is asserted. Run: `.venv/bin/python bench/replay.py [--repeats 3]`.
 """
@@ -41,6 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from weblica.cache.demo_site import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
+from cache_sites.loader import LOADER_ACTIONS, LoaderSite, replay_rounds  # noqa: E402
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
 
@@ -423,6 +426,20 @@ def print_coverage(cov: dict[str, Any]) -> None:
               f"solved {r['oracle']['solved']}")
 
 
+async def repeat_rate(rounds: int = 10) -> dict[str, Any]:
+    """Issue 20 point 4: the timing-batching loader (tests/cache_sites/loader.py) recorded twice with
+    random server latency, replayed `rounds` times; same requests and screens in how many."""
+    rec = Path(tempfile.mkdtemp(prefix="weblica-bench-loader-")) / "rec"
+    with LoaderSite() as site:
+        await record(site.url("/"), LOADER_ACTIONS, rec, runs=2, resolve=site.resolve)
+    with Store.open_dir(rec, readonly=True) as store:
+        reference = load_screens(screens_dir(rec, store.runs()[0].id))
+    results = await replay_rounds(rec, rounds)
+    first = results[0]
+    return {"rounds": rounds, "same": sum(r == first for r in results),
+            "as_recorded": sum(shots == reference for _, shots in results)}
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -437,6 +454,7 @@ if __name__ == "__main__":
     parser.add_argument("--repeats", type=int, default=3)
     result = asyncio.run(main(args.repeats))
     result["news_probes"] = asyncio.run(news_probes())
+    result["repeat_rate"] = asyncio.run(repeat_rate())
     print(json.dumps(result, indent=1, default=str))
     print(f"{'approach':28} {'served':>14} {'wrong':>6} {'screens':>8} {'load s':>7} {'vs live':>8} {'outbound':>9}")
     for name in ("ours", "playwright_routeFromHAR", "mitmproxy_server_replay"):
@@ -450,4 +468,7 @@ if __name__ == "__main__":
         r = result["news_probes"][name]
         print(f"{name:28} wrong {r['wrong_content']}/{r['probes']}   browse misses {r['browse_misses']:>2}   "
               f"screens {r['screens_identical']}")
+    r = result["repeat_rate"]
+    print(f"\nrepeat rate (timing-batching loader): same requests and screens in {r['same']} of {r['rounds']} "
+          f"replays, screens as recorded in {r['as_recorded']} of {r['rounds']}")
     print_coverage(coverage())

@@ -8,6 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from weblica.browser.mitm_ca import ca_spki
+
 VIEWPORT = {"width": 1280, "height": 720}
 DEVICE_SCALE_FACTOR = 1
 TIMEZONE = "UTC"
@@ -134,17 +136,22 @@ class BrowserOptions:
         env = dict(os.environ)
         env["FONTCONFIG_FILE"] = fontconfig_file()
         env["TZ"] = TIMEZONE
+        spki = ca_spki()   # the recording proxy's CA, so a site's service worker may register under it
+        trust = [f"--ignore-certificate-errors-spki-list={spki}"] if spki else []
         return {
             "executable_path": self.executable or find_chromium(headless=self.headless),
             "headless": self.headless,
-            "args": CHROMIUM_FLAGS + self.extra_args,
+            "args": CHROMIUM_FLAGS + trust + self.extra_args,
             "env": env,
         }
 
 
 def context_kwargs(proxy: str | None = None, extra_headers: dict[str, str] | None = None,
-                   ignore_https_errors: bool = False) -> dict[str, Any]:
-    """Options for one episode's browser context."""
+                   ignore_https_errors: bool = False, service_workers: bool = False) -> dict[str, Any]:
+    """Options for one episode's browser context. Service workers run only with `service_workers`:
+    recording and replaying a site (its worker's own fetches go through the proxy like the page's, so
+    they are recorded and replayed, and a PWA behaves as live). Elsewhere they stay blocked: a synth
+    site registers none, and a worker answers from its own cache, outside the gateway's view."""
     kwargs: dict[str, Any] = {
         "viewport": dict(VIEWPORT),
         "screen": dict(VIEWPORT),
@@ -154,7 +161,7 @@ def context_kwargs(proxy: str | None = None, extra_headers: dict[str, str] | Non
         "reduced_motion": "reduce",
         "color_scheme": "light",
         "ignore_https_errors": ignore_https_errors,
-        "service_workers": "block",  # a service worker would answer from its own cache, outside the gateway
+        "service_workers": "allow" if service_workers else "block",
         "extra_http_headers": dict(extra_headers or {}),
     }
     if proxy:

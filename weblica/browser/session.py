@@ -50,9 +50,10 @@ class BrowserHost:
             return self._browser
 
     async def new_context(self, seed: int, proxy: str | None = None, extra_headers: dict[str, str] | None = None,
-                          ignore_https_errors: bool = False) -> Any:
+                          ignore_https_errors: bool = False, service_workers: bool = False) -> Any:
         browser = await self.ensure()
-        context = await browser.new_context(**context_kwargs(proxy, extra_headers, ignore_https_errors))
+        context = await browser.new_context(**context_kwargs(proxy, extra_headers, ignore_https_errors,
+                                                             service_workers))
         await make_deterministic(context, seed)
         return context
 

@@ -14,19 +14,22 @@ import logging
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from mitmproxy import command, http
+from mitmproxy import command, ctx, http
+from mitmproxy.websocket import Opcode
 from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 
 from weblica.cache.canonical import request_view
+from weblica.cache.delivery import DeliveryOrder
 from weblica.cache.exchange import HOP_HEADERS, Exchange
 from weblica.cache.matcher import TIERS, ReplayIndex
 from weblica.cache.ranges import apply_range
 from weblica.cache.rules import Rule, RuleBook
-from weblica.cache.store import Store, StoreError
+from weblica.cache.store import Store, StoreError, WsMessage
+from weblica.cache.websocket import SocketScript, accept_key, is_event_stream
 from weblica.env.backend import EPISODE_HEADER
 
 logger = logging.getLogger(__name__)
@@ -90,6 +93,10 @@ class HostMapper:
 
 SAFELISTED_HEADERS = frozenset({"accept", "accept-language", "content-language"})
 EPISODE_KEY = "weblica_episode"
+EXCHANGE_KEY = "weblica_exchange"   # the id a recorded flow got in the store (its WebSocket messages name it)
+STREAM_KEY = "weblica_stream"       # the chunks of a streamed event stream
+WS_SEQ_KEY = "weblica_ws_seq"
+SCRIPT_KEY = "weblica_socket"       # the SocketScript a replayed WebSocket plays
 LOCAL_KEY = "weblica_local"       # answered by weblica itself: neither recorded nor counted
 
 
@@ -158,16 +165,52 @@ class Recorder:
         flow.metadata["weblica_seq"] = next(self._seq)
         flow.metadata["weblica_run"] = self.run_id
 
+    def responseheaders(self, flow: http.HTTPFlow) -> None:
+        # an event stream may never end: pass it on as it comes and keep its chunks (see websocket.py)
+        if flow.response is not None and is_event_stream(flow.response.headers.get("content-type", "")):
+            chunks: list[bytes] = []
+            flow.metadata[STREAM_KEY] = chunks
+
+            def keep(data: bytes) -> bytes:
+                chunks.append(data)
+                return data
+            flow.response.stream = keep
+
     def response(self, flow: http.HTTPFlow) -> None:
-        if flow.response is None or flow.metadata.get(LOCAL_KEY):
+        self._record(flow)
+
+    def error(self, flow: http.HTTPFlow) -> None:
+        # the browser closed an event stream that never ended: what it received is the recording
+        if STREAM_KEY in flow.metadata:
+            self._record(flow)
+
+    def websocket_message(self, flow: http.HTTPFlow) -> None:
+        exchange_id = flow.metadata.get(EXCHANGE_KEY)
+        if flow.websocket is None or exchange_id is None:
+            return
+        message = flow.websocket.messages[-1]
+        seq = flow.metadata[WS_SEQ_KEY] = flow.metadata.get(WS_SEQ_KEY, -1) + 1
+        try:
+            self.store.add_ws_message(WsMessage(exchange_id, seq, message.from_client,
+                                                message.type == Opcode.TEXT, message.content, message.timestamp))
+        except Exception as exc:  # as for exchanges: reported, the browse goes on
+            self.failures.append(f"{flow.request.pretty_url} (WebSocket message {seq}): {exc}")
+            logger.exception("could not record a WebSocket message of %s", flow.request.pretty_url)
+
+    def _record(self, flow: http.HTTPFlow) -> None:
+        if flow.response is None or flow.metadata.get(LOCAL_KEY) or EXCHANGE_KEY in flow.metadata:
             return
         headers = [h for h in _headers_of(flow.response)]
-        try:
-            body = flow.response.content or b""  # decoded: gzip bytes differ run to run even for the same page
-            headers = [h for h in headers if h[0].lower() not in HOP_HEADERS]
-        except ValueError:  # an encoding mitmproxy cannot decode: keep the bytes and their header
-            body = flow.response.raw_content or b""
+        if STREAM_KEY in flow.metadata:  # streamed: mitmproxy kept no body, the chunks are it
+            body = b"".join(flow.metadata[STREAM_KEY])
             headers = [h for h in headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
+        else:
+            try:
+                body = flow.response.content or b""  # decoded: gzip bytes differ run to run for the same page
+                headers = [h for h in headers if h[0].lower() not in HOP_HEADERS]
+            except ValueError:  # an encoding mitmproxy cannot decode: keep the bytes and their header
+                body = flow.response.raw_content or b""
+                headers = [h for h in headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
         request_headers = [h for h in _headers_of(flow.request) if h[0].lower() != EPISODE_HEADER.lower()]
         exchange = Exchange(
             method=flow.request.method, url=flow.request.pretty_url, request_headers=request_headers,
@@ -175,8 +218,9 @@ class Recorder:
             http_version=flow.response.http_version, started=flow.request.timestamp_start,
             ended=flow.response.timestamp_end or time.time(), seq=flow.metadata.get("weblica_seq", 0),
             run_id=flow.metadata.get("weblica_run", self.run_id))
+        flow.metadata[EXCHANGE_KEY] = None   # recorded once, even if the stream also ends in an error
         try:
-            self.store.add_exchange(exchange, _request_body(flow.request), body)
+            flow.metadata[EXCHANGE_KEY] = self.store.add_exchange(exchange, _request_body(flow.request), body)
             self.recorded += 1
         except Exception as exc:  # a failed write must not take the browse down; it is reported
             self.failures.append(f"{flow.request.pretty_url}: {exc}")
@@ -185,11 +229,35 @@ class Recorder:
 
 @dataclass
 class ReplaySource:
-    """One recording being replayed: its store (bodies, misses) and its match index."""
+    """One recording being replayed: its store (bodies, misses), its match index and the recorded
+    order its responses are released in (see `weblica.cache.delivery`)."""
 
     store: Store
     index: ReplayIndex
     run_id: int | None = None   # the replay run that misses are logged under; None = do not log
+    delivery: DeliveryOrder = field(init=False)
+    streams: dict[str, set] = field(default_factory=dict)   # event streams each episode was shown
+
+    def __post_init__(self) -> None:
+        index = self.index
+
+        def stubbed(ex: Exchange) -> bool:
+            return index.rules.stub_for(ex.method, ex.view.host, ex.view.path) is not None
+
+        self.delivery = DeliveryOrder(index.exchanges, lambda ex: index.normalized_key(ex.view), stubbed)
+
+    def reset(self, episode: str = "") -> None:
+        """Start an episode over: its repeated requests from their first response, its delivery order."""
+        self.index.reset(episode)
+        self.delivery.reset(episode)
+        self.streams.pop(episode, None)
+
+    def first_stream(self, episode: str, exchange: Exchange) -> bool:
+        """Whether this episode is shown this recorded event stream for the first time."""
+        served = self.streams.setdefault(episode, set())
+        first = exchange.id not in served
+        served.add(exchange.id)
+        return first
 
 
 def make_response(store: Store, exchange: Exchange, now: float | None = None) -> http.Response:
@@ -249,6 +317,8 @@ class ReplayStats:
     outbound_attempts: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)   # the store could not answer (a body missing or corrupt)
+    # the latest requests answered, in the order answered: (episode, method, url, tier)
+    answered: deque = field(default_factory=lambda: deque(maxlen=10000))
 
     @property
     def requests(self) -> int:
@@ -267,7 +337,7 @@ class Replayer:
         self.stats = ReplayStats()
         self._lock = threading.Lock()
 
-    def request(self, flow: http.HTTPFlow) -> None:
+    async def request(self, flow: http.HTTPFlow) -> None:
         episode = episode_of(flow)
         if flow.metadata.get(LOCAL_KEY):
             return
@@ -284,6 +354,8 @@ class Replayer:
         conditional = "if-none-match" in req.headers or "if-modified-since" in req.headers
         match = source.index.match(view, episode, conditional)
         if match.exchange is not None:
+            # held until the responses recorded as landing before it (while it was in flight) are out
+            await source.delivery.turn(episode, match.exchange)
             try:
                 flow.response = make_response(source.store, match.exchange)
             except StoreError as exc:  # a body missing or corrupt: answered and reported, never sent upstream
@@ -295,6 +367,11 @@ class Replayer:
                 return
             if match.byte_range is not None:  # a Range request answered from a recorded full body
                 apply_range(flow.response, match.byte_range)
+            if match.exchange.status == 101:
+                self._open_socket(flow, source, match.exchange)
+            elif is_event_stream(match.exchange.content_type) and not source.first_stream(episode, match.exchange):
+                # EventSource reconnecting after the recorded stream ended: 204 tells it to stop
+                flow.response = http.Response.make(204, b"", {"Cache-Control": "no-store"})
             flow.response.headers[REPLAY_HEADER] = match.tier
             self._count(match.tier, flow)
             return
@@ -312,12 +389,44 @@ class Replayer:
             except Exception:
                 logger.exception("could not log the replay miss of %s", req.pretty_url)
 
+    def _open_socket(self, flow: http.HTTPFlow, source: ReplaySource, handshake: Exchange) -> None:
+        assert flow.response is not None
+        key = flow.request.headers.get("sec-websocket-key", "")
+        flow.response.headers["Connection"] = "Upgrade"   # a hop header, not kept in the recording
+        flow.response.headers["Upgrade"] = "websocket"
+        flow.response.headers["Sec-WebSocket-Accept"] = accept_key(key)
+        # the recorded messages are stored uncompressed; the replayed socket negotiates no extension
+        flow.response.headers.pop("Sec-WebSocket-Extensions", None)
+        flow.response.headers.pop("content-length", None)
+        messages = source.store.ws_messages([handshake.id]).get(handshake.id, []) if handshake.id else []
+        flow.metadata[SCRIPT_KEY] = SocketScript.from_messages(messages)
+
+    @staticmethod
+    def _send(flow: http.HTTPFlow, messages: list[WsMessage]) -> None:
+        for message in messages:
+            ctx.master.commands.call("inject.websocket", flow, True, message.content, message.is_text)
+
+    def websocket_start(self, flow: http.HTTPFlow) -> None:
+        script = flow.metadata.get(SCRIPT_KEY)
+        if script is not None:
+            self._send(flow, script.opening)
+
+    def websocket_message(self, flow: http.HTTPFlow) -> None:
+        script = flow.metadata.get(SCRIPT_KEY)
+        if script is None or flow.websocket is None:
+            return
+        message = flow.websocket.messages[-1]
+        if message.injected or not message.from_client:
+            return
+        message.drop()   # there is no server to hear it
+        self._send(flow, script.on_client_message())
+
     @command.command("weblica.replay.reset")
     def reset(self, episode: str = "") -> None:
         """Start an episode's repeated requests over from their first recorded response."""
         source = self.resolve_source(episode)
         if source is not None:
-            source.index.reset(episode)
+            source.reset(episode)
 
     @command.command("weblica.replay.tiers")
     def tiers(self) -> str:
@@ -327,6 +436,7 @@ class Replayer:
     def _count(self, tier: str, flow: http.HTTPFlow, miss: dict[str, Any] | None = None) -> None:
         with self._lock:
             self.stats.tiers[tier] += 1
+            self.stats.answered.append((episode_of(flow), flow.request.method, flow.request.pretty_url, tier))
             if miss is not None:
                 self.stats.misses.append(miss)
 

@@ -97,12 +97,12 @@ class CacheBackend:
             raise ValueError(f"task {task.id}: a cache task needs source.recording (a recording directory)")
         source = self.source(task.source.recording)
         await self.start()
-        source.index.reset(episode_id)
+        source.reset(episode_id)
         with self._lock:
             self.episodes[episode_id] = source
         assert self.proxy is not None
         return NetworkConfig(proxy=self.proxy.url, extra_headers={EPISODE_HEADER: episode_id},
-                             ignore_https_errors=True, offline_hint="(replay: not recorded)")
+                             ignore_https_errors=True, offline_hint="(replay: not recorded)", service_workers=True)
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
         return None  # a recording has no server-side state; cache tasks use answer and URL checks
@@ -111,7 +111,7 @@ class CacheBackend:
         with self._lock:
             source = self.episodes.pop(episode_id, None)
         if source is not None:
-            source.index.reset(episode_id)
+            source.reset(episode_id)
 
 
 def create_backend(tasks: list[Task]) -> CacheBackend:

@@ -26,7 +26,7 @@ class ProxyBackend:
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
         # the MITM proxy presents its own certificates; the context trusts them
         return NetworkConfig(proxy=self.proxy_url, extra_headers={EPISODE_HEADER: episode_id},
-                             ignore_https_errors=True, policy=self.policy)
+                             ignore_https_errors=True, policy=self.policy, service_workers=True)
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
         return None

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
-from pathlib import Path
 from typing import Any
 
 from mitmproxy import addons as mitm_addons
 from mitmproxy import options as mitm_options
 from mitmproxy.master import Master
+
+from weblica.browser import mitm_ca
 
 logger = logging.getLogger(__name__)
 _ACTIVE_LOCK = threading.Lock()
@@ -28,10 +28,8 @@ class ProxyError(RuntimeError):
 
 
 def confdir() -> str:
-    """Where mitmproxy keeps its CA: per user, created once, reused so the CA stays stable."""
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "weblica" / "mitmproxy"
-    base.mkdir(parents=True, exist_ok=True)
-    return str(base)
+    """Where mitmproxy keeps its CA (see weblica.browser.mitm_ca: the browser trusts its key)."""
+    return str(mitm_ca.confdir())
 
 
 class _Ready:

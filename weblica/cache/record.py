@@ -95,7 +95,8 @@ async def record_interactive(url: str, out: str | Path, resolve: list[str] | tup
         with ProxyServer([EpisodeHeader(), HostMapper(mapping), egress, recorder]) as proxy:
             async with async_playwright() as playwright:
                 browser = await launch_browser(playwright, BrowserOptions(headless=False))
-                context = await browser.new_context(**context_kwargs(proxy.url, ignore_https_errors=True))
+                context = await browser.new_context(**context_kwargs(proxy.url, ignore_https_errors=True,
+                                                                        service_workers=True))
                 page = await context.new_page()
                 await page.goto(url)
                 closed = asyncio.Event()

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 from urllib.parse import quote
 
-from sqlalchemy import (JSON, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, create_engine,
+from sqlalchemy import (JSON, Column, Float, ForeignKey, Integer, LargeBinary, MetaData, String, Table, Text,
+                        create_engine,
                         event, insert, inspect, select, update)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DatabaseError, OperationalError
@@ -88,6 +89,30 @@ misses_table = Table(
     Column("differing", JSON, nullable=False),   # field -> [requested value, recorded value]
     Column("at", Float, nullable=False),
 )
+# WebSocket messages of a recorded handshake (a 101 exchange), in the order they crossed the proxy.
+# Added after schema 1: a recording without the table reads as one without WebSockets, and the table
+# is created when the recording is next opened for writing (never by a read-only open).
+ws_messages_table = Table(
+    "ws_messages", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("exchange_id", Integer, ForeignKey("exchanges.id"), nullable=False, index=True),
+    Column("seq", Integer, nullable=False),
+    Column("from_client", Integer, nullable=False),   # 1: the browser sent it, 0: the server did
+    Column("is_text", Integer, nullable=False),
+    Column("content", LargeBinary, nullable=False),
+    Column("at", Float, nullable=False),
+)
+OPTIONAL_TABLES = frozenset({"ws_messages"})
+
+
+@dataclass
+class WsMessage:
+    exchange_id: int
+    seq: int
+    from_client: bool
+    is_text: bool
+    content: bytes
+    at: float
 
 
 @dataclass
@@ -279,12 +304,18 @@ class Store:
                              "from a copy, or record or import it again")
         if int(schema) > SCHEMA_VERSION:
             raise StoreError(f"{self.where} was written by a newer weblica (schema {schema}); upgrade weblica")
-        expected = {t.name: {c.name for c in t.columns} for t in metadata.sorted_tables}
+        self._optional_missing = OPTIONAL_TABLES - tables if not create else set()
+        expected = {t.name: {c.name for c in t.columns} for t in metadata.sorted_tables
+                    if t.name not in self._optional_missing}
         for name, columns in expected.items():
             found = {c["name"] for c in inspect(self.engine).get_columns(name)} if name in tables or create else set()
             if not columns <= found:
                 raise StoreError(f"{self.where} is not a complete weblica recording (table {name} lacks "
                                  f"{', '.join(sorted(columns - found))}). Fix: record or import it again")
+        if self._optional_missing and not self.readonly:   # an older recording, migrated when opened to write
+            missing = [metadata.tables[n] for n in self._optional_missing]
+            self._retry(lambda: metadata.create_all(self.engine, tables=missing))
+            self._optional_missing = set()
 
     @classmethod
     def open_dir(cls, directory: str | Path, create: bool = False, readonly: bool = False) -> "Store":
@@ -412,7 +443,32 @@ class Store:
                 conn.execute(insert(misses_table).values(**row))
         self._retry(go)
 
+    @_guarded
+    def add_ws_message(self, message: WsMessage) -> None:
+        row = {"exchange_id": message.exchange_id, "seq": message.seq, "from_client": int(message.from_client),
+               "is_text": int(message.is_text), "content": message.content, "at": message.at}
+        def go() -> None:
+            with self.engine.begin() as conn:
+                conn.execute(insert(ws_messages_table).values(**row))
+        self._retry(go)
+
     # ---- reading -----------------------------------------------------------------------------------
+
+    @_guarded
+    def ws_messages(self, exchange_ids: Iterable[int] | None = None) -> dict[int, list[WsMessage]]:
+        """Recorded WebSocket messages by handshake exchange id, each socket's in recorded order."""
+        if "ws_messages" in self._optional_missing:
+            return {}
+        query = select(ws_messages_table).order_by(ws_messages_table.c.exchange_id, ws_messages_table.c.seq)
+        if exchange_ids is not None:
+            query = query.where(ws_messages_table.c.exchange_id.in_(list(exchange_ids)))
+        out: dict[int, list[WsMessage]] = {}
+        with self.engine.connect() as conn:
+            for r in conn.execute(query).mappings():
+                out.setdefault(r["exchange_id"], []).append(WsMessage(
+                    exchange_id=r["exchange_id"], seq=r["seq"], from_client=bool(r["from_client"]),
+                    is_text=bool(r["is_text"]), content=bytes(r["content"]), at=r["at"]))
+        return out
 
     @_guarded
     def runs(self, kinds: Iterable[str] = ("record", "import")) -> list[Run]:

@@ -24,6 +24,7 @@ class NetworkConfig:
     extra_headers: dict[str, str] = field(default_factory=dict)
     ignore_https_errors: bool = False       # True behind a MITM proxy whose CA the context does not know
     offline_hint: str = ""                  # appended to navigation failures, e.g. "(replay: not recorded)"
+    service_workers: bool = False           # let the site's service worker run (recording and replay)
     # which URLs the episode may open; None: the sandbox policy behind a proxy (the gateway never dials
     # out), the local one without (loopback servers; link-local and private addresses refused)
     policy: NavigationPolicy | None = None

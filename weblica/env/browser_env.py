@@ -113,7 +113,7 @@ class WebEnv:
         policy = network.navigation_policy()
         policy.check(task.start_url)
         self._context = await self.host.new_context(seed, network.proxy, network.extra_headers,
-                                                    network.ignore_https_errors)
+                                                    network.ignore_https_errors, network.service_workers)
         guard = await NavigationGuard(policy).install(self._context)
         self._tabs = TabSet(self._context, self.config.settle)
         self._executor = ActionExecutor(self._tabs, self.config.settle.navigation_timeout_s, guard)

@@ -68,7 +68,9 @@ class TabSet:
         context.on("requestfailed", self._request_ended)
 
     def _request_started(self, request: Any) -> None:
-        self._inflight.add(request)
+        # an event stream never finishes: waiting for it would cost every step the whole settle deadline
+        if request.resource_type != "eventsource":
+            self._inflight.add(request)
 
     def _request_ended(self, request: Any) -> None:
         self._inflight.discard(request)
@@ -144,6 +146,13 @@ class TabSet:
         check, if any."""
         opts = self.settle_options
         if advance_ms:
+            # answers already on their way land before the timers run, so a script that batches what
+            # arrived before a timer (a module loader) sees the same arrivals however slow the network
+            # or the machine. One round trip to the page first: the page announces a request it
+            # started before it answers, so what the last action started is in _inflight by then.
+            await self._round_trip()
+            if self._inflight:
+                await self._wait_quiet(deadline)
             state = await self._advance_clock(advance_ms)
             if state is not None and state["quiet"] and not self._inflight:
                 return state
@@ -159,6 +168,12 @@ class TabSet:
                 return state
             await asyncio.sleep(opts.quiet_poll_s)
         return None
+
+    async def _round_trip(self) -> None:
+        try:
+            await self.page.evaluate("0")
+        except Exception as exc:  # navigating: no document to ask; its requests are announced anyway
+            self._raise_if_crashed(exc)
 
     async def _advance_clock(self, ms: int) -> dict[str, Any] | None:
         """Playwright's `clock.run_for(ms)`, with the active frame's share folded into a quiet probe.
