@@ -59,7 +59,7 @@ def test_one_grpo_step_through_our_rollout(site, tmp_path):
     args = trl.GRPOConfig(output_dir=str(tmp_path / "trl"), max_steps=1, per_device_train_batch_size=G * len(tasks),
                           num_generations=G, gradient_accumulation_steps=1, learning_rate=1e-3, temperature=1.5,
                           beta=0.0, use_cpu=True, report_to=[], save_strategy="no", logging_steps=1, seed=3,
-                          max_completion_length=4096, bf16=False)
+                          max_completion_length=4096, bf16=False, disable_dropout=True)
     trainer = WeblicaGRPOTrainer(model=model, processing_class=processor, args=args,
                                  train_dataset=task_dataset(tasks), reward_funcs=episode_reward,
                                  rollout_func=recording_rollout)
@@ -111,7 +111,8 @@ def test_removed_episode_is_unscorable_and_masked():
     from weblica.env.episode import Trajectory
     from weblica.integrations.trl import episode_row
 
-    traj = Trajectory.from_dict({"episode_id": "e", "task_id": "t", "seed": 0, "steps": [], "removed": True})
+    traj = Trajectory.from_dict({"episode_id": "e", "task_id": "t", "seed": 0, "steps": [], "removed": True,
+                                 "start_url": "http://x.test/", "start_screenshot_sha256": ""})
     row = episode_row(traj, Path("/nonexistent"), filler_id=7)
     assert row.completion_ids == [7] and row.env_mask == [0]
     assert episode_reward([], [], reward=[None, 1.0]) == [None, 1.0]
