@@ -102,7 +102,11 @@ def test_one_grpo_step_through_our_rollout(site, tmp_path):
     # the step really moved the weights
     changed = sum(not torch.equal(before[n], p.detach()) for n, p in model.named_parameters())
     assert changed > 0
-    assert len(trainer.state.log_history) >= 1 and "reward" in trainer.state.log_history[0]
+    # TRL trained on the episodes' screenshots (not bare image-pad tokens), and logged our rewards
+    batch = trainer._buffered_inputs[0]
+    assert "pixel_values" in batch and batch["image_grid_thw"].shape[0] == sum(len(s.steps) for s in trajs)
+    logged = trainer.state.log_history[0]["reward"]
+    assert abs(logged - sum(out["reward"]) / len(out["reward"])) < 1e-6
 
 
 def test_removed_episode_is_unscorable_and_masked():
