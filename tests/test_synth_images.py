@@ -73,3 +73,9 @@ def test_ms_per_item_image(capsys):
     with capsys.disabled():
         print(f"\nitem_image: {ms:.1f} ms per image over {len(kinds)} kinds")
     assert ms < 200
+
+
+def test_map_never_fails_on_any_home_or_size():
+    stores = [{"id": "s1", "x": 20, "y": 10, "district": "Old Town"}]
+    for i in range(60):  # street cuts land anywhere; a sliver block at the edge once broke drawing
+        images.map_image(stores, (i % 100, i % 60), PALETTE, size=(700 - i, 420 - i))

@@ -208,6 +208,8 @@ def map_image(stores: list[dict[str, Any]], home: tuple[int, int], palette: dict
     ys = _cuts(rng, h, 44, 80)
     for x0, x1 in zip(xs, xs[1:]):
         for y0, y1 in zip(ys, ys[1:]):
+            if x1 - x0 < 12 or y1 - y0 < 12:
+                continue
             shade = rng.randint(214, 230)
             draw.rounded_rectangle([x0 + 5, y0 + 5, x1 - 5, y1 - 5], radius=3, fill=(shade, shade - 3, shade - 10))
     px, py = rng.choice(list(zip(xs[1:-2], ys[1:-2]))) if len(xs) > 3 and len(ys) > 3 else (w // 3, h // 3)
@@ -253,5 +255,7 @@ def _cuts(rng: random.Random, length: int, low: int, high: int) -> list[int]:
     cuts = [0]
     while cuts[-1] < length:
         cuts.append(cuts[-1] + rng.randint(low, high))
+    if len(cuts) > 2 and length - cuts[-2] < low // 2:  # no sliver of a block at the edge
+        cuts.pop()
     cuts[-1] = length
     return cuts
