@@ -13,6 +13,7 @@ from PIL import Image, ImageDraw
 from weblica.synth.images.canvas import Pen, gradient, mix, new_canvas, png, rgb, seeded
 from weblica.synth.images.graphics import chart_image, hero_image, logo_image, map_image
 from weblica.synth.images.kinds import FALLBACK, KEYWORDS, family_of
+from weblica.synth.images import food_paper_music  # noqa: F401  (registers its drawings)
 from weblica.synth.images.objects import ASPECT, DRAWINGS, Colors
 
 SIZE = (240, 160)
