@@ -175,11 +175,14 @@ async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str |
 
 
 def _progress(total: int) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    """A rich progress bar on stderr: done of total, elapsed, ETA (rollouts, synth, validation)."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
     from rich.console import Console
 
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=Console(stderr=True), transient=False)
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
+                    transient=False)
 
 
 def load_trajectories(run_dir: str | Path) -> list[Trajectory]:

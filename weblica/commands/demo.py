@@ -51,6 +51,9 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
     save_tasks(tasks, out / "tasks.jsonl")
     summary["synth"] = {"sites": len(results), "tasks_valid": sum(r.tasks_kept for r in results),
                         "tasks_generated": sum(r.tasks_generated for r in results), "tasks_used": len(tasks)}
+    from weblica.synth.gallery import write_gallery  # a look at the sites: start pages, one screenshot each
+    summary["synth"]["gallery"] = str(write_gallery(out / "sites", inner=False)[0])
+    console.print(f"    gallery: {summary['synth']['gallery']}")
     # 2. rollouts and reports: the oracle (a ceiling that must be 100%), the random policy (the floor) and
     # the adversarial policy (a reward hacker listing every candidate, clicking everything: must be 0%),
     # the last on one task per site to keep the demo short

@@ -11,7 +11,7 @@ from weblica.synth.spec import CatalogError
 from weblica.synth.splits import SplitError
 
 
-@click.command("synth")
+@click.group("synth", invoke_without_command=True)
 @click.option("--skill", help="Skill id (e.g. forms, search, filter-sort); sampled when omitted.")
 @click.option("--category", help="Category id (e.g. travel, banking); sampled when omitted.")
 @click.option("--style", help="Named aesthetic (e.g. brutalist, glass); sampled when omitted.")
@@ -29,7 +29,9 @@ from weblica.synth.splits import SplitError
 def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
                   out: Path, no_validate: bool, split: str | None, model: str | None, parallel: int,
                   as_json: bool) -> None:
-    """Generate site bundles with tasks whose success a program can check."""
+    """Generate site bundles with tasks whose success a program can check (`synth gallery DIR`: look at them)."""
+    if click.get_current_context().invoked_subcommand:  # `weblica synth gallery ...`
+        return
     from weblica.browser.launcher import ChromiumNotFound
     from weblica.synth.generate import synthesize
 
@@ -42,7 +44,7 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
     try:
         results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
                              generator=generator, validate=not no_validate, split=split, model=model,
-                             parallel=parallel)
+                             parallel=parallel, progress=not as_json)
     except (CatalogError, SplitError) as exc:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:
@@ -74,7 +76,8 @@ def validate_command(path: Path, concurrency: int, as_json: bool) -> None:
     dirs = bundle_dirs(path)
     if not dirs:
         raise UserError(f"no site bundle (a folder with site.json) at {path}: run `weblica synth --out {path}` first")
-    report, _ = asyncio.run(validate_bundles(dirs, compile_plans=False, concurrency=concurrency))
+    report, _ = asyncio.run(validate_bundles(dirs, compile_plans=False, concurrency=concurrency,
+                                                progress=not as_json))
     summary = report.to_dict()
     kinds = ", ".join(f"{kind} {summary['negatives_rejected'].get(kind, 0)}/{tried}"
                       for kind, tried in summary["negatives_tried"].items())
@@ -87,6 +90,24 @@ def validate_command(path: Path, concurrency: int, as_json: bool) -> None:
         raise SystemExit(1)
 
 
+@click.command("gallery")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="HTML file (default DIR/gallery.html).")
+@click.option("--start-only", is_flag=True, help="Screenshot start pages only (faster).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
+def gallery_command(path: Path, out: Path | None, start_only: bool, as_json: bool) -> None:
+    """Write an HTML contact sheet of every site bundle in PATH (start page and one inner page each)."""
+    from weblica.synth.gallery import write_gallery
+
+    try:
+        html_path, entries = write_gallery(path, out, inner=not start_only)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    emit({"html": str(html_path), "sites": [e.to_dict() for e in entries]}, as_json,
+         f"gallery of {len(entries)} sites -> {html_path}")
+
+
 def register(cli: click.Group) -> None:
+    synth_command.add_command(gallery_command)
     cli.add_command(synth_command)
     cli.add_command(validate_command)

@@ -60,7 +60,7 @@ def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
 def synthesize(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
                seed: int = 0, out: Path = Path("sites"), generator: str = "procedural", validate: bool = True,
                concurrency: int = 4, split: str | None = None, model: str | None = None,
-               parallel: int = 1) -> list[SynthResult]:
+               parallel: int = 1, progress: bool = False) -> list[SynthResult]:
     """Generate N bundles; with `validate`, compile oracles in Chromium and drop invalid tasks. With
     `split` (train | val) seeds, categories and aesthetics come from that split only. `model` and
     `parallel` (sites at a time) are the LLM generator's."""
@@ -69,28 +69,45 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
     if generator == "llm":
         from weblica.synth.llm import synthesize_llm
         return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out, model=model,
-                              parallel=parallel, progress=True, split=split)
+                              parallel=parallel, progress=progress, split=split)
     if generator != "procedural":
         raise ValueError(f"unknown generator '{generator}': use procedural or llm")
     specs = [sample_spec(s, skill, category, style, split=split) for s in split_site_seeds(site_seeds(seed, n), split)]
-    return synthesize_specs(specs, out, validate, concurrency)
+    return synthesize_specs(specs, out, validate, concurrency, progress)
 
 
-def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, concurrency: int = 4) -> list[SynthResult]:
+def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, concurrency: int = 4,
+                     progress: bool = False) -> list[SynthResult]:
     """Write a bundle per spec and, with `validate`, check them all in one browser and one site server."""
     out.mkdir(parents=True, exist_ok=True)
-    paths = [write_unvalidated(spec, out) for spec in specs]
+    paths = _write_all(specs, out, progress)
     if not validate:
         from weblica.env.task import load_tasks
         return [SynthResult(s.site_id, p, len(load_tasks(p / "tasks.jsonl")), 0) for s, p in zip(specs, paths)]
-    return asyncio.run(keep_valid(paths, concurrency))
+    return asyncio.run(keep_valid(paths, concurrency, progress=progress))
 
 
-async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = None) -> list[SynthResult]:
+def _write_all(specs: list[SiteSpec], out: Path, progress: bool) -> list[Path]:
+    if not progress:
+        return [write_unvalidated(spec, out) for spec in specs]
+    from weblica.rollout import _progress
+
+    with _progress(len(specs)) as bar:
+        tid = bar.add_task("writing sites", total=len(specs))
+        paths = []
+        for spec in specs:
+            paths.append(write_unvalidated(spec, out))
+            bar.advance(tid)
+    return paths
+
+
+async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = None,
+                     progress: bool = False) -> list[SynthResult]:
     """Compile and check every task of the bundles; rewrite tasks.jsonl with the valid ones only."""
     from weblica.synth.validate import ValidationReport, validate_bundles
 
-    report, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser)
+    report, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser,
+                                                 progress=progress)
     results = []
     for path in paths:
         pairs = per_bundle.get(path, [])

@@ -186,6 +186,7 @@ class Validator:
         self._shared: Any = None
         self._idle: list[_Tab] = []
         self.page_loads: Counter[str] = Counter()
+        self.on_task: Any = None  # called after each task's oracle run (a progress bar)
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
@@ -288,6 +289,8 @@ class Validator:
             if noop_group and slipped is not None:
                 for other in noop_group:
                     slipped[other.id].append(("noop", f"noop run error: {type(exc).__name__}: {exc}"))
+        if self.on_task is not None:
+            self.on_task(outcome)
         return outcome
 
     @staticmethod
@@ -372,9 +375,10 @@ def bundle_dirs(path: Path) -> list[Path]:
 
 
 async def validate_bundles(paths: list[Path], compile_plans: bool = False, concurrency: int = 4,
-                           browser: Any = None, limit: int | None = None) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
+                           browser: Any = None, limit: int | None = None,
+                           progress: bool = False) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
     """Validate every bundle (or its first `limit` tasks); returns the report and, per bundle, its tasks
-    with their outcomes."""
+    with their outcomes. With `progress`, a bar on stderr counts validated tasks (sites done, ETA)."""
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
@@ -384,8 +388,9 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
     if not paths:
         return report, per_bundle
     async def run(browser: Any) -> None:
-        with SiteServer(paths) as server:
+        with SiteServer(paths) as server, _TaskBar(paths, limit, progress) as bar:
             validator = Validator(browser, server, concurrency)
+            validator.on_task = bar.advance
 
             async def one(path: Path) -> None:
                 tasks = load_tasks(path / "tasks.jsonl")[:limit]
@@ -393,6 +398,7 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
                     report.site_failures.append(f"{path.name}: no tasks")
                 outcomes = await validator.validate_tasks(tasks, compile_plans)
                 per_bundle[path] = list(zip(tasks, outcomes))
+                bar.site_done()
             try:
                 await asyncio.gather(*(one(p) for p in paths))
             finally:
@@ -413,3 +419,38 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
             report.tasks += 1
             report.outcomes.append(outcome)
     return report, per_bundle
+
+
+class _TaskBar:
+    """The validation progress bar (rollout's helper): tasks validated of all, sites done in the label."""
+
+    def __init__(self, paths: list[Path], limit: int | None, enabled: bool) -> None:
+        self.sites, self.done = len(paths), 0
+        self.bar: Any = None
+        if enabled:
+            from weblica.rollout import _progress
+
+            total = sum(len(load_tasks(p / "tasks.jsonl")[:limit]) for p in paths if (p / "tasks.jsonl").exists())
+            self.bar = _progress(total)
+            self.task = self.bar.add_task(self._label(), total=total)
+
+    def _label(self) -> str:
+        return f"validating tasks ({self.done}/{self.sites} sites done)"
+
+    def advance(self, _outcome: TaskOutcome) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def site_done(self) -> None:
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(self.task, description=self._label())
+
+    def __enter__(self) -> "_TaskBar":
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
