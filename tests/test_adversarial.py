@@ -102,9 +102,10 @@ def _rewrite(path, index, change):
 
 
 def test_validation_drops_gameable_checks_and_names_the_negative(tmp_path):
-    """A regex that finds the gold anywhere in the answer (today's table: listing every price passed)
-    and a form check that reads one field only are kept by the old validation; the adversarial negatives
-    drop both, each listed with the negative that passed."""
+    """A regex that finds the gold anywhere in the answer without spelling it out as a value (character
+    classes, so the check cannot read the match as the gold: listing every price passes it) and a form
+    check that reads one field only are kept by the old validation; the adversarial negatives drop both,
+    each listed with the negative that passed."""
     price = write_unvalidated(sample_spec(21, "pagination"), tmp_path)
     form = write_unvalidated(sample_spec(22, "forms"), tmp_path)
     save_tasks(load_tasks(price / "tasks.jsonl")[:2], price / "tasks.jsonl")
@@ -112,7 +113,8 @@ def test_validation_drops_gameable_checks_and_names_the_negative(tmp_path):
 
     def gold_anywhere(task):
         gold = task["metadata"]["plan"][-1]["answer"]
-        task["checks"] = [Check(type="answer_match", expected=re.escape(gold), mode="regex").to_dict()]
+        pattern = "".join(f"[{re.escape(ch)}]" if ch.isalnum() else re.escape(ch) for ch in gold)
+        task["checks"] = [Check(type="answer_match", expected=pattern, mode="regex").to_dict()]
 
     def one_field(task):
         task["checks"] = [c for c in task["checks"] if c.get("path") == "submissions.0.name"]

@@ -336,6 +336,12 @@ def test_a_name_regex_without_confusers_rejects_a_list_of_names(answer, ok):
     assert (score(check, answer) == 1.0) is ok, detail(check, answer)
 
 
+@pytest.mark.parametrize("answer", ["x", "7, 8 and 9", "Soft Oxford, Bold Poncho"])
+def test_a_wildcard_regex_is_not_read_as_a_value(answer):
+    """`.` (any answer, as test recipes use) matches one character, which is no gold of its own."""
+    assert score(Check("answer_match", ".", "regex"), answer) == 1.0
+
+
 def test_the_detail_says_where_the_confusers_came_from():
     assert "confusers: data" in detail(CARDIGAN, "Cropped Cardigan", JEANS)
     assert "confusers: none" in detail(answer_text("Cropped Cardigan"), "Cropped Cardigan", JEANS)

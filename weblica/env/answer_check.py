@@ -381,10 +381,18 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
         return Outcome(False, spoiled)
     # the matched text is the gold: the answer is read as for that value, so a list of prices around a
     # price pattern ("$12.50, $13.00, 12.05") fails as it would against the number itself
-    as_value = _matched_value(answer, match, confusers, question)
+    as_value = _matched_value(answer, match, confusers, question) if _spelled_out(pattern, match.group(0)) else None
     if as_value is not None and not as_value.passed:
         return Outcome(False, as_value.reason)
     return Outcome(True, f"matches {pattern!r}")
+
+
+def _spelled_out(pattern: str, shown: str) -> bool:
+    """Whether the pattern spells the matched value out (`12\\.50`, `Cropped Cardigan`): only then is the
+    match a gold value of its own. A wildcard's match (`.` on any answer) is not."""
+    literal = regex.sub(r"\\(.)", r"\1", pattern).casefold()
+    words = regex.findall(r"[^\W_]+", shown.casefold())
+    return bool(words) and all(w in literal for w in words)
 
 
 def _matched_value(answer: str, match: Any, confusers: Sequence[Any] | None, question: Question) -> Outcome | None:
