@@ -21,9 +21,8 @@ import time
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
-from werkzeug.serving import make_server
 
-from cache_sites.shop import _Quiet
+from weblica.cache.demo_site import LocalHttpsSite
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>loader</title>
 <style>body{margin:0;font:18px sans-serif} #go{position:absolute;left:40px;top:280px;width:160px;height:40px}
@@ -90,43 +89,17 @@ def create_app(seed: int | None = None) -> Flask:
     return app
 
 
-class LoaderSite:
+class LoaderSite(LocalHttpsSite):
     """The loader page on one loopback HTTPS port, in a background thread."""
 
-    HOST = "www.loader.test"
+    HOSTS = ("www.loader.test",)
 
     def __init__(self, seed: int | None = None) -> None:
+        super().__init__()
         self.seed = seed
-        self._server: Any = None
-        self.port = 0
 
-    def start(self) -> "LoaderSite":
-        from werkzeug.serving import generate_adhoc_ssl_context
-
-        self._server = make_server("127.0.0.1", 0, create_app(self.seed), threaded=True, request_handler=_Quiet,
-                                   ssl_context=generate_adhoc_ssl_context())
-        self.port = self._server.server_port
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def resolve(self) -> list[str]:
-        return [f"{self.HOST}:{self.port}:127.0.0.1"]
-
-    def url(self, path: str = "/") -> str:
-        return f"https://{self.HOST}:{self.port}{path}"
-
-    def __enter__(self) -> "LoaderSite":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    def app(self, port: int) -> Flask:
+        return create_app(self.seed)
 
 
 LOADER_ACTIONS = [{"name": "click", "arguments": {"x": 120, "y": 300}}]

@@ -10,13 +10,11 @@ after the worker took control) is served by the worker.
 from __future__ import annotations
 
 import secrets
-import threading
 from typing import Any
 
 from flask import Flask, Response, jsonify
-from werkzeug.serving import make_server
 
-from cache_sites.shop import _Quiet
+from weblica.cache.demo_site import LocalHttpsSite
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>pwa</title>
 <link rel="stylesheet" href="/app.css"></head><body><h1 id="by">…</h1><p id="news">…</p>
@@ -69,42 +67,13 @@ def create_app() -> Flask:
     return app
 
 
-class PwaSite:
+class PwaSite(LocalHttpsSite):
     """The PWA on one loopback HTTPS port, in a background thread."""
 
-    HOST = "www.pwa.test"
+    HOSTS = ("www.pwa.test",)
 
-    def __init__(self) -> None:
-        self._server: Any = None
-        self.port = 0
-
-    def start(self) -> "PwaSite":
-        from werkzeug.serving import generate_adhoc_ssl_context
-
-        self._server = make_server("127.0.0.1", 0, create_app(), threaded=True, request_handler=_Quiet,
-                                   ssl_context=generate_adhoc_ssl_context())
-        self.port = self._server.server_port
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    @property
-    def resolve(self) -> list[str]:
-        return [f"{self.HOST}:{self.port}:127.0.0.1"]
-
-    def url(self, path: str = "/") -> str:
-        return f"https://{self.HOST}:{self.port}{path}"
-
-    def __enter__(self) -> "PwaSite":
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+    def app(self, port: int) -> Flask:
+        return create_app()
 
 
 def pwa_actions(start_url: str) -> list[dict[str, Any]]:

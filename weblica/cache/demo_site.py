@@ -149,22 +149,26 @@ class QuietHandler(WSGIRequestHandler):
         pass
 
 
-class NewsSite:
-    """The news site on one loopback HTTPS port, in a background thread."""
+class LocalHttpsSite:
+    """A Flask app on one loopback HTTPS port, in a background thread, under the host names `HOSTS`
+    (reached through `--resolve`); `app(port)` builds it once the port is known."""
 
-    HOSTS = ("www.news.test", "ads.adnet.test", "static.news.test", "stats.tracker.test")
+    HOSTS: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self._server: Any = None
         self.port = 0
 
-    def start(self) -> "NewsSite":
+    def app(self, port: int) -> Flask:
+        raise NotImplementedError
+
+    def start(self) -> Any:
         from werkzeug.serving import generate_adhoc_ssl_context
 
         self._server = make_server("127.0.0.1", 0, Flask("placeholder"), threaded=True, request_handler=QuietHandler,
                                    ssl_context=generate_adhoc_ssl_context())
         self.port = self._server.server_port
-        self._server.app = create_app(self.port)
+        self._server.app = self.app(self.port)
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
 
@@ -179,13 +183,22 @@ class NewsSite:
         return [f"{h}:{self.port}:127.0.0.1" for h in self.HOSTS]
 
     def url(self, path: str = "/") -> str:
-        return f"https://www.news.test:{self.port}{path}"
+        return f"https://{self.HOSTS[0]}:{self.port}{path}"
 
-    def __enter__(self) -> "NewsSite":
+    def __enter__(self) -> Any:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+class NewsSite(LocalHttpsSite):
+    """The news site on one loopback HTTPS port, in a background thread."""
+
+    HOSTS = ("www.news.test", "ads.adnet.test", "static.news.test", "stats.tracker.test")
+
+    def app(self, port: int) -> Flask:
+        return create_app(port)
 
 
 # open the pasta article from the front page, then search for "lamp"
