@@ -30,7 +30,7 @@ def fixed_port_site():
     for port in range(41000, 41100):
         try:
             server = LocalServer(create_app(), port=port)
-        except OSError:
+        except (OSError, SystemExit):  # werkzeug exits (SystemExit) on a port another socket holds
             continue
         with server:
             yield server
