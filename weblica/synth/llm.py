@@ -370,13 +370,9 @@ class _Progress:
         self.total, self.accepted, self.failed = total, 0, 0
         self.bar: Any = None
         if enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
+            from weblica.rollout import _progress
 
-            self.bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                                console=Console(stderr=True))
+            self.bar = _progress(total)
             self.task = self.bar.add_task(self._label(), total=total)
 
     def _label(self) -> str:
