@@ -37,11 +37,16 @@ class SynthResult:
 
 
 def build_site(spec: SiteSpec) -> SiteBuilder:
-    """Run the skill's builder on a fresh SiteBuilder (pages, data, task drafts)."""
+    """Run the skill's builder on a fresh SiteBuilder (pages, data, task drafts), then the genre's own
+    flows (weblica/synth/genres): the pages and intents every site of the category has."""
+    from weblica.synth.genres import FLOWS
     from weblica.synth.skills import SKILLS
 
     site = SiteBuilder(spec)
     SKILLS[spec.skill](site)
+    flow = FLOWS.get(spec.category)
+    if flow is not None:
+        flow(site)
     return site
 
 

@@ -53,6 +53,8 @@ class TaskDraft:
     # plan steps after the oracle's that a "do everything" negative also takes (every item added to the
     # cart, every other record toggled); validation runs them and the checks must reject the result
     maximal: list[dict[str, Any]] = field(default_factory=list)
+    intent: str = ""  # the task grammar's intent id (weblica/synth/intents), for de-duplication and reports
+    guided: bool = False  # an instruction that may say how to do it (hints); unguided ones never do
 
 
 class SiteBuilder:
@@ -103,6 +105,15 @@ class SiteBuilder:
     @property
     def items_noun(self) -> str:
         return self.cat["item"][1]
+
+    @property
+    def labels(self) -> dict[str, Any]:
+        """How this genre names the generic entity fields on pages and in instructions: `maker` (who
+        makes/offers an entity: "brand", "airline", "clinic"), `makers`, `price` ("price", "fare",
+        "salary"), `buy` (the entity's main action: "Add to cart", "Apply"), `sells` (whether the site
+        sells its entities at all). Genres (weblica/synth/genres) set them in the category catalog."""
+        defaults = {"maker": "brand", "makers": "brands", "price": "price", "buy": "Add to cart", "sells": True}
+        return {**defaults, **self.cat.get("labels", {})}
 
     # ---- pages and tasks ---------------------------------------------------------------------------
     def page(self, path: str, template: str, **context: Any) -> None:
@@ -178,7 +189,8 @@ def draft_to_task(site: SiteBuilder, index: int, draft: TaskDraft) -> Task:
         category=spec.category,
         metadata={"plan": draft.plan, "negatives": {"answers": draft.wrong_answers,
                                                      "urls": [site.url(u) for u in draft.wrong_urls]},
-                  **({"maximal": draft.maximal} if draft.maximal else {})},
+                  **({"maximal": draft.maximal} if draft.maximal else {}),
+                  **({"intent": draft.intent} if draft.intent else {}), **({"guided": True} if draft.guided else {})},
     )
 
 
