@@ -65,7 +65,7 @@ def emitted_drafts(site: SiteBuilder) -> list:
     from weblica.synth.intents.lint import lint_drafts
 
     kept, _ = lint_drafts(site.tasks)
-    kept = dedupe(kept)
+    kept = dedupe(kept, site)
     for draft in kept:
         draft.difficulty = planned(draft.plan)
     return kept

@@ -159,6 +159,15 @@ def phrasing_rng(site: Any) -> random.Random:
     return _PHRASING_RNG[site]
 
 
+# per site, what each instruction `say` made asks: (intent, its slot values), for de-duplication
+_ASKED: "weakref.WeakKeyDictionary[Any, dict[str, str]]" = weakref.WeakKeyDictionary()
+
+
+def asked(site: Any, instruction: str) -> str | None:
+    """The intent and slot values (as one key) of an instruction `say` made for this site, else None."""
+    return _ASKED.get(site, {}).get(instruction)
+
+
 def say(site: Any, which: Intent, **slots: object) -> dict[str, Any]:
     """The TaskDraft fields of an intent asked on a site: `TaskDraft(**say(site, OPEN_ITEM, item=name), ...)`
     gives its instruction (phrased by the site's phrasing rng), intent id and guided flag. The genre
@@ -167,4 +176,6 @@ def say(site: Any, which: Intent, **slots: object) -> dict[str, Any]:
     words = {"noun": site.item_noun, "nouns": site.items_noun, "maker_word": site.labels["maker"],
              "makers_word": site.labels["makers"], "price_word": site.labels["price"]}
     filled = {**{k: v for k, v in words.items() if k in which.slots}, **slots}
-    return {"instruction": phrase(which, phrasing_rng(site), **filled), "intent": which.name, "guided": which.guided}
+    text = phrase(which, phrasing_rng(site), **filled)
+    _ASKED.setdefault(site, {})[text] = repr((which.name, sorted((k, str(v)) for k, v in slots.items())))
+    return {"instruction": text, "intent": which.name, "guided": which.guided}

@@ -36,9 +36,9 @@ CHEAPEST_OF_KIND = intent(
 CHEAPEST_OF_KIND_GUIDED = intent(
     "cheapest-of-kind-guided",
     "Which is the cheapest {kind} {noun}? Use the filters and answer with its name.",
-    "Filter the list to {kind}, sort by price from low to high and tell me the name of the first {noun}.",
-    "Use the type filter and the price sort to find the cheapest {kind} {noun}, then give its name.",
-    "Tick {kind} in the filters and sort by lowest price: which {noun} comes first?",
+    "Filter the list to {kind}, sort by {price_word} from low to high and tell me the name of the first {noun}.",
+    "Use the type filter and the {price_word} sort to find the cheapest {kind} {noun}, then give its name.",
+    "Tick {kind} in the filters and sort by lowest {price_word}: which {noun} comes first?",
     "With the filters set to {kind} and the cheapest first, what is the top {noun} called?",
     guided=True,
 )

@@ -19,7 +19,7 @@ BUY_BEST_RATED_OF_MAKER = intent(
     "Order the top-rated {maker} {noun} to {name}, {street}, {city}; {delivery}, payment by {pay}.",
     "I want whichever {maker} {noun} has the best rating. Ship it to {name}, {street}, {city} with {delivery} and pay by {pay}.",
     "Find the highest-rated {noun} from {maker} and check out: {name}, {street}, {city}, {delivery}, {pay}.",
-    "Please purchase {maker}'s best-rated {noun} for {name} at {street}, {city} ({delivery}, paid by {pay}).",
+    "Please purchase the best-rated {noun} from {maker} for {name} at {street}, {city} ({delivery}, paid by {pay}).",
 )
 OPEN_CHEAPEST_MATCH = intent(
     "open-cheapest-match",
@@ -48,10 +48,10 @@ BEST_RATED_IN_SECTION = intent(
 OPEN_CHEAPEST_OF_KIND_AND_MAKER = intent(
     "open-cheapest-of-kind-and-maker",
     "Open the cheapest {kind} {noun} from {maker}.",
-    "Find the least expensive {maker} {kind} {noun} and open its page.",
+    "Find the least expensive {kind} {noun} from {maker} and open its page.",
     "Take me to the cheapest {kind} {noun} that {maker} has.",
     "Show me the page of the cheapest {kind} {noun} from {maker}.",
-    "I want the {maker} {kind} {noun} with the lowest {price_word}. Open it.",
+    "I want the {kind} {noun} from {maker} with the lowest {price_word}. Open it.",
 )
 MAKER_CITY_OF_CHEAPEST = intent(
     "maker-city-of-cheapest",

@@ -99,3 +99,18 @@ def skeleton_share(instructions: list[tuple[str, Iterable[str]]]) -> float:
 def site_names(site: Any) -> set[str]:
     """What to mask in a built site's instructions (a SiteBuilder): its data's names and genre words."""
     return names_in(site.data, genre_words(site.cat, site.labels))
+
+
+def bundle_names(root: Any) -> set[str]:
+    """What to mask in a written bundle's instructions (`<out>/<site_id>/`: its data.json and its
+    category's genre words), for measuring bundles on disk (bench/synth.py)."""
+    import json
+    from pathlib import Path
+
+    from weblica.synth.site import SiteBuilder
+    from weblica.synth.spec import SiteSpec
+
+    root = Path(root)
+    data = json.loads((root / "data.json").read_text(encoding="utf-8"))
+    site = SiteBuilder(SiteSpec.from_dict(json.loads((root / "site.json").read_text(encoding="utf-8"))["spec"]))
+    return names_in(data, genre_words(site.cat, site.labels))

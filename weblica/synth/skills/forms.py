@@ -223,7 +223,7 @@ def account(site: SiteBuilder) -> None:
               languages=languages)
     for index in range(12):
         kind = ["login", "signup", "name", "prefs"][index % 4]
-        user = users[index % len(users)]
+        user = users[(index + index // 4) % len(users)]  # each repeat of a kind of task for another user
         login = [{"op": "click", "sel": "a[href='/login']"}, {"op": "fill", "sel": "#f-username", "text": user["username"]},
                  {"op": "fill", "sel": "#f-password", "text": user["password"]}, {"op": "click", "sel": "#submit"}]
         if kind == "login":

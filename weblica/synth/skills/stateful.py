@@ -363,9 +363,10 @@ def drag_reorder(site: SiteBuilder) -> None:
         task(target, say(site, asks.PLACE_ABOVE, a=a["name"], b=b["name"]), [target.index(a["id"]), target.index(b["id"])])
     by_price = sorted(order, key=lambda i: by_id[i]["price"])
     every = list(range(len(order)))
-    task(by_price, say(site, asks.SORT_WISHLIST, order="by price, cheapest first"), every)
+    price = site.labels["price"]
+    task(by_price, say(site, asks.SORT_WISHLIST, order=f"by {price}, lowest first"), every)
     by_price_desc = list(reversed(by_price))
-    task(by_price_desc, say(site, asks.SORT_WISHLIST, order="by price, most expensive first"), every)
+    task(by_price_desc, say(site, asks.SORT_WISHLIST, order=f"by {price}, highest first"), every)
     by_name = sorted(order, key=lambda i: by_id[i]["name"])
     task(by_name, say(site, asks.SORT_WISHLIST, order="alphabetically by name"), every)
     cheapest = unique_extreme(entries, "price")
