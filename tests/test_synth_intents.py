@@ -19,7 +19,7 @@ from weblica.synth.intents import browse, catalog, composed, forms, stateful  # 
 from weblica.synth.intents.composed import COMPOSED
 from weblica.synth.intents.dedupe import dedupe
 from weblica.synth.intents.difficulty import EASY_BELOW, MEDIUM_BELOW, Effort, oracle_effort, plan_effort, planned
-from weblica.synth.intents.lint import lint_drafts, problems
+from weblica.synth.intents.lint import problems
 from weblica.synth.intents.skeleton import bundle_names, skeleton, skeleton_share, site_names
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills import SKILLS

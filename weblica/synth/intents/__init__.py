@@ -1,9 +1,12 @@
 """The task grammar: intents (what a user wants), each with several phrasings (how people ask for it),
 filled from a site's data with grammatical agreement. Skills and genre flows name an intent and its
-slots; they never write instruction strings by hand.
+slots; they never write instruction strings by hand. The skills' intents are declared by area in
+`browse.py`, `catalog.py`, `forms.py`, `stateful.py` and `composed.py` (chains of skills); `lint.py`,
+`dedupe.py`, `difficulty.py` and `skeleton.py` are what generation and the benches apply to them.
 
-    ASK_PRICE = intent("ask-price", "What does the {item} cost?", "How much is the {item}?", ...)
-    site.task(TaskDraft(instruction=phrase(ASK_PRICE, site.rng, item=name), intent=ASK_PRICE.name, ...))
+    ASK_PRICE = intent("ask-price", "What is the {price_word} of the {item}?", "How much is the {item}?", ...)
+    site.task(TaskDraft(**say(site, ASK_PRICE, item=name), ...))   # instruction, intent, guided
+    phrase(ASK_PRICE, rng, item=name, price_word="fare")           # the text alone, from any rng
 """
 from __future__ import annotations
 
