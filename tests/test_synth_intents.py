@@ -250,12 +250,12 @@ def test_difficulty_from_hand_made_oracles():
     plan = [{"op": "hover", "sel": "[data-dept=a] .dept-link"}, {"op": "click", "sel": "[data-section='a/b']"},
             {"op": "done", "answer": "x"}]
     revealed = oracle_effort(_actions("hover", "click", "done"), None, plan)
-    assert (revealed.pages, revealed.hidden) == (2, 1) and revealed.level == "medium"
+    assert (revealed.pages, revealed.hidden) == (2, 1) and revealed.score == 6.5 and revealed.level == "easy"
     # and on to an item's page and one of its tabs: two reveals over three pages
     plan = plan[:2] + [{"op": "click", "sel": "[data-link=item-i1]"}, {"op": "click", "sel": "[data-tab=t2]"},
                        {"op": "done", "answer": "x"}]
     deeper = oracle_effort(_actions("hover", "click", "click", "click", "done"), None, plan)
-    assert (deeper.pages, deeper.hidden) == (3, 2) and deeper.level == "hard"
+    assert (deeper.pages, deeper.hidden) == (3, 2) and deeper.score == 12 and deeper.level == "medium"
     # a checkout: many typed fields over several pages is hard
     plan = [{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": "[data-link=item-i1]"},
             {"op": "click", "sel": "#add-to-cart"}, {"op": "click", "sel": "#cart-link"},
