@@ -57,7 +57,7 @@ GOALS = {  # figure: (comparison, goal); issue 18 point 9
     "structure_distance": (">=", 0.5), "skeleton_share": (">=", 0.6), "median_elements": (">=", 500),
     "median_links": (">=", 40), "median_screens": (">=", 2.5), "validation_cost_ratio": ("<=", 2.0),
 }
-FLOOR_SITES, FLOOR_LOADS = 4, 10  # start pages reloaded for the per-load CPU, and how often each
+FLOOR_SITES, FLOOR_PAGES, FLOOR_LOADS = 4, 4, 5  # sites and pages of each reloaded for the per-load CPU, and how often
 
 
 def process_tree_cpu() -> float:
@@ -138,9 +138,17 @@ def bundle_dirs(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if (p / "site.json").exists()) if folder.is_dir() else []
 
 
-def start_url(bundle: Path) -> str:
+def start_url(bundle: Path, path: str = "/") -> str:
     spec = json.loads((bundle / "site.json").read_text(encoding="utf-8")).get("spec", {})
-    return (spec.get("base_url") or f"http://{spec.get('host') or bundle.name + '.synth.test'}").rstrip("/") + "/"
+    return (spec.get("base_url") or f"http://{spec.get('host') or bundle.name + '.synth.test'}").rstrip("/") + path
+
+
+def sample_pages(bundle: Path, count: int) -> list[str]:
+    """The start page and pages spread evenly over the rest of the site's page list (validation loads
+    listings, detail pages and forms, not only start pages)."""
+    listed = [p for p in json.loads((bundle / "site.json").read_text(encoding="utf-8")).get("pages", []) if p != "/"]
+    step = max(1, len(listed) // max(1, count - 1))
+    return ["/"] + listed[::step][:count - 1]
 
 
 async def _validation_like_context(browser: Any, server: Any) -> Any:
@@ -174,26 +182,28 @@ async def start_pages(paths: list[Path]) -> list[tuple[PageSize, bytes]]:
 
 
 async def page_load_cpu_seconds(paths: list[Path]) -> float:
-    """CPU (this process with its site server, and Chromium) per load of a start page, reloaded in
-    one page as validation reuses its pages; the browser's start is not counted."""
+    """CPU (this process with its site server, and Chromium) per load of a page of the sites (their
+    start pages and a sample of the others), each reloaded in one page as validation reuses its
+    pages; the browser's start and each page's first load (which fills the HTTP cache) not counted."""
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
     from weblica.serve.server import SiteServer
 
-    spent = 0.0
+    spent, loads = 0.0, 0
     with SiteServer(paths) as server:
         async with async_playwright() as pw:
             browser = await launch_browser(pw)
             page = await (await _validation_like_context(browser, server)).new_page()
-            for path in paths:
-                await page.goto(start_url(path), wait_until="load")  # the first load fills the HTTP cache
+            for url in [start_url(path, p) for path in paths for p in sample_pages(path, FLOOR_PAGES)]:
+                await page.goto(url, wait_until="load")
                 start = process_tree_cpu()
                 for _ in range(FLOOR_LOADS):
-                    await page.goto(start_url(path), wait_until="load")
+                    await page.goto(url, wait_until="load")
                 spent += process_tree_cpu() - start
+                loads += FLOOR_LOADS
             await browser.close()
-    return spent / (FLOOR_LOADS * len(paths))
+    return spent / loads if loads else 0.0
 
 
 def mean_phash_distance(shots: list[bytes]) -> float:
