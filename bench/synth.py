@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
 from weblica.synth.generate import MIN_TASKS, write_unvalidated  # noqa: E402
 from weblica.synth.page_metrics import PageSize, mean_pairwise_jaccard, measure  # noqa: E402
-from weblica.synth.skeletons import names_in, skeleton_share  # noqa: E402  (the intents' own when it lands)
+from weblica.synth.intents.skeleton import names_in, skeleton_share  # noqa: E402
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills  # noqa: E402
 
 GOALS = {  # figure: (comparison, goal); issue 18 point 9

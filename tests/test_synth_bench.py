@@ -13,7 +13,7 @@ import pytest
 
 from weblica.env.task import load_tasks, save_tasks
 from weblica.synth.page_metrics import jaccard_distance, mean_pairwise_jaccard, measure
-from weblica.synth.skeletons import names_in, skeleton, skeleton_share
+from weblica.synth.intents.skeleton import names_in, skeleton, skeleton_share
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "synth_fixtures" / "validation"

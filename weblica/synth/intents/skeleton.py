@@ -15,7 +15,7 @@ _MONTHS = ("January February March April May June July August September October 
 _QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|'[^']{2,}'(?!\w)")
 _MONTH = re.compile(r"\b(?:" + "|".join(_MONTHS) + r")\b\.?")
 # any token holding a digit (prices with their currency, dates, times, usernames, emails, passwords)
-_DIGITS = re.compile(r"[^\s,;:!?()]*\d[^\s,;:!?()]*(?<![.])")
+_DIGITS = re.compile(r"[^\s,;:!?()]*\d(?:,(?=\d)|[^\s,;:!?()])*(?<![.])")  # "1,005" is one number
 _SPACES = re.compile(r"\s+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w.-]+\w")
 # data.json keys whose string values are entity names (items, makers, sections, stores, people...)
