@@ -36,7 +36,7 @@ def _fill(field: dict, value: object) -> dict:
 @skill("forms")
 def forms(site: SiteBuilder) -> None:
     catalog_shell(site, 12, search=False, list_page=False, home_items=4)
-    topics = [f"{k} question" for k in site.cat["kinds"][:4]] + ["Order support"]
+    topics = [f"{k} question" for k in list(site.cat["kinds"])[:4]] + [site.labels["support"]]
     fields = [
         {"name": "name", "label": "Full name", "type": "text", "required": True},
         {"name": "email", "label": "Email", "type": "email", "required": True},
@@ -97,7 +97,7 @@ def date_picker(site: SiteBuilder) -> None:
     fields = [{"name": "name", "label": "Your name", "type": "text", "required": True},
               {"name": "start", "label": "From", "type": "date", "required": True, "month": month},
               {"name": "end", "label": "Until", "type": "date", "required": True, "month": month}]
-    _form_page(site, "/request", f"Request a {site.item_noun}", fields, "/api/requests", "/requested",
+    _form_page(site, "/request", site.labels["request"], fields, "/api/requests", "/requested",
                form_id="request-form", intro="Pick the dates you need.", submit="Send request")
     site.initial_state = {"requests": []}
     rng = site.rng
@@ -126,7 +126,7 @@ def numeric_widgets(site: SiteBuilder) -> None:
     lo, hi = site.cat["price"]
     step = max(1, int((hi - lo) / 40 // 5 * 5) or 1)
     budget_max = lo + step * 40
-    fields = [{"name": "budget", "label": "Maximum budget", "type": "range", "min": lo, "max": budget_max, "step": step,
+    fields = [{"name": "budget", "label": f"Maximum {site.labels['price']}", "type": "range", "min": lo, "max": budget_max, "step": step,
                "value": lo + step * 20, "money": True},
               {"name": "nights", "label": "Duration (days)", "type": "number", "min": 1, "max": 30, "value": 1},
               {"name": "quantity", "label": "Quantity", "type": "stepper", "min": 1, "max": 10, "value": 1}]
@@ -172,8 +172,8 @@ def autocomplete(site: SiteBuilder) -> None:
     names = sorted(i["name"] for i in items)
     site.public_json["ac_options"] = {"place": places, "item": names}
     fields = [{"name": "item", "label": f"Which {site.item_noun}?", "type": "autocomplete", "required": True},
-              {"name": "place", "label": "Pick-up location", "type": "autocomplete", "required": True}]
-    _form_page(site, "/reserve", "Reserve for pick-up", fields, "/api/reservations", "/reserved", form_id="reserve-form",
+              {"name": "place", "label": site.labels["pickup"], "type": "autocomplete", "required": True}]
+    _form_page(site, "/reserve", site.labels["reserve"], fields, "/api/reservations", "/reserved", form_id="reserve-form",
                intro="Choose from the suggestions as you type.", submit="Reserve")
     site.initial_state = {"reservations": []}
     rng = site.rng
