@@ -165,6 +165,19 @@ def numeric_widgets(site: SiteBuilder) -> None:
                             plan=plan, checks=checks, difficulty=level, rubric=["The saved values match"]))
 
 
+AC_SHOWN = 8  # suggestions the widget lists (widgets.js)
+
+
+def _shown_fragment(fragment: str, value: str, options: list[str]) -> str:
+    """`fragment`, or a longer start of `value` when the fragment's suggestions (substring matches in
+    sorted order, the first AC_SHOWN) would not list `value`: many names share a first word ("Dr. Priya")."""
+    def listed(text: str) -> bool:
+        return value in [o for o in options if text.lower() in o.lower()][:AC_SHOWN]
+    if listed(fragment):
+        return fragment
+    return next((value[:n] for n in range(len(fragment) + 1, len(value) + 1) if listed(value[:n])), value)
+
+
 @skill("autocomplete")
 def autocomplete(site: SiteBuilder) -> None:
     items = catalog_shell(site, 24, search=False, list_page=False, home_items=4)
@@ -182,8 +195,8 @@ def autocomplete(site: SiteBuilder) -> None:
         level = ["easy", "medium", "hard"][index % 3]
         # harder tasks type a shorter fragment, so the right suggestion must be picked among many
         cut = {"easy": len(item), "medium": 4, "hard": 2}[level]
-        frag_item = item[:cut] if level != "hard" else item.split()[1][:3]
-        frag_place = place[:max(3, cut)]
+        frag_item = _shown_fragment(item[:cut] if level != "hard" else item.split()[1][:3], item, names)
+        frag_place = _shown_fragment(place[:max(3, cut)], place, places)
         plan = [{"op": "click", "sel": "a[href='/reserve']"},
                 {"op": "fill", "sel": "#f-item", "text": frag_item},
                 {"op": "click", "sel": f"[data-ac=item] [data-value=\"{item}\"]"},
