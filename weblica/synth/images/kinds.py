@@ -34,7 +34,8 @@ KEYWORDS: list[tuple[str, str]] = [
     ("sofa", "sofa"), ("couch", "sofa"), ("lounger", "sofa"), ("lamp", "lamp"), ("pendant", "lamp"),
     ("light", "lamp"), ("planter", "plant"), ("plant", "plant"), ("pot", "plant"), ("trellis", "plant"),
     ("rug", "rug"), ("carpet", "rug"), ("runner", "rug"), ("table", "table"), ("desk", "table"),
-    ("shelf", "table"), ("cabinet", "table"), ("furniture", "table"), ("bookcase", "table"), ("wardrobe", "table"), ("chair", "chair"), ("stool", "chair"), ("bench", "chair"),
+    ("shelf", "table"), ("cabinet", "table"), ("furniture", "table"), ("bookcase", "table"),
+    ("wardrobe", "table"), ("chair", "chair"), ("stool", "chair"), ("bench", "chair"),
     # electronics
     ("laptop", "laptop"), ("monitor", "laptop"), ("computer", "laptop"), ("phone", "phone"), ("mobile", "phone"),
     ("tablet", "tablet"), ("headphone*", "headphones"), ("earbud", "headphones"), ("camera", "camera"),
@@ -73,7 +74,8 @@ KEYWORDS: list[tuple[str, str]] = [
     ("programming", "course"), ("languages", "course"), ("business", "course"), ("data", "course"),
     ("course", "course"), ("class", "course"), ("lesson", "course"), ("marketing", "course"),
     # music
-    ("guitar", "guitar"), ("instrument*", "guitar"), ("violin", "guitar"), ("ukulele", "guitar"), ("bass", "guitar"), ("cello", "guitar"),
+    ("guitar", "guitar"), ("instrument*", "guitar"),
+    ("violin", "guitar"), ("ukulele", "guitar"), ("bass", "guitar"), ("cello", "guitar"),
     ("keyboard", "keyboard"), ("piano", "keyboard"), ("synth", "keyboard"), ("drum", "drum"), ("snare", "drum"),
     ("cajon", "drum"), ("microphone", "microphone"), ("mic", "microphone"), ("amplifier", "speaker"),
     ("speaker", "speaker"), ("amp", "speaker"),

@@ -56,8 +56,8 @@ def catalog_shell(site: SiteBuilder, count: int = 30, *, search: bool = True, hi
     if list_page:
         site.nav.append((f"All {site.items_noun}", "/items"))
         site.page("/items", "listing.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
-                  intro=f"{len(items)} {site.items_noun} from {len(makers)} {site.labels['makers']}.", items=items, pages=0,
-                  page_kind="listing")
+                  intro=f"{len(items)} {site.items_noun} from {len(makers)} {site.labels['makers']}.", items=items,
+                  pages=0, page_kind="listing")
     site.page("/", "home.html.j2", title="Home", heading=f"Welcome to {site.name}",
               intro=f"Browse {len(items)} {site.items_noun}: {', '.join(list(site.cat['kinds'])[:4]).lower()} and more.",
               items=items[:home_items], page_kind="home")

@@ -126,8 +126,8 @@ def numeric_widgets(site: SiteBuilder) -> None:
     lo, hi = site.cat["price"]
     step = max(1, int((hi - lo) / 40 // 5 * 5) or 1)
     budget_max = lo + step * 40
-    fields = [{"name": "budget", "label": f"Maximum {site.labels['price']}", "type": "range", "min": lo, "max": budget_max, "step": step,
-               "value": lo + step * 20, "money": True},
+    fields = [{"name": "budget", "label": f"Maximum {site.labels['price']}", "type": "range", "min": lo,
+               "max": budget_max, "step": step, "value": lo + step * 20, "money": True},
               {"name": "nights", "label": "Duration (days)", "type": "number", "min": 1, "max": 30, "value": 1},
               {"name": "quantity", "label": "Quantity", "type": "stepper", "min": 1, "max": 10, "value": 1}]
     _form_page(site, "/preferences", "Your preferences", fields, "/api/doc/preferences", "/saved", method="PUT",

@@ -7,6 +7,7 @@ from functools import partial
 from weblica.synth import images
 from weblica.synth.checks import answer_text, state_count, state_is
 from weblica.synth.data import CITIES, distance, make_offers, make_people, make_stores
+from weblica.synth.intents import article
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, distinct, name_check, open_item, others, price_check,
                                          shown_money, skill, unique_extreme)
@@ -213,8 +214,8 @@ def store_locator(site: SiteBuilder) -> None:
     site.initial_state = {"mystore": None}
     places = site.labels["places"].capitalize()
     site.nav.append((places, "/stores"))
-    site.page("/stores", "stores.html.j2", title=places, heading=f"Find a {site.labels['place']}", stores=stores, home=home,
-              page_kind="stores")
+    site.page("/stores", "stores.html.j2", title=places, heading=f"Find {article(site.labels['place'])}", stores=stores,
+              home=home, page_kind="stores")
     go = [{"op": "click", "sel": "a[href='/stores']"}]
     names = [s["name"] for s in stores]
 
@@ -290,8 +291,8 @@ def drag_reorder(site: SiteBuilder) -> None:
     site.initial_state = {"order": {"ids": order}}
     saved = site.labels["saved"]
     site.nav.append((saved, "/wishlist"))
-    site.page("/wishlist", "reorder.html.j2", title=saved, heading=f"Your {saved[0].lower() + saved[1:]}", entries=entries,
-              intro="Drag the handles to put your favourites first, then save.", page_kind="reorder")
+    site.page("/wishlist", "reorder.html.j2", title=saved, heading=f"Your {saved[0].lower() + saved[1:]}",
+              entries=entries, intro="Drag the handles to put your favourites first, then save.", page_kind="reorder")
     go = [{"op": "click", "sel": "a[href='/wishlist']"}]
     by_id = {e["id"]: e for e in entries}
 
