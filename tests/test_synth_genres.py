@@ -203,3 +203,29 @@ def test_a_broken_genre_file_is_refused_naming_the_file_and_the_fix(tmp_path, mo
         monkeypatch.delenv("WEBLICA_SYNTH_DIR")
         categories.cache_clear()
     assert Path(synth_dir()).name == "synth" and "fashion" in categories()
+
+
+def test_name_tasks_try_the_near_duplicate_as_a_wrong_answer():
+    """Name tasks whose wrong answers are drawn from the other names (skills.common.others) list a
+    one-word-apart twin of the gold first; validation plays it and the check must reject it."""
+    from weblica.synth.entities import one_word_apart
+    from weblica.synth.skills.common import others
+
+    names = ["Eco Sedan", "Grand Van", "Metro Coupe", "Trail Crossover", "Sport Roadster", "Trail Crossover GTX"]
+    assert others(names, "Trail Crossover", 2) == ["Trail Crossover GTX", "Eco Sedan"]
+    assert others(names, "Trail Crossover GTX", 1) == ["Trail Crossover"]
+    tried = 0
+    for category in ("automotive", "jobs", "electronics", "government"):
+        for skill in ("table-reasoning", "filter-sort", "infeasible"):
+            site = build_site(sample_spec(5, skill, category))
+            names = [i["name"] for i in site.data["items"]]
+            for draft in site.tasks:
+                done = [s for s in draft.plan if s["op"] == "done"]
+                if not done or done[-1]["answer"] not in names:
+                    continue
+                twins = [w for w in draft.wrong_answers if one_word_apart(w, done[-1]["answer"]) and w in names]
+                check = next(c for c in draft.checks if c.type == "answer_match")
+                for twin in twins:
+                    assert not run_check(check, twin, "", None, instruction=draft.instruction).passed, twin
+                tried += bool(twins)
+    assert tried >= 8

@@ -77,17 +77,16 @@ def absent_names(cat: dict[str, Any], present: set[str], people: tuple[list[str]
             if name not in present and not any(p.startswith(name + " ") for p in present)]
 
 
+def one_word_apart(a: str, b: str) -> bool:
+    """Whether two names differ by one word: one word added at the end ("X" / "X GTX") or one changed."""
+    wa, wb = a.split(), b.split()
+    added = abs(len(wa) - len(wb)) == 1 and (wa[:len(wb)] == wb or wb[:len(wa)] == wa)
+    return added or (len(wa) == len(wb) and sum(x != y for x, y in zip(wa, wb)) == 1)
+
+
 def near_duplicates(names: list[str]) -> list[tuple[str, str]]:
-    """Pairs of names that differ by one word: one word added ("X" / "X GTX") or one word changed."""
-    pairs = []
-    split = [(n, n.split()) for n in names]
-    for i, (a, wa) in enumerate(split):
-        for b, wb in split[i + 1:]:
-            added = abs(len(wa) - len(wb)) == 1 and (wa[:len(wb)] == wb or wb[:len(wa)] == wa)
-            changed = len(wa) == len(wb) and sum(x != y for x, y in zip(wa, wb)) == 1
-            if added or changed:
-                pairs.append((a, b))
-    return pairs
+    """Pairs of names one word apart."""
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if one_word_apart(a, b)]
 
 
 def about(cat: dict[str, Any], item: dict[str, Any], opener: str) -> str:

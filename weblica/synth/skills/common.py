@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from weblica.env.task import Check
 from weblica.synth.checks import answer_number, answer_text
-from weblica.synth.entities import about
+from weblica.synth.entities import about, one_word_apart
 from weblica.synth.site import SiteBuilder
 
 Plan = list[dict[str, Any]]
@@ -73,7 +73,10 @@ def open_item(item: dict[str, Any], via: str = "items") -> Plan:
 
 
 def others(values: list[Any], right: Any, k: int = 3) -> list[Any]:
-    """Up to k values different from the right one (wrong answers for negatives)."""
+    """Up to k values different from the right one (wrong answers for negatives); for a name, the names
+    one word apart from it first ("Trail Crossover GTX" for "Trail Crossover"), the likeliest misreading."""
+    if isinstance(right, str):
+        values = sorted(values, key=lambda v: not (isinstance(v, str) and one_word_apart(v, right)))
     out = []
     for value in values:
         if value != right and value not in out:
