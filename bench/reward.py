@@ -22,16 +22,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
 from weblica.synth.generate import keep_valid, write_unvalidated  # noqa: E402
-from weblica.synth.spec import categories, sample_spec, skills  # noqa: E402
+from weblica.synth.spec import compatible_categories, sample_spec, skills  # noqa: E402
 
 POLICIES = ("oracle", "random", "adversarial")
 
 
 def build(out: Path, chosen: list[str], seed: int, tasks_per_site: int | None) -> list[Path]:
-    cats = sorted(categories())
     paths = []
     for i, skill in enumerate(chosen):
-        path = write_unvalidated(sample_spec(seed + i, skill, cats[(seed + i) % len(cats)]), out)
+        fit = compatible_categories(skill)  # the genres the skill makes sense for
+        path = write_unvalidated(sample_spec(seed + i, skill, fit[(seed + i) % len(fit)]), out)
         if tasks_per_site:
             save_tasks(load_tasks(path / "tasks.jsonl")[:tasks_per_site], path / "tasks.jsonl")
         paths.append(path)

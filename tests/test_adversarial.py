@@ -13,7 +13,7 @@ import pytest
 
 from weblica.env.task import Check, load_tasks, save_tasks
 from weblica.synth.generate import keep_valid, write_unvalidated
-from weblica.synth.spec import categories, sample_spec, skills
+from weblica.synth.spec import compatible_categories, sample_spec, skills
 from weblica.synth.validate import validate_bundles
 
 # which generated tasks each site keeps (indexes into its tasks.jsonl): an answer and a state/url task
@@ -27,10 +27,10 @@ STATE_SKILLS = ("forms", "date-picker", "numeric-widgets", "autocomplete", "acco
 @pytest.fixture(scope="module")
 def synth_set(tmp_path_factory):
     out = tmp_path_factory.mktemp("adversarial")
-    cats = sorted(categories())
     paths = []
     for i, skill in enumerate(sorted(skills())):
-        path = write_unvalidated(sample_spec(300 + i, skill, cats[i % len(cats)]), out)
+        fit = compatible_categories(skill)  # the genres the skill makes sense for
+        path = write_unvalidated(sample_spec(300 + i, skill, fit[i % len(fit)]), out)
         drafted = load_tasks(path / "tasks.jsonl")
         save_tasks([drafted[k] for k in PICK.get(skill, [0, 1])], path / "tasks.jsonl")
         paths.append(path)

@@ -9,7 +9,7 @@ import pytest
 
 from weblica.env.task import load_tasks, save_tasks
 from weblica.synth.generate import keep_valid, write_unvalidated
-from weblica.synth.spec import categories, sample_spec, skills
+from weblica.synth.spec import compatible_categories, sample_spec, skills
 from weblica.synth.validate import validate_bundles
 
 TASKS_PER_SITE = 1  # a sample per site keeps the suite short; `weblica synth` validates every task
@@ -19,10 +19,10 @@ TASKS_PER_SITE = 1  # a sample per site keeps the suite short; `weblica synth` v
 def validated(tmp_path_factory):
     """One site per skill (categories rotated), the first tasks of each validated and kept."""
     out = tmp_path_factory.mktemp("synth")
-    cats = sorted(categories())
     paths = []
     for i, skill in enumerate(sorted(skills())):
-        path = write_unvalidated(sample_spec(100 + i, skill, cats[i % len(cats)]), out)
+        fit = compatible_categories(skill)  # the genres the skill makes sense for
+        path = write_unvalidated(sample_spec(100 + i, skill, fit[i % len(fit)]), out)
         save_tasks(load_tasks(path / "tasks.jsonl")[:TASKS_PER_SITE], path / "tasks.jsonl")
         paths.append(path)
     results = asyncio.run(keep_valid(paths, concurrency=6))
@@ -105,7 +105,7 @@ def regressions(tmp_path_factory):
     again) or was checked before the page had rendered the scroll."""
     out = tmp_path_factory.mktemp("synth-regressions")
     slider = write_unvalidated(sample_spec(13, "numeric-widgets"), out)
-    infinite = write_unvalidated(sample_spec(14, "pagination"), out)
+    infinite = write_unvalidated(sample_spec(19, "pagination"), out)  # seed 19: an infinite list (saas)
     assert json.loads((slider / "site.json").read_text())["spec"]["style"]["widgets"] == "custom"
     assert json.loads((infinite / "data.json").read_text())["paging"] == "infinite"
     generated = {p.name: len(load_tasks(p / "tasks.jsonl")) for p in (slider, infinite)}

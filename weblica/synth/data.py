@@ -8,6 +8,7 @@ import random
 import re
 from typing import Any
 
+from weblica.synth.entities import entity_names
 from weblica.synth.spec import SiteSpec, categories
 
 FIRST_NAMES = ["Ana", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kemi", "Liam",
@@ -20,6 +21,7 @@ CITIES = ["Springfield", "Riverton", "Lakewood", "Fairview", "Brookhaven", "Ashf
           "Westhaven", "Cedar Falls", "Oakridge", "Bayside"]
 DISTRICTS = ["Old Town", "Harborside", "University", "Market Square", "Riverside", "Hillcrest", "Northgate",
              "Southbank", "Eastwood", "Westfield", "Parkview", "Lakeshore"]
+PLACE_SERVICES = ["Pickup", "Returns", "Repairs", "Parking", "Café"]  # a shop's; genres may name their own
 BASE_DATE = dt.date(2026, 3, 2)  # a Monday; dates in the data are offsets from it, never "today"
 
 
@@ -41,26 +43,26 @@ def _hue_color(rng: random.Random, mode: str = "light") -> str:
 
 
 def make_items(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
-    """`count` items with unique two-part names, unique prices and the category's facts."""
+    """`count` entities of the category's genre (weblica/synth/entities.py): unique names drawn from their
+    kind's own nouns (a few near-duplicates among them), unique prices and the genre's facts."""
     cat = categories()[spec.category]
     decimals = spec.style.locale_format["decimals"]
-    pairs = [(a, n) for a in cat["adjectives"] for n in cat["nouns"] if a != n]
-    rng.shuffle(pairs)
     lo, hi = cat["price"]
     attr = cat["attr"]
     attr_values = list(range(int(attr["min"]), int(attr["max"]) + 1, int(attr["step"])))
     items, seen_prices = [], set()
-    for index, (adjective, noun) in enumerate(pairs[:count]):
+    for index, entity in enumerate(entity_names(cat, rng, count, (FIRST_NAMES, LAST_NAMES))):
         price = _money(rng, lo, hi, decimals)
         while price in seen_prices:  # unique prices keep "cheapest"/"most expensive" unambiguous
             price = round(price + (1 if decimals == 0 or hi > 5000 else 0.1) * (100 if hi > 20000 else 1), 2)
         seen_prices.add(price)
-        name = f"{adjective} {noun}"
+        name = entity["name"]
         items.append({
             "id": f"i{index + 1:03d}",
             "slug": slugify(name),
             "name": name,
-            "kind": rng.choice(cat["kinds"]),
+            "kind": entity["kind"],
+            "noun": entity["noun"],
             "maker": rng.choice(cat["makers"]),
             "price": price,
             "rating": round(rng.uniform(2.5, 5.0), 1),
@@ -100,7 +102,9 @@ def make_people(rng: random.Random, count: int) -> list[dict[str, Any]]:
 
 def make_stores(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
     """Stores on a 100x60 map grid (km); distances are computed from a home point."""
-    site_word = categories()[spec.category]["site_words"][0]
+    cat = categories()[spec.category]
+    site_word = cat["site_words"][0]
+    services = cat.get("services", PLACE_SERVICES)  # what a place of this genre offers on site
     districts = rng.sample(DISTRICTS, count)
     stores = []
     spots: list[tuple[int, int]] = []
@@ -115,7 +119,7 @@ def make_stores(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str
             "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}",
             "opens": rng.choice(["07:00", "08:00", "09:00", "10:00"]),
             "closes": rng.choice(["18:00", "19:00", "20:00", "21:00", "22:00"]),
-            "services": sorted(rng.sample(["Pickup", "Returns", "Repairs", "Parking", "Café"], 2)),
+            "services": sorted(rng.sample(services, 2)),
         })
     return stores
 

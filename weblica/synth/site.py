@@ -108,11 +108,24 @@ class SiteBuilder:
 
     @property
     def labels(self) -> dict[str, Any]:
-        """How this genre names the generic entity fields on pages and in instructions: `maker` (who
-        makes/offers an entity: "brand", "airline", "clinic"), `makers`, `price` ("price", "fare",
-        "salary"), `buy` (the entity's main action: "Add to cart", "Apply"), `sells` (whether the site
-        sells its entities at all). Genres (weblica/synth/genres) set them in the category catalog."""
-        defaults = {"maker": "brand", "makers": "brands", "price": "price", "buy": "Add to cart", "sells": True}
+        """How this genre names the generic entity fields on pages and in instructions (the `labels:` key
+        of its genre file, synth/genres/<category>.yaml; the defaults are a shop's words):
+        `maker` / `makers` who makes or offers an entity ("brand", "airline", "clinic", "employer"),
+        `price` what its price is ("price", "fare", "salary", "monthly rent", "consultation fee") and
+        `per` its unit ("per night", "per year"; "" for a one-off price), `buy` the entity's main action
+        ("Add to cart", "Apply", "Book appointment"), `sells` whether the site sells its entities at all,
+        `place` / `places` its physical places for a locator ("store", "branch", "clinic", "station"),
+        `saved` the user's saved list ("Wishlist", "Saved jobs", "Reading list"), `reserve` and `pickup`
+        the title and place field of a reservation form ("Reserve for pick-up" / "Pick-up location",
+        "Set up a job alert" / "Work location"), `book` a booking page's heading ("Book a table"),
+        `request` a date-range request form's title ("Request a stay"), `support` the contact form's
+        general topic ("Order support", "Application question")."""
+        from weblica.synth.intents import article  # the task grammar's article agreement ("an event")
+
+        defaults = {"maker": "brand", "makers": "brands", "price": "price", "per": "", "buy": "Add to cart",
+                    "sells": True, "place": "store", "places": "stores", "saved": "Wishlist",
+                    "reserve": "Reserve for pick-up", "pickup": "Pick-up location", "book": f"Book {article(self.item_noun)}",
+                    "request": f"Request {article(self.item_noun)}", "support": "Order support"}
         return {**defaults, **self.cat.get("labels", {})}
 
     # ---- pages and tasks ---------------------------------------------------------------------------

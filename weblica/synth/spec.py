@@ -1,4 +1,10 @@
-"""SiteSpec (skill x category x style x seed) and the catalogs it is drawn from (`synth/*.yaml`)."""
+"""SiteSpec (skill x category x style x seed) and the catalogs it is drawn from: `synth/skills.yaml`,
+`synth/styles.yaml` and one genre file per category, `synth/genres/<category>.yaml` (its entity model:
+kinds and their nouns, labels, traits, price semantics; see `weblica/synth/entities.py`).
+
+Not every skill fits every genre: a skill may name a genre trait it `needs` (checkout needs `cart`,
+booking `bookable`, store-locator `places`, date-picker `dates`); `sample_spec` draws only compatible
+pairs and refuses an incompatible one with the reason and the compatible categories."""
 from __future__ import annotations
 
 import hashlib
@@ -36,8 +42,50 @@ def skills() -> dict[str, dict[str, Any]]:
     return _load("skills")
 
 
+GENRE_KEYS = ("entity", "item", "kinds", "makers", "labels", "traits", "price", "attr", "facts", "departments",
+              "site_words", "site_suffix")
+TRAITS = ("cart", "bookable", "places", "dates")
+
+
+@lru_cache(maxsize=None)
 def categories() -> dict[str, dict[str, Any]]:
-    return _load("categories")
+    """Category id -> its genre file (`synth/genres/<id>.yaml`), checked: every required key, kinds as
+    kind -> its own nouns (no noun shared by two kinds, so a name tells its kind), known traits."""
+    folder = synth_dir() / "genres"
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise CatalogError(f"no genre files in {folder}: set WEBLICA_SYNTH_DIR to the folder holding genres/*.yaml")
+    out: dict[str, dict[str, Any]] = {}
+    for path in files:
+        genre = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        missing = [key for key in GENRE_KEYS if key not in genre]
+        if missing:
+            raise CatalogError(f"{path}: missing {', '.join(missing)} (see synth/genres/electronics.yaml)")
+        kinds = genre["kinds"]
+        if not isinstance(kinds, dict) or not all(isinstance(n, list) and n for n in kinds.values()):
+            raise CatalogError(f"{path}: kinds must map each kind to a list of its nouns")
+        nouns = [str(n) for ns in kinds.values() for n in ns]
+        if len(nouns) != len(set(nouns)):
+            raise CatalogError(f"{path}: a noun belongs to two kinds; each kind needs its own nouns")
+        unknown = set(genre["traits"]) - set(TRAITS)
+        if unknown:
+            raise CatalogError(f"{path}: unknown traits {sorted(unknown)}; known: {', '.join(TRAITS)}")
+        out[path.stem] = genre
+    return out
+
+
+def incompatibility(skill: str, category: str) -> str | None:
+    """Why `skill` makes no sense on a `category` site (its reason from skills.yaml), or None when it fits."""
+    entry = skills()[skill]
+    need = entry.get("needs")
+    if need and need not in categories()[category]["traits"]:
+        return entry.get("why", f"it needs a genre with the '{need}' trait")
+    return None
+
+
+def compatible_categories(skill: str, among: list[str] | None = None) -> list[str]:
+    """The categories (of `among`, default all) whose genre the skill fits, sorted."""
+    return [c for c in (sorted(categories()) if among is None else among) if incompatibility(skill, c) is None]
 
 
 def style_space() -> dict[str, Any]:
@@ -116,8 +164,23 @@ def sample_spec(seed: int, skill: str | None = None, category: str | None = None
     from weblica.synth.splits import allowed
 
     rng = random.Random(f"spec:{seed}:{skill}:{category}:{style}")
-    skill = _pick("skill", skill, sorted(skills()), rng)
-    category = _pick("category", category, allowed(split, "category", sorted(categories())), rng)
+    known = allowed(split, "category", sorted(categories()))
+    if skill is None and category is not None:  # a skill that fits the asked category
+        category = _pick("category", category, known, rng)
+        skill = _pick("skill", None, [s for s in sorted(skills()) if incompatibility(s, category) is None], rng)
+    else:
+        skill = _pick("skill", skill, sorted(skills()), rng)
+        fitting = compatible_categories(skill, known)
+        if category is not None:
+            category = _pick("category", category, known, rng)
+            why = incompatibility(skill, category)
+            if why:
+                raise CatalogError(f"skill '{skill}' does not fit category '{category}': {why}; "
+                                   f"compatible categories: {', '.join(fitting) or 'none in this split'}")
+        elif not fitting:
+            raise CatalogError(f"no category{' of the ' + split + ' split' if split else ''} fits skill '{skill}'")
+        else:
+            category = _pick("category", None, fitting, rng)
     space = style_space()
     aesthetic = _pick("style", style, allowed(split, "aesthetic", sorted(space["aesthetics"])), rng)
     preset = space["aesthetics"][aesthetic]

@@ -12,13 +12,19 @@ FALLBACK = "photo"
 
 # (keyword, family): specific words before general ones ("pickup" is a car, "dog food" a package).
 KEYWORDS: list[tuple[str, str]] = [
+    # genres whose kind words would otherwise hit a wrong family below ("Graphic design" is a course, not
+    # a designer; an app is drawn on a screen; a news section as a printed page)
+    ("graphic design", "course"), ("automation", "laptop"), ("analytics", "laptop"), ("communication", "phone"),
+    ("storage", "laptop"), ("security", "laptop"), ("diagram*", "laptop"), ("electronics", "laptop"),
+    ("politics", "document"), ("economy", "document"), ("climate", "document"), ("culture", "document"),
+    ("world", "document"), ("article", "document"),
     # clothing
     ("sneaker*", "shoe"), ("shoe", "shoe"), ("boot", "shoe"), ("loafer", "shoe"), ("oxford", "shoe"),
     ("sandal", "shoe"), ("heel", "shoe"), ("trainer", "shoe"),
     ("jean", "trousers"), ("chino", "trousers"), ("trouser", "trousers"), ("pant", "trousers"), ("short", "trousers"),
     ("dress", "dress"), ("skirt", "dress"), ("gown", "dress"), ("tunic", "dress"),
     ("scarf", "scarf"), ("shawl", "scarf"), ("poncho", "scarf"),
-    ("jacket", "top"), ("shirt", "top"), ("cardigan", "top"), ("blazer", "top"), ("parka", "top"), ("coat", "top"),
+    ("jacket", "top"), ("clothing", "top"), ("shirt", "top"), ("cardigan", "top"), ("blazer", "top"), ("parka", "top"), ("coat", "top"),
     ("trench", "top"), ("bomber", "top"), ("sweater", "top"), ("hoodie", "top"), ("top", "top"),
     # pets (before furniture: a pet bed is a cushion, not a bed frame)
     ("dog food", "package"), ("cat food", "package"), ("kibble", "package"), ("cat toy", "package"),
@@ -28,7 +34,8 @@ KEYWORDS: list[tuple[str, str]] = [
     ("sofa", "sofa"), ("couch", "sofa"), ("lounger", "sofa"), ("lamp", "lamp"), ("pendant", "lamp"),
     ("light", "lamp"), ("planter", "plant"), ("plant", "plant"), ("pot", "plant"), ("trellis", "plant"),
     ("rug", "rug"), ("carpet", "rug"), ("runner", "rug"), ("table", "table"), ("desk", "table"),
-    ("shelf", "table"), ("cabinet", "table"), ("chair", "chair"), ("stool", "chair"), ("bench", "chair"),
+    ("shelf", "table"), ("cabinet", "table"), ("furniture", "table"), ("bookcase", "table"),
+    ("wardrobe", "table"), ("chair", "chair"), ("stool", "chair"), ("bench", "chair"),
     # electronics
     ("laptop", "laptop"), ("monitor", "laptop"), ("computer", "laptop"), ("phone", "phone"), ("mobile", "phone"),
     ("tablet", "tablet"), ("headphone*", "headphones"), ("earbud", "headphones"), ("camera", "camera"),
@@ -57,7 +64,7 @@ KEYWORDS: list[tuple[str, str]] = [
     ("concert", "ticket"), ("theatre", "ticket"), ("theater", "ticket"), ("comedy", "ticket"), ("festival", "ticket"),
     ("sports", "ticket"), ("workshop", "ticket"), ("ticket", "ticket"), ("flight", "ticket"), ("fare", "ticket"),
     ("match", "ticket"), ("show", "ticket"), ("event", "ticket"), ("pass", "ticket"), ("train", "ticket"),
-    ("bus", "ticket"),
+    ("bus", "ticket"), ("tram", "ticket"), ("metro", "ticket"), ("ferry", "ticket"), ("sport", "document"),
     ("permit", "document"), ("licen*", "document"), ("passport", "document"), ("certificate", "document"),
     ("application", "document"), ("form", "document"), ("tax", "document"), ("benefit", "document"),
     ("registration", "document"), ("statement", "document"), ("service", "document"), ("invoice", "document"),
@@ -67,19 +74,21 @@ KEYWORDS: list[tuple[str, str]] = [
     ("programming", "course"), ("languages", "course"), ("business", "course"), ("data", "course"),
     ("course", "course"), ("class", "course"), ("lesson", "course"), ("marketing", "course"),
     # music
-    ("guitar", "guitar"), ("violin", "guitar"), ("ukulele", "guitar"), ("bass", "guitar"), ("cello", "guitar"),
+    ("guitar", "guitar"), ("instrument*", "guitar"),
+    ("violin", "guitar"), ("ukulele", "guitar"), ("bass", "guitar"), ("cello", "guitar"),
     ("keyboard", "keyboard"), ("piano", "keyboard"), ("synth", "keyboard"), ("drum", "drum"), ("snare", "drum"),
     ("cajon", "drum"), ("microphone", "microphone"), ("mic", "microphone"), ("amplifier", "speaker"),
     ("speaker", "speaker"), ("amp", "speaker"),
     # people: clinicians, job roles, instructors, agents
-    ("dentist", "person"), ("pediatric*", "person"), ("dermatolog*", "person"), ("cardiolog*", "person"),
+    ("dentist*", "person"), ("pediatric*", "person"), ("dermatolog*", "person"), ("cardiolog*", "person"),
     ("physio*", "person"), ("optometr*", "person"), ("doctor", "person"), ("nurse", "person"), ("therap*", "person"),
     ("engineer*", "person"), ("design*", "person"), ("sales", "person"), ("support", "person"), ("finance", "person"),
     ("operations", "person"), ("agent", "person"), ("author", "person"), ("person", "person"), ("people", "person"),
     ("staff", "person"), ("member", "person"), ("tutor", "person"), ("teacher", "person"), ("music", "course"),
     ("yoga", "person"), ("spin", "person"), ("hiit", "person"), ("pilates", "person"), ("boxing", "person"),
     ("swim", "person"), ("trainer", "person"), ("coach", "person"), ("plumb*", "person"),
-    ("clean*", "person"), ("tutor", "person"), ("handyman", "person"),
+    ("clean*", "person"), ("tutoring", "course"), ("handyman", "person"), ("electrical", "person"),
+    ("gardening", "plant"), ("moving", "car"),
 ]
 
 

@@ -6,6 +6,8 @@ from weblica.synth.intents import catalog as asks
 from weblica.synth.intents import composed as chains
 from weblica.synth.intents import is_are, is_noun, say
 from weblica.synth.intents.difficulty import planned
+from weblica.synth.data import FIRST_NAMES, LAST_NAMES
+from weblica.synth.entities import absent_names
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, matches, name_check, open_item,
                                          others, price_check, shown_money, skill, unique_extreme)
@@ -351,8 +353,8 @@ def infeasible(site: SiteBuilder) -> None:
     items = catalog_shell(site, 24, list_page=True)
     rng = site.rng
     present = {i["name"] for i in items}
-    absent = [f"{a} {n}" for a in site.cat["adjectives"] for n in site.cat["nouns"] if f"{a} {n}" not in present]
-    missing_kind = {"electronics": "Refrigerator", "fashion": "Wedding gown"}.get(site.spec.category, "Gift card")
+    absent = absent_names(site.cat, present, (FIRST_NAMES, LAST_NAMES))
+    missing_kind = site.cat.get("missing", "Gift card")  # a kind the genre could have but this site lacks
     refuse = "This cannot be done: the site does not have it."
     wrong = ["Yes", "Done", site.money(items[0]["price"]), items[0]["name"]]
     for name in rng.sample(absent, 4):  # asked exactly as a feasible price question is (the same intent)

@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from weblica.env.task import Check
 from weblica.synth.checks import answer_number, answer_text
+from weblica.synth.entities import about, one_word_apart
 from weblica.synth.site import SiteBuilder
 
 Plan = list[dict[str, Any]]
@@ -20,11 +21,15 @@ def skill(name: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[Site
     return register
 
 
+SHOP_OPENERS = ["Made for everyday use", "A customer favourite", "New this season", "Built to last",
+                "Carefully selected", "Great value"]
+# genres that sell nothing say what an entity is without praising a purchase
+PLAIN_OPENERS = ["Well reviewed", "Popular this month", "Recently updated", "Highly rated", "In demand", "Featured"]
+
+
 def blurb(site: SiteBuilder, item: dict[str, Any]) -> str:
-    rng_words = ["Made for everyday use", "A customer favourite", "New this season", "Built to last",
-                 "Carefully selected", "Great value"]
-    pick = rng_words[sum(map(ord, item["name"])) % len(rng_words)]
-    return f"{pick}: the {item['name']} is a {item['kind'].lower()} from {item['maker']}."
+    openers = SHOP_OPENERS if site.labels["sells"] else PLAIN_OPENERS
+    return about(site.cat, item, openers[sum(map(ord, item["name"])) % len(openers)])
 
 
 def matches(item: dict[str, Any], query: str) -> bool:
@@ -51,10 +56,10 @@ def catalog_shell(site: SiteBuilder, count: int = 30, *, search: bool = True, hi
     if list_page:
         site.nav.append((f"All {site.items_noun}", "/items"))
         site.page("/items", "listing.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
-                  intro=f"{len(items)} {site.items_noun} from {len(makers)} makers.", items=items, pages=0,
-                  page_kind="listing")
+                  intro=f"{len(items)} {site.items_noun} from {len(makers)} {site.labels['makers']}.", items=items,
+                  pages=0, page_kind="listing")
     site.page("/", "home.html.j2", title="Home", heading=f"Welcome to {site.name}",
-              intro=f"Browse {len(items)} {site.items_noun}: {', '.join(site.cat['kinds'][:4]).lower()} and more.",
+              intro=f"Browse {len(items)} {site.items_noun}: {', '.join(list(site.cat['kinds'])[:4]).lower()} and more.",
               items=items[:home_items], page_kind="home")
     return items
 
@@ -68,7 +73,10 @@ def open_item(item: dict[str, Any], via: str = "items") -> Plan:
 
 
 def others(values: list[Any], right: Any, k: int = 3) -> list[Any]:
-    """Up to k values different from the right one (wrong answers for negatives)."""
+    """Up to k values different from the right one (wrong answers for negatives); for a name, the names
+    one word apart from it first ("Trail Crossover GTX" for "Trail Crossover"), the likeliest misreading."""
+    if isinstance(right, str):
+        values = sorted(values, key=lambda v: not (isinstance(v, str) and one_word_apart(v, right)))
     out = []
     for value in values:
         if value != right and value not in out:

@@ -39,7 +39,7 @@ def _fill(field: dict, value: object) -> dict:
 @skill("forms")
 def forms(site: SiteBuilder) -> None:
     catalog_shell(site, 12, search=False, list_page=False, home_items=4)
-    topics = [f"{k} question" for k in site.cat["kinds"][:4]] + ["Order support"]
+    topics = [f"{k} question" for k in list(site.cat["kinds"])[:4]] + [site.labels["support"]]
     fields = [
         {"name": "name", "label": "Full name", "type": "text", "required": True},
         {"name": "email", "label": "Email", "type": "email", "required": True},
@@ -100,7 +100,7 @@ def date_picker(site: SiteBuilder) -> None:
     fields = [{"name": "name", "label": "Your name", "type": "text", "required": True},
               {"name": "start", "label": "From", "type": "date", "required": True, "month": month},
               {"name": "end", "label": "Until", "type": "date", "required": True, "month": month}]
-    _form_page(site, "/request", f"Request a {site.item_noun}", fields, "/api/requests", "/requested",
+    _form_page(site, "/request", site.labels["request"], fields, "/api/requests", "/requested",
                form_id="request-form", intro="Pick the dates you need.", submit="Send request")
     site.initial_state = {"requests": []}
     rng = site.rng
@@ -129,8 +129,8 @@ def numeric_widgets(site: SiteBuilder) -> None:
     lo, hi = site.cat["price"]
     step = max(1, int((hi - lo) / 40 // 5 * 5) or 1)
     budget_max = lo + step * 40
-    fields = [{"name": "budget", "label": "Maximum budget", "type": "range", "min": lo, "max": budget_max, "step": step,
-               "value": lo + step * 20, "money": True},
+    fields = [{"name": "budget", "label": f"Maximum {site.labels['price']}", "type": "range", "min": lo,
+               "max": budget_max, "step": step, "value": lo + step * 20, "money": True},
               {"name": "nights", "label": "Duration (days)", "type": "number", "min": 1, "max": 30, "value": 1},
               {"name": "quantity", "label": "Quantity", "type": "stepper", "min": 1, "max": 10, "value": 1}]
     _form_page(site, "/preferences", "Your preferences", fields, "/api/doc/preferences", "/saved", method="PUT",
@@ -168,6 +168,19 @@ def numeric_widgets(site: SiteBuilder) -> None:
                             plan=plan, checks=checks, difficulty=planned(plan), rubric=["The saved values match"]))
 
 
+AC_SHOWN = 8  # suggestions the widget lists (widgets.js)
+
+
+def _shown_fragment(fragment: str, value: str, options: list[str]) -> str:
+    """`fragment`, or a longer start of `value` when the fragment's suggestions (substring matches in
+    sorted order, the first AC_SHOWN) would not list `value`: many names share a first word ("Dr. Priya")."""
+    def listed(text: str) -> bool:
+        return value in [o for o in options if text.lower() in o.lower()][:AC_SHOWN]
+    if listed(fragment):
+        return fragment
+    return next((value[:n] for n in range(len(fragment) + 1, len(value) + 1) if listed(value[:n])), value)
+
+
 @skill("autocomplete")
 def autocomplete(site: SiteBuilder) -> None:
     items = catalog_shell(site, 24, search=False, list_page=False, home_items=4)
@@ -175,8 +188,8 @@ def autocomplete(site: SiteBuilder) -> None:
     names = sorted(i["name"] for i in items)
     site.public_json["ac_options"] = {"place": places, "item": names}
     fields = [{"name": "item", "label": f"Which {site.item_noun}?", "type": "autocomplete", "required": True},
-              {"name": "place", "label": "Pick-up location", "type": "autocomplete", "required": True}]
-    _form_page(site, "/reserve", "Reserve for pick-up", fields, "/api/reservations", "/reserved", form_id="reserve-form",
+              {"name": "place", "label": site.labels["pickup"], "type": "autocomplete", "required": True}]
+    _form_page(site, "/reserve", site.labels["reserve"], fields, "/api/reservations", "/reserved", form_id="reserve-form",
                intro="Choose from the suggestions as you type.", submit="Reserve")
     site.initial_state = {"reservations": []}
     rng = site.rng
@@ -185,8 +198,8 @@ def autocomplete(site: SiteBuilder) -> None:
         level = index % 3
         # some plans type a shorter fragment, so the right suggestion must be picked among many
         cut = [len(item), 4, 2][level]
-        frag_item = item[:cut] if level != 2 else item.split()[1][:3]
-        frag_place = place[:max(3, cut)]
+        frag_item = _shown_fragment(item[:cut] if level != 2 else item.split()[1][:3], item, names)
+        frag_place = _shown_fragment(place[:max(3, cut)], place, places)
         plan = [{"op": "click", "sel": "a[href='/reserve']"},
                 {"op": "fill", "sel": "#f-item", "text": frag_item},
                 {"op": "click", "sel": f"[data-ac=item] [data-value=\"{item}\"]"},

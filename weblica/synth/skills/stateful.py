@@ -11,6 +11,7 @@ from weblica.synth.intents import composed as chains
 from weblica.synth.intents import say
 from weblica.synth.intents import stateful as asks
 from weblica.synth.intents.difficulty import planned
+from weblica.synth.intents import article
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, distinct, name_check, open_item, others, price_check,
                                          shown_money, skill, unique_extreme)
@@ -116,7 +117,7 @@ def crud(site: SiteBuilder) -> None:
     items = catalog_shell(site, 12, search=False, list_page=False, home_items=4)
     rng = site.rng
     people = make_people(rng, 6)
-    verbs = ["Restock", "Review", "Photograph", "Reprice", "Order", "Inspect"]
+    verbs = list(site.cat.get("todo", ["Restock", "Review", "Photograph", "Reprice", "Order", "Inspect"]))
     records = [{"id": f"r{i + 1}", "title": f"{verbs[i % len(verbs)]} {item['name']}", "done": False,
                 "note": f"for {people[i % len(people)]['first']}"} for i, item in enumerate(items[:8])]
     site.initial_state = {"records": records}
@@ -178,8 +179,8 @@ def booking(site: SiteBuilder) -> None:
     site.initial_state = {"bookings": []}
     days = sorted({o["day"] for o in offers})
     site.nav.append(("Book", "/book"))
-    site.page("/book", "offers.html.j2", title="Book", heading=f"Book a {site.item_noun}",
-              intro="Prices per person. Sold-out slots cannot be booked.",
+    site.page("/book", "offers.html.j2", title="Book", heading=site.labels["book"],
+              intro=f"Each slot shows its {site.labels['price']}. Sold-out slots cannot be booked.",
               days=[(d, [o for o in offers if o["day"] == d]) for d in days], page_kind="offers")
     site.page("/booked", "message.html.j2", title="Booked", heading="Booking confirmed", text="See you there!",
               page_kind="done")
@@ -239,9 +240,10 @@ def store_locator(site: SiteBuilder) -> None:
     site.data["stores"], site.data["home"] = stores, list(home)
     site.files["img/map.png"] = partial(images.map_image, stores, home, site.spec.style.palette)
     site.initial_state = {"mystore": None}
-    site.nav.append(("Stores", "/stores"))
-    site.page("/stores", "stores.html.j2", title="Stores", heading="Find a store", stores=stores, home=home,
-              page_kind="stores")
+    places = site.labels["places"].capitalize()
+    site.nav.append((places, "/stores"))
+    site.page("/stores", "stores.html.j2", title=places, heading=f"Find {article(site.labels['place'])}", stores=stores,
+              home=home, page_kind="stores")
     go = [{"op": "click", "sel": "a[href='/stores']"}]
     names = [s["name"] for s in stores]
 
@@ -323,9 +325,10 @@ def drag_reorder(site: SiteBuilder) -> None:
     order = [e["id"] for e in entries]
     site.data["entries"] = entries
     site.initial_state = {"order": {"ids": order}}
-    site.nav.append(("Wishlist", "/wishlist"))
-    site.page("/wishlist", "reorder.html.j2", title="Wishlist", heading="Your wishlist", entries=entries,
-              intro="Drag the handles to put your favourites first, then save.", page_kind="reorder")
+    saved = site.labels["saved"]
+    site.nav.append((saved, "/wishlist"))
+    site.page("/wishlist", "reorder.html.j2", title=saved, heading=f"Your {saved[0].lower() + saved[1:]}",
+              entries=entries, intro="Drag the handles to put your favourites first, then save.", page_kind="reorder")
     go = [{"op": "click", "sel": "a[href='/wishlist']"}]
     by_id = {e["id"]: e for e in entries}
 
