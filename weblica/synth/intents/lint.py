@@ -18,9 +18,11 @@ _DOUBLED = re.compile(r"\b(\w+)\s+\1\b", re.IGNORECASE)
 _SLOT = re.compile(r"\{[a-z_][a-z0-9_]*\}|\{\}")
 # how-to hints: phrases that say which control to use, or where on the page the thing is
 HINTS = ("use the", "using the", "click", "scroll", "further down", "search box", "search bar", "the filters",
-         "use filters", "with the filter", "via the", "hover", "drag the", "the dropdown", "tab ",
+         "use filters", "with the filter", "via the", "hover", "drag the", "the dropdown",
          "the sidebar", "type in", "press enter", "next page", "the load more", "the arrow")
 _HINT = re.compile("|".join(r"\b" + re.escape(h).replace(r"\ ", r"\s+") for h in HINTS), re.IGNORECASE)
+# "the Specs tab" is a hint, "the Prime Tab" (a tablet's name) is not: this one is matched in lower case only
+_TAB_HINT = re.compile(r"\btabs?\b")
 _DOUBLE_ALLOWED = {"that", "had", "is", "bye", "no"}  # "that that" and the like can be correct English
 
 
@@ -40,7 +42,7 @@ def problems(instruction: str, guided: bool = False) -> list[str]:
         if m.group(1).lower() not in _DOUBLE_ALLOWED and not m.group(1).isdigit():
             found.append(f"doubled word: '{m.group(0)}'")
     if not guided:
-        hint = _HINT.search(_quoted_out(text))
+        hint = _HINT.search(_quoted_out(text)) or _TAB_HINT.search(_quoted_out(text))
         if hint:
             found.append(f"how-to hint in an unguided instruction: '{hint.group(0)}'")
     if text.count('"') % 2 or text.count("“") != text.count("”") or text.count("(") != text.count(")"):

@@ -138,15 +138,24 @@ def numeric_widgets(site: SiteBuilder) -> None:
     site.initial_state = {"preferences": None}
     rng = site.rng
     said = phrasing_rng(site)
+    defaults = {f["name"]: f["value"] for f in fields}
+    asked: set[tuple] = set()
     for index in range(12):
-        wanted: dict[str, int] = {}
-        for name in rng.sample(["budget", "nights", "quantity"], index % 3 + 1):  # one, two or all three fields
-            if name == "budget":
-                wanted[name] = lo + step * rng.choice([k for k in range(0, 41) if k != 20])
-            elif name == "nights":
-                wanted[name] = rng.randint(2, 30)
-            else:
-                wanted[name] = rng.randint(2, 10)
+        for _ in range(8):  # a state another task already asks for is drawn again: one request, one task
+            wanted: dict[str, int] = {}
+            for name in rng.sample(["budget", "nights", "quantity"], index % 3 + 1):  # one, two or all three fields
+                if name == "budget":
+                    wanted[name] = lo + step * rng.choice([k for k in range(0, 41) if k != 20])
+                elif name == "nights":
+                    wanted[name] = rng.randint(2, 30)
+                else:
+                    wanted[name] = rng.randint(2, 10)
+            final = tuple(sorted({**defaults, **wanted}.items()))
+            if final not in asked:
+                break
+        if final in asked:
+            continue
+        asked.add(final)
         plan: list[dict] = [{"op": "click", "sel": "a[href='/preferences']"}]
         words = []
         for name, value in wanted.items():
