@@ -20,6 +20,7 @@
       const hay = have.toLowerCase();
       return value.toLowerCase().split(/\s+/).filter(Boolean).every((w) => hay.includes(w));
     }
+    if (rule === "has") return have.toLowerCase().split("|").includes(value.toLowerCase());
     if (rule === "ge") return compare(have, value) >= 0;
     if (rule === "le") return compare(have, value) <= 0;
     if (rule === "flag") return value !== "yes" && value !== "true" && value !== "on" ? true : have === "yes";
