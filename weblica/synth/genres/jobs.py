@@ -17,7 +17,7 @@ ROLES = ["Data Engineer", "Product Designer", "Account Executive", "Support Spec
          "Operations Manager", "Backend Developer", "UX Researcher", "Recruiter", "Marketing Manager"]
 WORKPLACE = ["Remote", "Hybrid", "On site"]
 INDUSTRIES = ["Software", "Logistics", "Health tech", "Retail", "Energy", "Finance"]
-NOTICE = ["Immediately", "2 weeks", "1 month", "3 months"]
+NOTICE = ["Immediately", "In 2 weeks", "In 1 month", "In 3 months"]
 
 SAVE_BEST = intent(
     "jobs-save-best-paid-remote",
@@ -29,10 +29,10 @@ SAVE_BEST = intent(
 APPLY = intent(
     "jobs-apply",
     "Apply for the {title} job at {company} as {name} ({email}, phone {phone}) with {years} years of experience, available {notice}.",
-    "Send an application to {company} for their {title} opening: {name}, {email}, {phone}, {years} years of experience, notice period {notice}.",
-    "{name} wants to apply for {title} at {company}. Use {email} and {phone}, {years} years of experience and a notice period of {notice}.",
+    "Send an application to {company} for their {title} opening: {name}, {email}, {phone}, {years} years of experience, able to start {notice}.",
+    "{name} wants to apply for {title} at {company}. Use {email} and {phone}; {name} has {years} years of experience and can start {notice}.",
     "Submit {name}'s application for the {title} role at {company} (email {email}, phone {phone}; {years} years of experience; can start {notice}).",
-    "Apply to {company}'s {title} position for {name}: email {email}, phone {phone}, {years} years in the field, notice {notice}.")
+    "Apply to {company}'s {title} position for {name}: email {email}, phone {phone}, {years} years in the field, available to start {notice}.")
 REMOTE_COUNT = intent(
     "jobs-remote-count",
     "How many remote jobs does {company} have open?",
@@ -53,7 +53,7 @@ STEP_CONTACT = [{"name": "name", "label": "Full name", "type": "text", "required
                 {"name": "phone", "label": "Phone", "type": "tel", "required": True}]
 STEP_EXPERIENCE = [{"name": "years", "label": "Years of relevant experience", "type": "number", "min": 0, "max": 40,
                     "value": 0},
-                   {"name": "notice", "label": "Notice period", "type": "select", "options": NOTICE, "required": True},
+                   {"name": "notice", "label": "When can you start?", "type": "select", "options": NOTICE, "required": True},
                    {"name": "portfolio", "label": "Portfolio or profile link (optional)", "type": "text"},
                    {"name": "cover", "label": "Cover letter (optional)", "type": "textarea"}]
 STEP_CONSENT = [{"name": "consent", "label": "I agree that my data is kept for this application", "type": "checkbox"}]
@@ -153,7 +153,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
         [{"op": "click", "sel": "#next-1"}] + fill_plan(site, STEP_EXPERIENCE, values) + \
         [{"op": "click", "sel": "#next-2"}] + fill_plan(site, STEP_CONSENT, values) + [{"op": "click", "sel": "#submit"}]
     act(site, APPLY, {"title": job["title"], "company": job["company"], **values,
-                      "notice": values["notice"].lower() if values["notice"] == "Immediately" else "after " + values["notice"]},
+                      "notice": values["notice"].lower()},
         start, plan, record_checks("applications", APPLY_FIELDS, values, {"job": job["id"]}), "hard",
         "One application to that job with the given details")
 
