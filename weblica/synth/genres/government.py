@@ -32,11 +32,11 @@ APPLY_SERVICE = "Residential parking permit"
 
 ELIGIBLE = intent(
     "gov-eligibility",
-    "Am I eligible for {service}? I am {age}, {resident}, with a yearly income of {income}, and {children}.",
-    "Check whether I qualify for {service}: age {age}, {resident}, yearly income {income}, {children}.",
+    "Do I qualify for {service}? I am {age}, {resident}, with a yearly income of {income}, and {children}.",
+    "Check whether I can get {service}: age {age}, {resident}, yearly income {income}, {children}.",
     "Would someone aged {age} who is {resident}, earns {income} a year and has {children} qualify for {service}?",
     "I'm {age} years old, {resident}, I earn {income} a year and I have {children}. Can I get {service}?",
-    "Find out if a {age}-year-old applicant ({resident}, income {income} a year, {children}) is eligible for {service}.")
+    "Find out if a {age}-year-old applicant ({resident}, income {income} a year, {children}) can receive {service}.")
 FEE_DIFFERENCE = intent(
     "gov-express-extra",
     "How much more does express processing cost than standard for: {service}?",
