@@ -29,7 +29,7 @@ BALANCE = intent(
     "How much money is in my {account} account right now?",
     "Tell me the balance of the {account} account.",
     "What's the available balance on {account}?",
-    "Check my {account} account: what is its balance?")
+    "What balance does my {account} account show?")
 COUNT_TYPE = intent(
     "banking-count-type",
     "How many {kind} transactions were there from {start} to {end}?",
@@ -63,8 +63,22 @@ STATEMENT = intent(
     "What was the closing balance on the {month} statement of my {account} account?",
     "On my {account} statement for {month}, what is the closing balance?",
     "How much was in {account} at the end of {month}, according to the statement?",
-    "Find the {month} statement for {account}: what balance did it close with?",
+    "What balance did {account} close {month} with, according to its statement?",
     "Tell me the closing balance of {account} in the statement for {month}.")
+LARGEST_DEPOSIT = intent(
+    "banking-largest-deposit",
+    "What was the largest deposit into my accounts in {month}?",
+    "How much was my biggest deposit during {month}?",
+    "In {month}, what is the highest amount paid into my accounts?",
+    "Find my largest incoming payment of {month}: how much was it?",
+    "Which amount was the biggest deposit I received in {month}?")
+PAY_PAYEE = intent(
+    "banking-pay-payee",
+    "Send {amount} to {payee} from my {source} account with the reference \"{reference}\".",
+    "Pay {payee} {amount} from {source}; the reference is \"{reference}\".",
+    "Transfer {amount} from {source} to my payee {payee}, reference \"{reference}\".",
+    "I owe {payee} {amount}. Pay it from {source} with \"{reference}\" as the reference.",
+    "Make a {amount} payment to {payee} out of {source}, referenced \"{reference}\".")
 
 TRANSFER_FIELDS_BASE = [{"name": "amount", "label": "Amount", "type": "number", "min": 0, "required": True},
                         {"name": "reference", "label": "Reference (optional)", "type": "text"}]
@@ -244,9 +258,40 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], transfer_fields: list[dict[s
             checks, "hard", "One confirmed payment to the payee of their latest direct debit's amount")
         break
 
-    statement = rng.choice(bank["statements"])
-    figures = [s["closing"] for s in bank["statements"]] + [s["opening"] for s in bank["statements"]]
-    ask(site, STATEMENT, {"month": statement["month_name"], "account": statement["account_name"]}, start,
-        [{"op": "click", "sel": "a[href='/banking/statements']"}, {"op": "reach", "sel": f"[data-row={statement['id']}]"}],
-        site.money(statement["closing"]), price_check(site, statement["closing"], figures),
-        shown_money(site, distinct(figures, statement["closing"])), "medium", "The statement's closing balance")
+    def statement_closing() -> None:
+        statement = rng.choice(bank["statements"])
+        figures = [s["closing"] for s in bank["statements"]] + [s["opening"] for s in bank["statements"]]
+        ask(site, STATEMENT, {"month": statement["month_name"], "account": statement["account_name"]}, start,
+            [{"op": "click", "sel": "a[href='/banking/statements']"}, {"op": "reach", "sel": f"[data-row={statement['id']}]"}],
+            site.money(statement["closing"]), price_check(site, statement["closing"], figures),
+            shown_money(site, distinct(figures, statement["closing"])), "medium", "The statement's closing balance")
+
+    def largest_deposit() -> None:
+        for month in rng.sample(MONTHS[1:], 2):
+            deposits = [t for t in transactions if t["kind"] == "Deposit" and t["day"].startswith(month)]
+            best = unique_extreme(deposits, "amount", highest=True)
+            if best is None or len(deposits) < 2:
+                continue
+            days_in = [t["day"] for t in transactions if t["day"].startswith(month)]
+            first, last = f"{month}-01", max(days_in)
+            plan = to_transactions + fill_plan(site, filter_fields, {"type": "Deposit", "from": first, "to": last}) + \
+                [{"op": "click", "sel": "#filter-transactions"}, {"op": "reach", "sel": f"[data-row={best['id']}]"}]
+            figures = [t["amount"] for t in transactions if t["kind"] == "Deposit"]
+            ask(site, LARGEST_DEPOSIT, {"month": _month_name(month)}, start, plan, site.money(best["amount"]),
+                price_check(site, best["amount"], figures), shown_money(site, distinct(figures, best["amount"])), "hard",
+                "The largest deposit of that month")
+            return
+
+    def pay_payee() -> None:
+        payee = rng.choice(bank["payees"])
+        source = rng.choice(accounts[:3])
+        amount = amounts(rng, 10, 400, decimals, 1)[0] * (100 if decimals == 0 else 1)
+        reference = f"{rng.choice(['Invoice', 'Dinner', 'Rent share', 'Gift'])} {rng.randint(10, 99)}"
+        values = {"from": source["id"], "to": payee["id"], "amount": _amount_text(amount, decimals), "reference": reference}
+        plan = _transfer(site, transfer_fields, values)
+        act(site, PAY_PAYEE, {"amount": site.money(amount), "payee": payee["name"], "source": source["name"],
+                              "reference": reference}, start, plan,
+            record_checks("transfers", transfer_fields, {**values, "amount": amount}), "medium",
+            "One confirmed payment of that amount to the payee")
+
+    rng.choice([largest_deposit, pay_payee, statement_closing])()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from weblica.synth.checks import answer_text
+from weblica.synth.checks import answer_count, answer_text
 from weblica.synth.data import DISTRICTS, STREETS, make_people, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, amounts, ask, fill_plan, record_checks, use_script
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
-from weblica.synth.skills.common import distinct, name_check, price_check, shown_money
+from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, shown_money
 
 # name, topic, what applying needs; the eligibility rules of those that have a questionnaire
 SERVICES = [("Renew a passport", "Passports"), ("First adult passport", "Passports"),
@@ -33,7 +33,7 @@ APPLY_SERVICE = "Residential parking permit"
 ELIGIBLE = intent(
     "gov-eligibility",
     "Do I qualify for {service}? I am {age}, {resident}, with a yearly income of {income}, and {children}.",
-    "Check whether I can get {service}: age {age}, {resident}, yearly income {income}, {children}.",
+    "Tell me whether I can get {service}: age {age}, {resident}, yearly income {income}, {children}.",
     "Would someone aged {age} who is {resident}, earns {income} a year and has {children} qualify for {service}?",
     "I'm {age} years old, {resident}, I earn {income} a year and I have {children}. Can I get {service}?",
     "Find out if a {age}-year-old applicant ({resident}, income {income} a year, {children}) can receive {service}.")
@@ -65,6 +65,20 @@ APPLY = intent(
     "Submit a residential parking permit application: applicant {name}, {email}, {street}, {district}, plate {plate}, {speed} processing.",
     "Get a residential parking permit for the car {plate}; the applicant is {name} ({email}) of {street}, {district}. Choose {speed} processing.",
     "Fill in and send the residential parking permit application for {name}, email {email}, living at {street} in {district}, vehicle {plate}, {speed} processing.")
+PROCESSING = intent(
+    "gov-processing-days",
+    "How many working days does standard processing take for \"{service}\"?",
+    "With standard processing, how long does \"{service}\" take in working days?",
+    "What is the standard processing time of \"{service}\", in working days?",
+    "If I don't pay for express, how many working days will \"{service}\" take?",
+    "How long is the normal processing time for \"{service}\"? Give the number of working days.")
+OFFICE_ADDRESS = intent(
+    "gov-office-address",
+    "What is the street address of the {office}?",
+    "Where exactly is the {office}? Give its street address.",
+    "I need to visit the {office}. What is its address?",
+    "Tell me the address of the {office}.",
+    "At what street address can I find the {office}?")
 
 TOPICS = ["Passports", "Driving", "Parking", "Benefits", "Business", "Records"]
 FINDER_FIELDS = [{"name": "q", "label": "What do you need?", "type": "search", "placeholder": "e.g. passport, parking"},
@@ -245,3 +259,23 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
     act(site, APPLY, {**values, "speed": values["speed"].lower()}, start, plan,
         record_checks("permit_applications", fields, values, {"service": APPLY_SERVICE}), "hard",
         "One application with every requested detail")
+
+    def processing() -> None:
+        service = rng.choice(services)
+        confusers = count_confusers(service["days"], [s["days"] for s in services if s is not service]
+                                    + [service["express_days"]])
+        if confusers:
+            ask(site, PROCESSING, {"service": service["name"]}, start,
+                [{"op": "click", "sel": f"[data-service='{service['slug']}'] a"}, {"op": "reach", "sel": "[data-days]"}],
+                str(service["days"]), answer_count(service["days"], confusers, unit="days"), [str(c) for c in confusers],
+                "easy", "The standard processing time on the service's page")
+
+    def office_address() -> None:
+        office = rng.choice(offices)
+        streets = [o["street"] for o in offices]
+        ask(site, OFFICE_ADDRESS, {"office": office["name"]}, start,
+            [{"op": "click", "sel": "a[href='/offices']"}, {"op": "reach", "sel": f"[data-row={office['id']}]"}],
+            office["street"], answer_text(office["street"], distinct(streets, office["street"])),
+            distinct(streets, office["street"]), "easy", "The office's street address")
+
+    rng.choice([processing, office_address])()

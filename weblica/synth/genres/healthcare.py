@@ -12,7 +12,7 @@ from weblica.synth.genres.kit import (MAXIMAL_EXTRAS, Plan, act, amounts, ask, d
                                       use_script)
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
-from weblica.synth.skills.common import distinct, name_check, unique_extreme
+from weblica.synth.skills.common import distinct, name_check, price_check, shown_money, unique_extreme
 
 SPECIALTIES = {"Cardiology": "cardiologist", "Dermatology": "dermatologist", "Pediatrics": "pediatrician",
                "Orthopedics": "orthopedic surgeon", "Family medicine": "family doctor", "Neurology": "neurologist"}
@@ -45,15 +45,29 @@ FIRST_SLOT = intent(
     "At what time is {doctor}'s first open appointment on {day}?",
     "What is the earliest time {doctor} can see me on {day}?",
     "On {day}, when does {doctor} have their first free slot?",
-    "Check {doctor}'s schedule for {day}: what time is the first available appointment?",
+    "What time is the first appointment {doctor} still has free on {day}?",
     "When is the earliest opening with {doctor} on {day}?")
 LAST_VISIT = intent(
     "health-last-visit",
     "When did I last see {doctor}?",
     "What was the date of my most recent visit with {doctor}?",
-    "Look at my visit history: when was my last appointment with {doctor}?",
+    "When was my last appointment with {doctor}?",
     "On what date did I most recently visit {doctor}?",
     "Find the date of my latest visit to {doctor}.")
+VISIT_BILLED = intent(
+    "health-visit-billed",
+    "How much was I billed for my visit on {day}?",
+    "What did my appointment on {day} cost me?",
+    "Find my visit from {day}: how much was billed to me?",
+    "What amount was I charged for the visit on {day}?",
+    "How much did I have to pay for the {day} appointment?")
+CLINIC = intent(
+    "health-doctor-clinic",
+    "At which clinic does {doctor} see patients?",
+    "Where does {doctor} work? Give the clinic's name.",
+    "Which clinic is {doctor} at?",
+    "Name the clinic where I can see {doctor}.",
+    "I'd like an appointment with {doctor}. Which clinic would I go to?")
 
 BOOKING_FIELDS = [{"name": "name", "label": "Patient name", "type": "text", "required": True},
                   {"name": "email", "label": "Email", "type": "email", "required": True},
@@ -143,8 +157,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
 
     pairs = [(sp, ins) for sp in SPECIALTIES for ins in INSURANCES]
     rng.shuffle(pairs)
-    booked = False
-    for specialty, insurance in pairs:
+    for specialty, insurance in pairs:  # a specialty with two in-network doctors and one earliest slot
         matching = [d for d in doctors if d["specialty"] == specialty and insurance in d["insurances"]]
         candidates = [s for s in open_slots if by_id[s["doctor"]] in matching]
         first = unique_extreme(candidates, "when")
@@ -158,10 +171,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
         act(site, BOOK_EARLIEST, {"specialist": SPECIALTIES[specialty], "insurance": insurance, **values}, start, plan,
             record_checks("appointments", BOOKING_FIELDS, values, {"slot": first["id"]}), "hard",
             "One appointment, in the earliest open slot of an in-network doctor of that specialty")
-        booked = True
         break
-    if not booked:
-        pass  # no specialty with two in-network doctors and one earliest slot on this site
 
     for specialty, insurance in pairs:
         matching = [d for d in doctors if d["specialty"] == specialty and insurance in d["insurances"]]
@@ -219,3 +229,23 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
             site.date(latest["day"]), answer_date(latest["day"], distinct(dates, latest["day"]), site.locale),
             [site.date(d) for d in distinct(dates, latest["day"])], "easy", "The date of the latest visit with that doctor")
         break
+
+    def visit_billed() -> None:
+        for visit in rng.sample(visits, len(visits)):
+            if sum(v["day"] == visit["day"] for v in visits) == 1:
+                billed = [v["billed"] for v in visits]
+                ask(site, VISIT_BILLED, {"day": f"{day_text(visit['day'])}, {visit['day'][:4]}"}, start,
+                    [{"op": "click", "sel": "a[href='/visits']"}, {"op": "reach", "sel": f"[data-row={visit['id']}]"}],
+                    site.money(visit["billed"]), price_check(site, visit["billed"], billed),
+                    shown_money(site, distinct(billed, visit["billed"])), "easy", "The amount billed for that visit")
+                return
+
+    def clinic() -> None:
+        doctor = rng.choice(doctors)
+        clinics = sorted({d["clinic"] for d in doctors})
+        if len(clinics) >= 2:
+            ask(site, CLINIC, {"doctor": doctor["name"]}, start, [{"op": "reach", "sel": f"[data-row={doctor['id']}]"}],
+                doctor["clinic"], name_check(doctor["clinic"], clinics), distinct(clinics, doctor["clinic"]), "easy",
+                "The doctor's clinic")
+
+    rng.choice([visit_billed, clinic])()

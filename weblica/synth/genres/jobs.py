@@ -10,7 +10,7 @@ from weblica.synth.genres import flow
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask, fill_plan, record_checks, unique_by, use_script
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder, format_money
-from weblica.synth.skills.common import count_confusers, distinct, price_check, unique_extreme
+from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, unique_extreme
 
 SENIORITY = ["Junior", "Mid-level", "Senior", "Lead"]
 ROLES = ["Data Engineer", "Product Designer", "Account Executive", "Support Specialist", "Financial Analyst",
@@ -47,6 +47,20 @@ SALARY = intent(
     "What is the yearly pay of {company}'s {title} opening?",
     "Tell me the salary listed for {title} at {company}.",
     "Find the {title} role at {company}: what does it pay per year?")
+COUNT_OPEN = intent(
+    "jobs-count-seniority-location",
+    "How many {seniority} jobs are open in {location}?",
+    "Count the {seniority} positions listed in {location}.",
+    "In {location}, how many openings are there at {seniority} level?",
+    "What is the number of {seniority} roles advertised in {location}?",
+    "How many {seniority} vacancies does the board list for {location}?")
+WHO_HIRES = intent(
+    "jobs-who-hires",
+    "Which company is hiring a {title} in {location}?",
+    "Who is looking for a {title} in {location}? Name the employer.",
+    "Name the employer of the {title} opening in {location}.",
+    "There is a {title} job in {location}. Which company posted it?",
+    "What company offers the {title} position based in {location}?")
 
 STEP_CONTACT = [{"name": "name", "label": "Full name", "type": "text", "required": True},
                 {"name": "email", "label": "Email", "type": "email", "required": True},
@@ -177,3 +191,30 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
                                                               for s in distinct(salaries, job["salary"])[:3]],
                 "easy", "The salary on the job's page")
             break
+
+    def count_open() -> None:
+        for seniority, location in rng.sample(combos, len(combos)):
+            gold = sum((j["seniority"], j["location"]) == (seniority, location) for j in jobs)
+            confusers = count_confusers(gold, [sum(j["location"] == location for j in jobs),
+                                               sum(j["seniority"] == seniority for j in jobs), len(jobs)])
+            if gold >= 2 and confusers:
+                plan = fill_plan(site, filters, {"location": location, "seniority": seniority}) + \
+                    [{"op": "click", "sel": "#filter-jobs"}, {"op": "reach", "sel": "[data-row-count]"}]
+                ask(site, COUNT_OPEN, {"seniority": seniority.lower(), "location": location}, start, plan, str(gold),
+                    answer_count(gold, confusers, unit="jobs"), [str(c) for c in confusers], "medium",
+                    "The number of jobs of that seniority in that location")
+                return
+
+    def who_hires() -> None:
+        for job in rng.sample(jobs, len(jobs)):
+            same = [j for j in jobs if (j["title"], j["location"]) == (job["title"], job["location"])]
+            if len(same) == 1:
+                names = [c["name"] for c in companies]
+                ask(site, WHO_HIRES, {"title": job["title"], "location": job["location"]}, start,
+                    fill_plan(site, filters, {"q": job["title"]}) + [{"op": "click", "sel": "#filter-jobs"},
+                                                                   {"op": "reach", "sel": f"[data-row={job['id']}]"}],
+                    job["company"], name_check(job["company"], names), distinct(names, job["company"]), "easy",
+                    "The employer of that job")
+                return
+
+    rng.choice([count_open, who_hires])()

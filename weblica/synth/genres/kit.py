@@ -2,6 +2,7 @@
 task drafts they emit (every instruction phrased from an intent, never written by hand)."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from weblica.env.task import Check
@@ -98,7 +99,5 @@ def amounts(rng: Any, low: float, high: float, decimals: int, count: int) -> lis
 
 def day_text(iso: str) -> str:
     """A date as an instruction says it ("March 14")."""
-    import datetime as dt
-
     day = dt.date.fromisoformat(iso)
     return f"{day.strftime('%B')} {day.day}"

@@ -6,13 +6,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from weblica.synth.checks import answer_count, answer_text
 from weblica.synth.data import BASE_DATE, make_people
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import (MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks,
                                       use_script)
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
-from weblica.synth.skills.common import distinct, name_check, price_check, shown_money, unique_extreme
+from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, shown_money, unique_extreme
 
 AIRPORTS = [("Lisbon", "LIS"), ("Oslo", "OSL"), ("Madrid", "MAD"), ("Vienna", "VIE"), ("Dublin", "DUB"),
             ("Athens", "ATH"), ("Prague", "PRG"), ("Helsinki", "HEL"), ("Zurich", "ZRH"), ("Porto", "OPO")]
@@ -42,7 +43,7 @@ CHANGE_FEE = intent(
     "What is the change fee on the cheapest nonstop flight from {origin} to {destination} on {day}?",
     "If I book the cheapest direct flight from {origin} to {destination} on {day}, how much does a change cost?",
     "How much would it cost to change the cheapest nonstop {origin}–{destination} fare on {day}?",
-    "Check the fare rules of the cheapest nonstop flight from {origin} to {destination} on {day}: what is the change fee?",
+    "What would the cheapest nonstop flight from {origin} to {destination} on {day} charge for a change?",
     "What change fee applies to the lowest nonstop fare from {origin} to {destination} on {day}?")
 BOOK_REFUNDABLE = intent(
     "travel-book-cheapest-refundable",
@@ -58,6 +59,20 @@ BOOK_EARLIEST = intent(
     "Reserve the earliest departure from {origin} to {destination} on {day} for one traveller, {name}, {email}.",
     "{name} wants to leave {origin} for {destination} as early as possible on {day}. Book that flight with the email {email}.",
     "Book one seat on the first {origin} to {destination} flight on {day} for {name}, contact email {email}.")
+NONSTOP_COUNT = intent(
+    "travel-nonstop-count",
+    "How many nonstop flights are there from {origin} to {destination} on {day}?",
+    "On {day}, how many direct flights fly from {origin} to {destination}?",
+    "Count the nonstop options from {origin} to {destination} on {day}.",
+    "How many flights from {origin} to {destination} on {day} have no stops?",
+    "I only fly direct: how many {origin}–{destination} flights can I choose from on {day}?")
+BAGGAGE = intent(
+    "travel-baggage",
+    "What baggage is included on {airline} flight {code} from {origin} to {destination} on {day}?",
+    "How much luggage can I bring on {airline} {code} from {origin} to {destination} on {day}?",
+    "Which baggage allowance comes with the {airline} fare {code}, {origin} to {destination} on {day}?",
+    "Tell me the baggage allowance of {airline} flight {code} from {origin} to {destination} on {day}.",
+    "On {day}, what bags does the fare of {airline} {code} from {origin} to {destination} include?")
 
 
 def _flights(site: SiteBuilder) -> tuple[list[tuple[str, str]], list[dict[str, Any]], list[str]]:
@@ -83,9 +98,12 @@ def _flights(site: SiteBuilder) -> tuple[list[tuple[str, str]], list[dict[str, A
                 refundable = FARES[fare]["refundable"] or (fare == "Standard" and rng.random() < 0.3)
                 fee = 0.0 if fare == "Flex" else amounts(rng, lo * 0.3, hi * 0.4, decimals, 1)[0]
                 minutes = depart * 5
+                number = f"{code}{rng.randint(100, 989)}"
+                while any(f["code"] == number for f in flights):  # a flight number names one flight
+                    number = f"{code}{rng.randint(100, 989)}"
                 arrive = minutes + duration
                 flights.append({
-                    "id": f"f{len(flights) + 1}", "code": f"{code}{rng.randint(100, 989)}", "airline": airline,
+                    "id": f"f{len(flights) + 1}", "code": number, "airline": airline,
                     "origin": origin, "from": o_code, "destination": dest, "to": d_code, "day": day,
                     "depart": f"{minutes // 60:02d}:{minutes % 60:02d}",
                     "arrive": f"{arrive // 60 % 24:02d}:{arrive % 60:02d}" + (" +1" if arrive >= 24 * 60 else ""),
@@ -212,3 +230,26 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
         act(site, BOOK_EARLIEST, slots(first, name=person["name"], email=person["email"]), start, plan,
             record_checks("flight_bookings", BOOKING_FIELDS, values, {"flight": first["id"]}), "medium",
             "One booking, of the day's first flight, for the named passenger")
+
+    def nonstop_count() -> None:
+        group = groups[keys[5]]
+        gold = sum(f["stops"] == 0 for f in group)
+        route = [f for f in flights if (f["from"], f["to"]) == keys[5][:2]]
+        confusers = count_confusers(gold, [len(group), sum(f["stops"] == 0 for f in route)])
+        if gold >= 1 and confusers:
+            plan = _search(site, fields, group[0]) + [{"op": "click", "sel": "#f-nonstop"},
+                                                      {"op": "click", "sel": "#search-flights"},
+                                                      {"op": "reach", "sel": "[data-row-count]"}]
+            ask(site, NONSTOP_COUNT, slots(group[0]), start, plan, str(gold), answer_count(gold, confusers, unit="flights"),
+                [str(c) for c in confusers], "medium", "The number of that day's nonstop flights on the route")
+
+    def baggage() -> None:
+        f = rng.choice(groups[keys[6]])
+        bags = sorted({v["bags"] for v in FARES.values()})
+        ask(site, BAGGAGE, slots(f, airline=f["airline"], code=f["code"]), start,
+            _search(site, fields, f) + [{"op": "click", "sel": f"[data-row={f['id']}] [data-fare-link]"},
+                                        {"op": "reach", "sel": "[data-baggage]"}],
+            f["bags"], answer_text(f["bags"], distinct(bags, f["bags"])), distinct(bags, f["bags"]), "medium",
+            "The baggage allowance from the fare rules")
+
+    rng.choice([nonstop_count, baggage])()
