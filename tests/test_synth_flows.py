@@ -175,3 +175,20 @@ def test_same_seed_same_bytes(genre, tmp_path):
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
     other = write_unvalidated(sample_spec(seed + 1, skill, genre), tmp_path / "c")
     assert json.loads((other / "data.json").read_text()) != json.loads((a / "data.json").read_text())
+
+
+def test_same_bytes_whatever_the_hash_seed(tmp_path):
+    """Two processes with different string hash seeds (a set's order differs) write the same bundles."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import sys; from pathlib import Path; from weblica.synth.generate import write_unvalidated; "
+              "from weblica.synth.spec import sample_spec\n"
+              f"for g, (skill, seed, _) in {GENRES!r}.items(): write_unvalidated(sample_spec(seed, skill, g), Path(sys.argv[1]))")
+    for hash_seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed}
+        subprocess.run([sys.executable, "-c", script, str(tmp_path / hash_seed)], check=True, env=env, timeout=120)
+    one = sorted(p.relative_to(tmp_path / "1") for p in (tmp_path / "1").rglob("*") if p.is_file())
+    assert one and one == sorted(p.relative_to(tmp_path / "2") for p in (tmp_path / "2").rglob("*") if p.is_file())
+    assert [f for f in one if (tmp_path / "1" / f).read_bytes() != (tmp_path / "2" / f).read_bytes()] == []

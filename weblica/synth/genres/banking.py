@@ -146,11 +146,14 @@ def banking(site: SiteBuilder) -> None:
     accounts, payees = bank["accounts"], bank["payees"]
     own = {a["id"]: f"{a['name']} ({a['number']})" for a in accounts}
     to_labels = {**own, **{p["id"]: f"Payee: {p['name']}" for p in payees}}
-    transfer_fields = [
-        {"name": "from", "label": "From account", "type": "select", "options": [a["id"] for a in accounts[:3]],
-         "labels": own, "required": True},
-        {"name": "to", "label": "To", "type": "select", "options": list(to_labels), "labels": to_labels, "required": True},
-    ] + TRANSFER_FIELDS_BASE
+    source = {"name": "from", "label": "From account", "type": "select", "options": [a["id"] for a in accounts[:3]],
+              "labels": own, "required": True}
+    # two forms, as banks have them: between one's own accounts, and to a payee (short option lists)
+    forms = {"/banking/transfer": [source, {"name": "to", "label": "To account", "type": "select",
+                                            "options": list(own), "labels": own, "required": True}] + TRANSFER_FIELDS_BASE,
+             "/banking/pay": [source, {"name": "to", "label": "Payee", "type": "select",
+                                       "options": [p["id"] for p in payees], "labels": {p["id"]: p["name"] for p in payees},
+                                       "required": True}] + TRANSFER_FIELDS_BASE}
     filter_fields = [
         {"name": "account", "label": "Account", "type": "select", "options": [a["id"] for a in accounts], "labels": own},
         {"name": "type", "label": "Type", "type": "select", "options": TYPES},
@@ -158,26 +161,39 @@ def banking(site: SiteBuilder) -> None:
         {"name": "to", "label": "To date", "type": "date", "month": MONTHS[-1]},
         {"name": "q", "label": "Search", "type": "search", "placeholder": "Payee or description"}]
     site.nav += [("Accounts", "/banking"), ("Transactions", "/banking/transactions"), ("Transfers", "/banking/transfer"),
-                 ("Statements", "/banking/statements")]
+                 ("Pay someone", "/banking/pay"), ("Statements", "/banking/statements")]
     common = {"accounts": accounts}
     site.page("/banking", "genres/banking/dashboard.html.j2", title="Accounts", heading="Your accounts",
               recent=bank["transactions"][:6], page_kind="bank-dashboard", **common)
     site.page("/banking/transactions", "genres/banking/transactions.html.j2", title="Transactions",
               heading="Transactions", fields=filter_fields, transactions=bank["transactions"],
               page_kind="bank-transactions", **common)
-    site.page("/banking/transfer", "genres/banking/transfer.html.j2", title="Make a transfer", heading="Make a transfer",
-              fields=transfer_fields, payees=payees, page_kind="bank-transfer", **common)
+    site.page("/banking/transfer", "genres/banking/transfer.html.j2", title="Transfer between accounts",
+              heading="Transfer between your accounts", fields=forms["/banking/transfer"], payees=payees,
+              intro="Move money between your own accounts. You can check the details before anything is sent.",
+              page_kind="bank-transfer", **common)
+    site.page("/banking/pay", "genres/banking/transfer.html.j2", title="Pay someone", heading="Pay someone",
+              fields=forms["/banking/pay"], payees=payees,
+              intro="Pay someone you have saved as a payee. You can check the details before anything is sent.",
+              page_kind="bank-transfer", **common)
     site.page("/banking/transfer/review", "genres/banking/review.html.j2", title="Review transfer",
               heading="Review your transfer", labels=to_labels, page_kind="bank-review", **common)
     site.page("/banking/transfer/done", "message.html.j2", title="Transfer sent", heading="Transfer sent",
               text="Your transfer has been submitted.", back="/banking", page_kind="done")
     site.page("/banking/statements", "genres/banking/statements.html.j2", title="Statements", heading="Statements",
               statements=bank["statements"], page_kind="bank-statements", **common)
-    _tasks(site, bank, transfer_fields, filter_fields)
+    _tasks(site, bank, forms, filter_fields)
 
 
-def _transfer(site: SiteBuilder, fields: list[dict[str, Any]], values: dict[str, Any]) -> Plan:
-    return ([{"op": "click", "sel": "a[href='/banking/transfer']"}] + fill_plan(site, fields, values)
+def _form(forms: dict[str, list[dict[str, Any]]], to: str) -> tuple[str, list[dict[str, Any]]]:
+    """The transfer form for a destination: a payee (p…) is paid on /banking/pay, an own account on /banking/transfer."""
+    path = "/banking/pay" if to.startswith("p") else "/banking/transfer"
+    return path, forms[path]
+
+
+def _transfer(site: SiteBuilder, forms: dict[str, list[dict[str, Any]]], values: dict[str, Any]) -> Plan:
+    path, fields = _form(forms, values["to"])
+    return ([{"op": "click", "sel": f"a[href='{path}']"}] + fill_plan(site, fields, values)
             + [{"op": "click", "sel": "#submit"}, {"op": "click", "sel": "#confirm"}])
 
 
@@ -185,7 +201,7 @@ def _amount_text(value: float, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
-def _tasks(site: SiteBuilder, bank: dict[str, Any], transfer_fields: list[dict[str, Any]],
+def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[str, Any]]],
            filter_fields: list[dict[str, Any]]) -> None:
     rng = site.rng
     accounts, transactions = bank["accounts"], bank["transactions"]
@@ -232,16 +248,18 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], transfer_fields: list[dict[s
     source, target = rng.sample(accounts[:3], 2)
     amount = amounts(rng, 20, 900, decimals, 1)[0] * (100 if decimals == 0 else 1)
     values = {"from": source["id"], "to": target["id"], "amount": _amount_text(amount, decimals)}
-    plan = _transfer(site, transfer_fields, values)
-    checks = record_checks("transfers", transfer_fields, {**values, "amount": amount})
+    plan = _transfer(site, forms, values)
+    checks = record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": amount})
     other = next(a for a in accounts if a["id"] not in (source["id"], target["id"]))
     act(site, OWN_TRANSFER, {"amount": site.money(amount), "source": source["name"], "target": target["name"]}, start,
         plan, checks, "medium", "One confirmed transfer of that amount between the two accounts",
-        maximal=plan + _transfer(site, transfer_fields, {**values, "to": other["id"]}))
+        maximal=plan + _transfer(site, forms, {**values, "to": other["id"]}))
 
     billers = {p["name"]: p for p in bank["payees"]}
     debits = [t for t in transactions if t["kind"] == "Direct debit"]
-    for name in sorted({t["who"] for t in debits}, key=lambda n: rng.random()):
+    names = sorted({t["who"] for t in debits})
+    rng.shuffle(names)  # shuffled after sorting: a set's order changes with the process's hash seed
+    for name in names:
         theirs = [t for t in debits if t["who"] == name]
         latest = unique_extreme(theirs, "day", highest=True)
         if latest is None:
@@ -252,8 +270,8 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], transfer_fields: list[dict[s
                   "reference": reference}
         plan = to_transactions + fill_plan(site, filter_fields, {"q": name}) + \
             [{"op": "click", "sel": "#filter-transactions"}, {"op": "reach", "sel": f"[data-row={latest['id']}]"}] + \
-            _transfer(site, transfer_fields, values)
-        checks = record_checks("transfers", transfer_fields, {**values, "amount": latest["amount"]})
+            _transfer(site, forms, values)
+        checks = record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": latest["amount"]})
         act(site, PAY_LAST_BILL, {"payee": name, "source": accounts[0]["name"], "reference": reference}, start, plan,
             checks, "hard", "One confirmed payment to the payee of their latest direct debit's amount")
         break
@@ -288,10 +306,10 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], transfer_fields: list[dict[s
         amount = amounts(rng, 10, 400, decimals, 1)[0] * (100 if decimals == 0 else 1)
         reference = f"{rng.choice(['Invoice', 'Dinner', 'Rent share', 'Gift'])} {rng.randint(10, 99)}"
         values = {"from": source["id"], "to": payee["id"], "amount": _amount_text(amount, decimals), "reference": reference}
-        plan = _transfer(site, transfer_fields, values)
+        plan = _transfer(site, forms, values)
         act(site, PAY_PAYEE, {"amount": site.money(amount), "payee": payee["name"], "source": source["name"],
                               "reference": reference}, start, plan,
-            record_checks("transfers", transfer_fields, {**values, "amount": amount}), "medium",
+            record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": amount}), "medium",
             "One confirmed payment of that amount to the payee")
 
     rng.choice([largest_deposit, pay_payee, statement_closing])()

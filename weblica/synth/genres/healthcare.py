@@ -79,7 +79,7 @@ BOOKING_FIELDS = [{"name": "name", "label": "Patient name", "type": "text", "req
 
 def _doctors(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rng = site.rng
-    clinics = [f"{m} Clinic" for m in site.cat["makers"]]
+    clinics = [f"{m} Clinic" for m in site.cat.get("makers") or ["Central", "Northgate", "Lakeside", "Parkview"]]
     names = rng.sample([(f, l) for f in FIRST_NAMES for l in LAST_NAMES], 14)
     specialties = list(SPECIALTIES)
     doctors, slots = [], []

@@ -17,6 +17,7 @@ ROLES = ["Data Engineer", "Product Designer", "Account Executive", "Support Spec
          "Operations Manager", "Backend Developer", "UX Researcher", "Recruiter", "Marketing Manager"]
 WORKPLACE = ["Remote", "Hybrid", "On site"]
 INDUSTRIES = ["Software", "Logistics", "Health tech", "Retail", "Energy", "Finance"]
+EMPLOYERS = ["Quantel", "Brightway", "Nordwind", "Axiom Labs", "Helio", "Corvid"]  # when the catalog names none
 NOTICE = ["Immediately", "In 2 weeks", "In 1 month", "In 3 months"]
 
 SAVE_BEST = intent(
@@ -79,7 +80,7 @@ def _board(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
     cities = rng.sample(CITIES, 4)
     companies = [{"id": f"c{i + 1}", "name": name, "slug": slugify(name), "industry": rng.choice(INDUSTRIES),
                   "size": rng.choice(["11–50", "51–200", "201–1,000", "1,000+"]), "city": rng.choice(cities)}
-                 for i, name in enumerate(site.cat["makers"])]
+                 for i, name in enumerate(site.cat.get("makers") or EMPLOYERS)]
     salaries = rng.sample(range(38, 190), 34)
     jobs, titles = [], set()
     fmt = {**site.fmt, "decimals": 0}

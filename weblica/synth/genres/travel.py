@@ -145,7 +145,7 @@ def travel(site: SiteBuilder) -> None:
               fields=search_fields, flights=flights, hours=_hours, page_kind="flight-results")
     for f in flights:
         site.page(f"/flights/fare/{f['id']}", "genres/travel/fare.html.j2", title=f"{f['code']} fare rules", flight=f,
-                  hours=_hours, page_kind="fare-rules")
+                  hours=_hours, fares=FARES, page_kind="fare-rules")
     site.page("/flights/book", "genres/travel/book.html.j2", title="Passenger details", heading="Passenger details",
               fields=BOOKING_FIELDS, flights=flights, hours=_hours, page_kind="flight-booking")
     site.page("/flights/booked", "message.html.j2", title="Booking confirmed", heading="Your flight is booked",
