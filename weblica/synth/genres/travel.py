@@ -66,13 +66,13 @@ NONSTOP_COUNT = intent(
     "Count the nonstop options from {origin} to {destination} on {day}.",
     "How many flights from {origin} to {destination} on {day} have no stops?",
     "I only fly direct: how many {origin}–{destination} flights can I choose from on {day}?")
-BAGGAGE = intent(
-    "travel-baggage",
-    "What baggage is included on {airline} flight {code} from {origin} to {destination} on {day}?",
-    "How much luggage can I bring on {airline} {code} from {origin} to {destination} on {day}?",
-    "Which baggage allowance comes with the {airline} fare {code}, {origin} to {destination} on {day}?",
-    "Tell me the baggage allowance of {airline} flight {code} from {origin} to {destination} on {day}.",
-    "On {day}, what bags does the fare of {airline} {code} from {origin} to {destination} include?")
+ARRIVAL = intent(
+    "travel-arrival-time",
+    "When does {airline} flight {code} from {origin} land in {destination} on {day}?",
+    "At what time does {airline} {code} from {origin} arrive in {destination} on {day}?",
+    "What is the arrival time of {airline} flight {code}, {origin} to {destination}, on {day}?",
+    "I'm picking someone up from {airline} {code} ({origin} to {destination}) on {day}. When does it get in?",
+    "On {day}, what time is {airline} {code} from {origin} due in {destination}?")
 
 
 def _flights(site: SiteBuilder) -> tuple[list[tuple[str, str]], list[dict[str, Any]], list[str]]:
@@ -243,13 +243,15 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
             ask(site, NONSTOP_COUNT, slots(group[0]), start, plan, str(gold), answer_count(gold, confusers, unit="flights"),
                 [str(c) for c in confusers], "medium", "The number of that day's nonstop flights on the route")
 
-    def baggage() -> None:
-        f = rng.choice(groups[keys[6]])
-        bags = sorted({v["bags"] for v in FARES.values()})
-        ask(site, BAGGAGE, slots(f, airline=f["airline"], code=f["code"]), start,
-            _search(site, fields, f) + [{"op": "click", "sel": f"[data-row={f['id']}] [data-fare-link]"},
-                                        {"op": "reach", "sel": "[data-baggage]"}],
-            f["bags"], answer_text(f["bags"], distinct(bags, f["bags"])), distinct(bags, f["bags"]), "medium",
-            "The baggage allowance from the fare rules")
+    def arrival() -> None:
+        group = groups[keys[6]]
+        times = [f["arrive"] for f in group] + [f["depart"] for f in group]
+        for f in rng.sample(group, len(group)):
+            if "+" not in f["arrive"] and times.count(f["arrive"]) == 1:
+                ask(site, ARRIVAL, slots(f, airline=f["airline"], code=f["code"]), start,
+                    _search(site, fields, f) + [{"op": "reach", "sel": f"[data-row={f['id']}]"}], f["arrive"],
+                    answer_text(f["arrive"], distinct(times, f["arrive"])), distinct(times, f["arrive"]), "medium",
+                    "The arrival time of that flight")
+                return
 
-    rng.choice([nonstop_count, baggage])()
+    rng.choice([nonstop_count, arrival])()
