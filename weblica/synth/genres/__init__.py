@@ -19,3 +19,7 @@ def flow(category: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[S
         FLOWS[category] = fn
         return fn
     return register
+
+
+# the genres with flows of their own; importing them registers them in FLOWS
+from weblica.synth.genres import banking, government, healthcare, jobs, travel  # noqa: E402,F401
