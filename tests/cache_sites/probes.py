@@ -199,3 +199,50 @@ async def browse_probes(new_context: Any, origin: str) -> dict[str, str]:
         finally:
             await context.close()
     return results
+
+
+async def with_browser(go: Any, proxy_url: str | None = None, har: str | None = None) -> Any:
+    """`go(new_context)` with real Chromium; each context goes through `proxy_url`, or is answered by
+    Playwright's routeFromHAR from `har` (unmatched requests aborted)."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import context_kwargs, launch_browser
+
+    async with async_playwright() as pw:
+        browser = await launch_browser(pw)
+        try:
+            async def new_context(locale: str) -> Any:
+                context = await browser.new_context(**{**context_kwargs(proxy_url, ignore_https_errors=True),
+                                                       "locale": locale})
+                if har:
+                    await context.route_from_har(har, not_found="abort")
+                return context
+            return await go(new_context)
+        finally:
+            await browser.close()
+
+
+def record_probe_site(site: ProbeSite, recording: Any, runs: int = 2) -> dict[str, str]:
+    """The live site's answer to every probe (through a mapping proxy, not recorded), then `runs` runs of
+    RECORDED_BROWSE through the real recorder into `recording`."""
+    import asyncio
+
+    from weblica.cache.addons import EpisodeHeader, HostMapper, Recorder, parse_resolve
+    from weblica.cache.proxy import ProxyServer
+    from weblica.cache.store import Store
+
+    origin = site.url("").rstrip("/")
+    with ProxyServer([HostMapper(parse_resolve(site.resolve))]) as proxy:
+        live = asyncio.run(with_browser(lambda new_context: browse_probes(new_context, origin), proxy.url))
+    store = Store.open_dir(recording, create=True)
+    recorder = Recorder(store, 0)
+    try:
+        with ProxyServer([EpisodeHeader(), HostMapper(parse_resolve(site.resolve)), recorder]) as proxy:
+            async def record_runs(new_context: Any) -> None:
+                for _ in range(runs):
+                    recorder.begin_run(store.new_run("record", start_url=origin + "/"))
+                    await record_browse(new_context, origin)
+            asyncio.run(with_browser(record_runs, proxy.url))
+    finally:
+        store.close()
+    return live
