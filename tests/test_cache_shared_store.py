@@ -104,13 +104,13 @@ def _create_and_write(url: str, bodies: str, worker: int) -> None:
 
 def test_concurrent_workers_creating_the_schema_lose_nothing(db_url, tmp_path):
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_create_and_write, args=(db_url, str(tmp_path / "bodies"), w)) for w in range(4)]
+    procs = [ctx.Process(target=_create_and_write, args=(db_url, str(tmp_path / "bodies"), w)) for w in range(6)]
     for p in procs:
         p.start()
     for p in procs:
         p.join(120)
         assert p.exitcode == 0
-    for w in range(4):
+    for w in range(6):
         with Store(db_url, tmp_path / "bodies", readonly=True, recording=f"w{w}") as store:
             assert store.count_exchanges() == 30 and len(store.runs()) == 3
             assert {e.url for e in store.exchanges()} == {f"https://w{w}.test/{i}" for i in range(10)}

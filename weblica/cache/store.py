@@ -150,7 +150,8 @@ class Store:
     def _open(self, create: bool) -> None:
         tables = set(inspect(self.engine).get_table_names())
         if "weblica_meta" not in tables:
-            if tables:
+            # only our own tables, without the meta table: another worker is creating the schema right now
+            if tables and not (create and tables <= set(metadata.tables)):
                 raise StoreError(f"{self.where} is a database but not a weblica recording (tables: "
                                  f"{', '.join(sorted(tables))}). Fix: use a new --out directory")
             if not create:
@@ -160,6 +161,11 @@ class Store:
             tables = set(inspect(self.engine).get_table_names())
         with self.engine.connect() as conn:
             meta = dict(conn.execute(select(meta_table.c.key, meta_table.c.value)).all())
+        if not meta and create:   # the meta table is there, its rows not yet: a concurrent creator's
+            self._create_schema()
+            tables = set(inspect(self.engine).get_table_names())
+            with self.engine.connect() as conn:
+                meta = dict(conn.execute(select(meta_table.c.key, meta_table.c.value)).all())
         if meta.get("app") != APP_ID:
             raise StoreError(f"{self.where} is not a weblica recording (app={meta.get('app')!r})")
         schema = str(meta.get("schema", "0"))
@@ -360,6 +366,14 @@ class Store:
                         info=run.info, **self._name_value())).inserted_primary_key[0])
                     if run_rows:
                         conn.execute(insert(exchanges_table), [{**row, "run_id": run_id} for row in run_rows])
+                    if run.ws_messages:   # handshakes found again by their seq within the run
+                        by_seq = dict(conn.execute(select(exchanges_table.c.seq, exchanges_table.c.id)
+                                                   .where(exchanges_table.c.run_id == run_id)).all())
+                        ws_rows = [{"exchange_id": by_seq[seq], "seq": m.seq, "from_client": int(m.from_client),
+                                    "is_text": int(m.is_text), "content": m.content, "at": m.at}
+                                   for seq, messages in run.ws_messages.items() if seq in by_seq for m in messages]
+                        if ws_rows:
+                            conn.execute(insert(ws_messages_table), ws_rows)
                     for ex, _, _ in run.exchanges:
                         ex.run_id = run_id
                     ids.append(run_id)

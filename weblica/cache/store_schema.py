@@ -114,6 +114,8 @@ class PendingRun:
     start_url: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
     exchanges: list[tuple[Exchange, bytes | None, bytes | None]] = field(default_factory=list)
+    # socket messages by the seq of their handshake exchange (WsMessage.exchange_id is filled on storing)
+    ws_messages: dict[int, list["WsMessage"]] = field(default_factory=dict)
 
 
 @dataclass
