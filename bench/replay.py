@@ -24,6 +24,14 @@ policy, or the oracle at other seeds, plays the cached tasks (`--coverage-only` 
 Then the repeat rate (tests/cache_sites/loader.py: a loader that batches and races by arrival time,
 recorded with random server latency): same requests and screens in N of 10 replays.
 
+Then issue 20's probes side by side (tests/cache_sites/probes.py: Vary on Accept-Language, the login
+cookie, slugs, an unrecorded search, Range; recorded by real Chromium, two locales, logged out and in):
+each probe correct, miss or WRONG under ours (inferred rules; no rules), Playwright routeFromHAR and
+mitmproxy server replay (`--probes-only`). Then held-out-load recall on the local live-like sites
+(news, shop, loader; 4 loads each, rules learned from loads 1..k-1, load k asked of the matcher):
+recall and precision, strict and net of the sites' own randomness (`--heldout-only`). These are local
+sites built to behave like the live web, not the real web.
+
 Prints figures and ratios; nothing is asserted. Run: `.venv/bin/python bench/replay.py [--repeats 3]`.
 """
 from __future__ import annotations
@@ -46,6 +54,8 @@ from weblica.cache.demo_site import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # 
 from cache_sites.loader import LOADER_ACTIONS, LoaderSite, replay_rounds  # noqa: E402
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
+from replay_figures import (_mitm_flows, heldout_recall, print_heldout, print_probe_figures,  # noqa: E402
+                            probe_figures)
 
 from weblica.browser.session import BrowserHost  # noqa: E402
 from weblica.cache.addons import HostMapper, parse_resolve  # noqa: E402
@@ -79,21 +89,6 @@ class LiveBackend:
 
     async def end(self, task: Any, episode_id: str) -> None:
         return None
-
-
-def _mitm_flows(store: Store, path: Path) -> None:
-    """The recording as a mitmproxy flow file, for mitmproxy's own server replay."""
-    from mitmproxy import http, io
-    from mitmproxy.test import tflow
-
-    with path.open("wb") as f:
-        writer = io.FlowWriter(f)
-        for ex in store.exchanges():
-            req = http.Request.make(ex.method, ex.url, ex.request_body or b"",
-                                    [(k.encode(), v.encode()) for k, v in ex.request_headers])
-            resp = http.Response.make(ex.status, store.bodies.get(ex.response_body_digest),
-                                      [(k.encode(), v.encode()) for k, v in ex.response_headers])
-            writer.add(tflow.tflow(req=req, resp=resp))
 
 
 class ReplayCounter:
@@ -444,14 +439,24 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--coverage-only", action="store_true", help="print only the coverage figures")
+    parser.add_argument("--probes-only", action="store_true", help="print only the probes side by side")
+    parser.add_argument("--heldout-only", action="store_true", help="print only the held-out-load recall")
     args = parser.parse_args()
+    if args.probes_only:
+        fig = probe_figures()
+        print(json.dumps(fig, indent=1, default=str))
+        print_probe_figures(fig)
+        sys.exit(0)
+    if args.heldout_only:
+        fig = asyncio.run(heldout_recall())
+        print(json.dumps(fig, indent=1, default=str))
+        print_heldout(fig)
+        sys.exit(0)
     if args.coverage_only:
         cov = coverage()
         print(json.dumps(cov, indent=1, default=str))
         print_coverage(cov)
         sys.exit(0)
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3)
     result = asyncio.run(main(args.repeats))
     result["news_probes"] = asyncio.run(news_probes())
     result["repeat_rate"] = asyncio.run(repeat_rate())
@@ -472,3 +477,5 @@ if __name__ == "__main__":
     print(f"\nrepeat rate (timing-batching loader): same requests and screens in {r['same']} of {r['rounds']} "
           f"replays, screens as recorded in {r['as_recorded']} of {r['rounds']}")
     print_coverage(coverage())
+    print_probe_figures(probe_figures())
+    print_heldout(asyncio.run(heldout_recall()))

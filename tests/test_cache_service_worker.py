@@ -96,3 +96,41 @@ def test_replay_with_the_network_cut_runs_the_worker_from_the_recording(pwa):
     assert shown[2] == f"worker|{headlines[1]}"     # the second load came from the worker's cache
     assert stats.tiers["miss"] == 0
 
+
+
+def test_the_worker_is_replayed_when_one_proxy_serves_several_recordings(pwa, tmp_path):
+    """`weblica run` serves every cache task of a run from one proxy; the worker's script fetch carries no
+    episode header, so it is told apart by its origin (only the PWA's recording holds it)."""
+    from weblica.cache.exchange import Exchange
+
+    other = tmp_path / "other"
+    with Store.open_dir(other, create=True) as store:
+        run = store.new_run("record", start_url="https://www.other.test/")
+        store.add_exchange(Exchange(method="GET", url="https://www.other.test/", request_headers=[], status=200,
+                                    reason="OK", response_headers=[("Content-Type", "text/html")], started=1.0,
+                                    ended=1.1, seq=0, run_id=run), None, b"<title>other</title>")
+
+    async def titles():
+        backend = CacheBackend([pwa["rec"], other], [], log_misses=False)
+        env = make_env({"cache": backend})
+        try:
+            task = Task(id="pwa", start_url=pwa["url"]("/"), instruction="",
+                        source=TaskSource(kind="cache", recording=str(pwa["rec"])))
+            first = await env.reset(task, seed=5)
+            out = [first.tabs[first.active_tab].title]
+            for action in pwa_actions(pwa["url"]("/")):
+                obs, *_ = await env.step([action])
+                out.append(obs.tabs[obs.active_tab].title)
+        finally:
+            await env.close()
+            await backend.stop()
+        return out, backend.stats
+
+    listener = Listener(pwa["port"])
+    try:
+        shown, stats = asyncio.run(titles())
+    finally:
+        listener.close()
+    assert listener.accepted == 0
+    assert stats.tiers["miss"] == 0, stats.misses
+    assert shown[2].startswith("worker|"), shown

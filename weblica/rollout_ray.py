@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task
@@ -58,6 +58,35 @@ class EnvWorker:
                 return await pool.map(list(zip(tasks, repeats)), job)
 
 
+def dispatch(actors: list[Any], jobs: list[Any], submit: Callable[[Any, Any], Any],
+             respawn: Callable[[], Any] | None = None) -> Iterator[tuple[int, Any, BaseException | None]]:
+    """Hand `jobs` to free actors one at a time (`submit(actor, job)` returns the call's object ref), so a
+    slow job never holds back the others; yields (job index, result, error) as each call finishes. An
+    actor that died is replaced by `respawn()` when given (its job reports the error)."""
+    import ray
+
+    pending: dict[Any, tuple[int, Any]] = {}
+    free = list(actors)
+    next_job = 0
+    while next_job < len(jobs) or pending:
+        while free and next_job < len(jobs):
+            actor = free.pop()
+            pending[submit(actor, jobs[next_job])] = (next_job, actor)
+            next_job += 1
+        done, _ = ray.wait(list(pending), num_returns=1)
+        index, actor = pending.pop(done[0])
+        try:
+            result, error = ray.get(done[0]), None
+        except ray.exceptions.RayActorError as exc:   # the worker process died (a crash, out of memory)
+            result, error = None, exc
+            if respawn is not None:
+                actor = respawn()
+        except ray.exceptions.RayTaskError as exc:
+            result, error = None, exc
+        free.append(actor)
+        yield index, result, error
+
+
 def run_tasks_ray(tasks: list[Task], policy_spec: str, out: str | Path, *, address: str = "auto",
                   workers: int = 2, parallel_per_worker: int = 1, seed: int = 0, repeats: int = 1,
                   ray_init_kwargs: dict[str, Any] | None = None, allow_private: bool = False
@@ -73,20 +102,11 @@ def run_tasks_ray(tasks: list[Task], policy_spec: str, out: str | Path, *, addre
     actor_cls = ray.remote(num_cpus=0.5)(EnvWorker)
     actors = [actor_cls.remote(policy_spec, seed, parallel_per_worker, allow_private) for _ in range(max(1, workers))]
     jobs = [(task, r) for task in tasks for r in range(repeats)]
-    pending: dict[Any, tuple[int, Any]] = {}
-    free = list(actors)
     results: list[Any] = [None] * len(jobs)
-    next_job = 0
-    while next_job < len(jobs) or pending:
-        while free and next_job < len(jobs):
-            actor = free.pop()
-            task, repeat = jobs[next_job]
-            pending[actor.play.remote([task.to_dict()], [repeat])] = (next_job, actor)
-            next_job += 1
-        done, _ = ray.wait(list(pending), num_returns=1)
-        index, actor = pending.pop(done[0])
-        results[index] = ray.get(done[0])[0]
-        free.append(actor)
+    for index, result, error in dispatch(actors, jobs, lambda actor, job: actor.play.remote([job[0].to_dict()], [job[1]])):
+        if error is not None:
+            raise error
+        results[index] = result[0]
     out_dir = Path(out)
     (out_dir / "screens").mkdir(parents=True, exist_ok=True)
     trajectories = []

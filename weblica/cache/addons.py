@@ -17,6 +17,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
+from urllib.parse import urlsplit
 
 from mitmproxy import command, ctx, http
 from mitmproxy.websocket import Opcode
@@ -102,6 +103,27 @@ LOCAL_KEY = "weblica_local"       # answered by weblica itself: neither recorded
 
 def episode_of(flow: http.HTTPFlow) -> str:
     return flow.metadata.get(EPISODE_KEY) or flow.request.headers.get(EPISODE_HEADER, "")
+
+
+def origin_of(url: str) -> tuple[str, str, int]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), parts.port or (443 if scheme == "https" else 80)
+
+
+class OrphanEpisode:
+    """Gives a request that came without the episode header (Chromium sends a context's extra headers
+    on page requests, not on a service worker's script fetch) the episode `find(origin)` names, if any."""
+
+    def __init__(self, find: Callable[[tuple[str, str, int]], str | None]):
+        self.find = find
+
+    def request(self, flow: http.HTTPFlow) -> None:
+        if episode_of(flow):
+            return
+        episode = self.find((flow.request.scheme.lower(), flow.request.pretty_host.lower(), flow.request.port))
+        if episode:
+            flow.metadata[EPISODE_KEY] = episode
 
 
 class EpisodeHeader:
@@ -237,6 +259,7 @@ class ReplaySource:
     run_id: int | None = None   # the replay run that misses are logged under; None = do not log
     delivery: DeliveryOrder = field(init=False)
     streams: dict[str, set] = field(default_factory=dict)   # event streams each episode was shown
+    origins: set[tuple[str, str, int]] | None = None         # the recorded requests' origins (see backend)
 
     def __post_init__(self) -> None:
         index = self.index

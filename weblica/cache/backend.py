@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterable
 
-from weblica.cache.addons import EpisodeHeader, Replayer, ReplaySource, Stubber
+from weblica.cache.addons import EpisodeHeader, OrphanEpisode, Replayer, ReplaySource, Stubber, origin_of
 from weblica.cache.matcher import ReplayIndex
 from weblica.cache.proxy import ProxyServer
 from weblica.cache.rules import RuleBook
@@ -21,6 +21,14 @@ from weblica.env.backend import EPISODE_HEADER, NetworkConfig
 from weblica.env.task import Task
 
 DEFAULT_RULES_DIR = "cache_rules"
+ORPHAN = "orphan:"   # episodes made up for requests that came without the episode header
+
+
+def _origins(source: ReplaySource) -> set[tuple[str, str, int]]:
+    """The (scheme, host, port) of every recorded request of a recording, computed once."""
+    if source.origins is None:
+        source.origins = {origin_of(ex.url) for ex in source.index.exchanges}
+    return source.origins
 
 
 def default_rules_dirs() -> list[Path]:
@@ -65,6 +73,24 @@ class CacheBackend:
                 source = next(iter(self.sources.values()))  # a plain browser pointed at `replay --serve`
             return source
 
+    def _orphan_episode(self, origin: tuple[str, str, int]) -> str | None:
+        """The episode a request without the episode header belongs to (a service worker's script fetch
+        carries none), found by its origin: when exactly one recording of the live episodes holds that
+        origin, that recording's episode (its own orphan episode when several episodes replay it, so no
+        episode's repeated-request counters move); else None, and the request misses."""
+        with self._lock:
+            live = {id(source): source for source in self.episodes.values()}
+            holding = [s for s in live.values() if origin in _origins(s)]
+            if len(holding) != 1:
+                return None
+            source = holding[0]
+            users = [e for e, s in self.episodes.items() if s is source and not e.startswith(ORPHAN)]
+            if len(users) == 1:
+                return users[0]
+            orphan = f"{ORPHAN}{id(source)}"
+            self.episodes[orphan] = source
+            return orphan
+
     def source(self, recording: str | Path) -> ReplaySource:
         key = str(Path(recording).resolve())
         with self._lock:
@@ -78,7 +104,8 @@ class CacheBackend:
 
     async def start(self) -> None:
         if self.proxy is None:
-            proxy = ProxyServer([EpisodeHeader(), Stubber(self._resolve), self.replayer])
+            proxy = ProxyServer([EpisodeHeader(), OrphanEpisode(self._orphan_episode), Stubber(self._resolve),
+                                 self.replayer])
             await asyncio.to_thread(proxy.start)
             self.proxy = proxy
 
@@ -110,6 +137,8 @@ class CacheBackend:
     async def end(self, task: Task, episode_id: str) -> None:
         with self._lock:
             source = self.episodes.pop(episode_id, None)
+            if source is not None and not any(s is source for e, s in self.episodes.items() if not e.startswith(ORPHAN)):
+                self.episodes.pop(f"{ORPHAN}{id(source)}", None)   # its last episode ended
         if source is not None:
             source.reset(episode_id)
 

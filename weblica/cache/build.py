@@ -22,7 +22,11 @@ For each live task:
 Every task's outcome is written to `OUT/results/<task>.json` when it finishes, so a re-run skips
 finished tasks (resumable); `OUT/tasks.jsonl` (the kept tasks, `source.kind = cache`) and
 `OUT/report.json` are rewritten from the results at the end. Tasks run in `parallel` worker processes
-(mitmproxy allows one proxy per process). Ray across machines is not implemented.
+(mitmproxy allows one proxy per process), or on the actors of a Ray cluster (`build_ray.py`).
+
+Each recording keeps its rows in its own SQLite file, or, with `store_url` and `store_bodies`, in a
+shared database (any SQLAlchemy URL) under the name `<store_prefix>/<task>`, bodies in a shared
+directory, the recording directory holding a `store.json` pointer to them.
 """
 from __future__ import annotations
 
@@ -54,6 +58,15 @@ class BuildOptions:
     max_crawl_pages: int = 30    # per task and level: a crawl is coverage, not a mirror of the site
     judge: str | None = None     # openai:URL#MODEL or anthropic:MODEL: decides tasks that have no checks
     allow_private: bool = False  # the browse may reach private and link-local addresses (as `record --allow-private`)
+    store_url: str | None = None     # a shared database (SQLAlchemy URL) for every recording's rows
+    store_bodies: str | None = None  # the body directory every worker reaches, with store_url
+    store_prefix: str = ""           # this build's recordings are named <store_prefix>/<task> there
+
+
+def build_prefix(out: str | Path) -> str:
+    """The name this build's recordings get in a shared database: two builds never share one."""
+    resolved = str(Path(out).resolve())
+    return f"{Path(resolved).name[:40]}-{hashlib.sha256(resolved.encode()).hexdigest()[:8]}"
 
 
 @dataclass
@@ -285,6 +298,13 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
 
     recording = out / "recordings" / task_slug(task.id)
     shutil.rmtree(recording, ignore_errors=True)    # a half-built recording from an interrupted run
+    if options.store_url:
+        from weblica.cache.store import SharedStore, Store, write_store_pointer
+
+        write_store_pointer(recording, SharedStore(options.store_url, options.store_bodies or "",
+                                                   f"{options.store_prefix}/{task_slug(task.id)}"))
+        with Store.open_dir(recording, create=True) as store:
+            store.clear()       # the rows an interrupted build of this task left in the shared database
     factory = make_policy_factory(options.policy, options.seed)
     solved = make_solved(options.judge)
     outcome: dict[str, Any] = {"id": task.id, "start_url": task.start_url, "recording": str(recording)}
@@ -335,9 +355,15 @@ def _build_in_worker(task_data: dict[str, Any], options: dict[str, Any], out: st
 # ---- many tasks -------------------------------------------------------------------------------------
 
 def build_cache(tasks: list[Task], options: BuildOptions, out: str | Path, parallel: int = 1,
-                progress: bool = False) -> dict[str, Any]:
-    """Build a cache task set from live tasks; resumable (finished tasks are read back, not redone)."""
+                progress: bool = False, ray_address: str | None = None, ray_workers: int = 2) -> dict[str, Any]:
+    """Build a cache task set from live tasks; resumable (finished tasks are read back, not redone).
+    With `ray_address` ('local', 'auto' or a cluster's address) the tasks run on `ray_workers` Ray actors."""
     out = Path(out)
+    if options.store_url:
+        options = replace(options, store_url=absolute_sqlite_url(options.store_url),
+                          store_bodies=str(Path(options.store_bodies).resolve()) if options.store_bodies else None,
+                          store_prefix=options.store_prefix or build_prefix(out))
+        open_shared_store(options)
     results_dir = out / "results"
     results_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = {}
@@ -370,12 +396,35 @@ def build_cache(tasks: list[Task], options: BuildOptions, out: str | Path, paral
             if bar is not None:
                 bar.update(tid, advance=1, description=_describe(counts))
 
-        if parallel <= 1 or len(todo) <= 1:
+        if ray_address and todo:
+            from weblica.cache.build_ray import build_on_ray
+
+            build_on_ray(todo, options, out, ray_address, ray_workers, advance)
+        elif parallel <= 1 or len(todo) <= 1:
             for task in todo:
                 advance(asyncio.run(build_task(task, options, out)))
         else:
             _run_pool(todo, options, out, parallel, advance)
     return write_outputs(tasks, results, options, out)
+
+
+def absolute_sqlite_url(url: str) -> str:
+    """A SQLite URL with a relative path made absolute (workers do not share the driver's directory)."""
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url.startswith(prefix + "/") and url != prefix + ":memory:":
+        return prefix + str(Path(url[len(prefix):]).resolve())
+    return url
+
+
+def open_shared_store(options: BuildOptions) -> None:
+    """Make the shared store's schema once, before any worker starts (a bad URL or an unreachable server
+    fails here, in one line, before any task is recorded)."""
+    from weblica.cache.store import Store
+
+    if not options.store_bodies:
+        raise ValueError("a shared store needs a body directory every worker reaches: give --bodies DIR")
+    Path(options.store_bodies).mkdir(parents=True, exist_ok=True)
+    Store(options.store_url, options.store_bodies, create=True).close()
 
 
 def _run_pool(todo: list[Task], options: BuildOptions, out: Path, parallel: int,
@@ -391,8 +440,13 @@ def _run_pool(todo: list[Task], options: BuildOptions, out: Path, parallel: int,
             try:
                 advance(future.result())
             except Exception as exc:   # the worker itself died (a crash, out of memory)
-                advance({"id": task.id, "start_url": task.start_url, "kept": False, "reason": "recording failed",
-                         "detail": f"the build worker failed: {type(exc).__name__}: {exc}"})
+                advance(failed_worker_result(task, exc))
+
+
+def failed_worker_result(task: Task, exc: BaseException) -> dict[str, Any]:
+    """The outcome of a task whose build worker died under it."""
+    return {"id": task.id, "start_url": task.start_url, "kept": False, "reason": "recording failed",
+            "detail": f"the build worker failed: {type(exc).__name__}: {str(exc)[:500]}"}
 
 
 def write_outputs(tasks: list[Task], results: dict[str, dict[str, Any]], options: BuildOptions,

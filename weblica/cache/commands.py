@@ -5,7 +5,7 @@ import asyncio
 import json
 import sys
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlsplit
@@ -190,12 +190,22 @@ def register(cli: click.Group) -> None:
     @click.option("--allow-private", is_flag=True,
                   help="let the browses reach loopback, link-local and private addresses besides each task's "
                        "server and the --resolve targets")
+    @click.option("--ray", "ray_address", default=None,
+                  help="build the tasks on Ray actors: 'auto' (an existing cluster), 'local', or ADDRESS")
+    @click.option("--ray-workers", default=2, show_default=True, type=click.IntRange(1, 4096),
+                  help="with --ray: build workers (one task at a time each)")
+    @click.option("--store", "store_url", default=None, metavar="URL",
+                  help="write every recording's rows to this shared database (a SQLAlchemy URL, e.g. "
+                       "postgresql+psycopg://HOST/DB) instead of a SQLite file per recording")
+    @click.option("--bodies", "store_bodies", default=None, type=click.Path(file_okay=False),
+                  help="with --store: the body directory every worker reaches (a shared filesystem)")
     @click.option("--out", required=True, type=click.Path(file_okay=False),
                   help="directory for recordings/, results/, tasks.jsonl and report.json")
     @click.option("--json", "as_json", is_flag=True)
     def cache_build_command(tasks_path: str, policy: str, runs: int, crawl_depth: int, parallel: int,
-                            resolve: tuple[str, ...], seed: int, judge: str | None, allow_private: bool, out: str,
-                            as_json: bool) -> None:
+                            resolve: tuple[str, ...], seed: int, judge: str | None, allow_private: bool,
+                            ray_address: str | None, ray_workers: int, store_url: str | None,
+                            store_bodies: str | None, out: str, as_json: bool) -> None:
         """Record each live task's episodes of POLICY, infer rules, replay with the network cut and keep the
         tasks still solved: writes OUT/tasks.jsonl (source.kind = cache) and OUT/report.json. Re-running
         skips the tasks already finished."""
@@ -224,11 +234,22 @@ def register(cli: click.Group) -> None:
             parse_resolve(list(resolve))
         except ValueError as exc:
             raise UserError(str(exc)) from None
+        if bool(store_url) != bool(store_bodies):
+            raise UserError("--store URL and --bodies DIR go together: the rows in the shared database, the "
+                            "bodies in a directory every worker reaches")
+        options = BuildOptions(policy=policy, runs=runs, crawl_depth=crawl_depth, resolve=tuple(resolve), seed=seed,
+                               judge=judge, allow_private=allow_private, store_url=store_url,
+                               store_bodies=store_bodies)
+        if ray_address:
+            try:
+                import ray  # noqa: F401
+            except ImportError:
+                raise UserError("--ray needs Ray: pip install 'weblica[ray]'") from None
+        if store_url:
+            _check_store(options)
         with _reported(as_json):
-            report = build_cache(tasks, BuildOptions(policy=policy, runs=runs, crawl_depth=crawl_depth,
-                                                     resolve=tuple(resolve), seed=seed, judge=judge,
-                                                     allow_private=allow_private),
-                                 out, parallel=parallel, progress=not as_json)
+            report = build_cache(tasks, options, out, parallel=parallel, progress=not as_json,
+                                 ray_address=ray_address, ray_workers=ray_workers)
         emit(report, as_json, _human_build(report))
 
     @cli.command("import")
@@ -262,6 +283,22 @@ def register(cli: click.Group) -> None:
         with _reported(as_json):
             summary = (export_har if fmt == "har" else export_warc)(recording, out, keep_secrets)
         emit(summary, as_json)
+
+
+def _check_store(options: Any) -> None:
+    """A --store that cannot be opened is one line naming the URL, before any task is built."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+    from weblica.cache.build import absolute_sqlite_url, open_shared_store
+
+    try:
+        open_shared_store(replace(options, store_url=absolute_sqlite_url(options.store_url)))
+    except (ArgumentError, NoSuchModuleError, ImportError, ValueError, OSError) as exc:
+        raise UserError(f"--store {options.store_url}: cannot open it ({type(exc).__name__}: {exc}). Fix: give a "
+                        "SQLAlchemy URL whose driver is installed, e.g. postgresql+psycopg://USER@HOST/DB "
+                        "(pip install 'weblica[postgres]') or sqlite:////shared/recordings.sqlite") from None
+    except _store_errors() as exc:
+        raise UserError(f"--store {options.store_url}: {exc}") from None
 
 
 def _record_policy(url: str, policy: str, instruction: str | None, actions: list[dict[str, Any]] | None, runs: int,

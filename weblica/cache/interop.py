@@ -31,7 +31,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from weblica.cache.exchange import HOP_HEADERS, Exchange, header
 from weblica.cache.redact import Redactor, exported_exchange
-from weblica.cache.store import DB_NAME, PendingRun, Store, StoreError
+from weblica.cache.store import DB_NAME, PendingRun, Store, StoreError, WsMessage
 from weblica.cache.warc import BadRecord, read_warc
 
 
@@ -151,6 +151,44 @@ def _har_exchange(entry: Any, where: str, seq: int) -> tuple[Exchange, bytes | N
     return ex, request_body, response_body
 
 
+# WebSocket frames in HAR: Chrome DevTools' extension on the handshake's entry, `_webSocketMessages`:
+# [{"type": "send"|"receive", "time": <epoch seconds>, "opcode": 1 (text) | 2 (binary), "data": ...}],
+# binary data base64-encoded
+def _har_ws_messages(entry: dict[str, Any], where: str) -> list[WsMessage]:
+    raw = entry.get("_webSocketMessages")
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InteropError(f"{where}._webSocketMessages: expected a list of messages")
+    out = []
+    for i, m in enumerate(raw):
+        at = f"{where}._webSocketMessages[{i}]"
+        if not isinstance(m, dict) or m.get("type") not in ("send", "receive") or m.get("opcode") not in (1, 2):
+            raise InteropError(f"{at}: expected type send|receive and opcode 1 (text) or 2 (binary)")
+        data = _get(m, "data", (str,), at) or ""
+        try:
+            content = data.encode("utf-8") if m["opcode"] == 1 else base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise InteropError(f"{at}.data: a binary message that is not valid base64 ({exc})") from None
+        time_at = _get(m, "time", (int, float), at) or 0.0
+        out.append(WsMessage(exchange_id=0, seq=i, from_client=m["type"] == "send", is_text=m["opcode"] == 1,
+                             content=content, at=float(time_at)))
+    return out
+
+
+def _har_ws_export(messages: list[WsMessage], redactor: Redactor | None) -> list[dict[str, Any]]:
+    out = []
+    for m in messages:
+        if m.is_text:
+            text = m.content.decode("utf-8", "replace")
+            data = redactor.text(text) if redactor else text
+        else:
+            data = base64.b64encode(m.content).decode()
+        out.append({"type": "send" if m.from_client else "receive", "time": m.at, "opcode": 1 if m.is_text else 2,
+                    "data": data})
+    return out
+
+
 def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun], list[BadRecord]]:
     """The runs a HAR file holds (one per page when it has several pages), checked entry by entry."""
     try:
@@ -163,15 +201,19 @@ def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun]
     pages = [p for p in (log.get("pages") or []) if isinstance(p, dict)] if isinstance(log.get("pages"), list) else []
     bad: list[BadRecord] = []
     groups: dict[Any, list[tuple[Exchange, bytes | None, bytes | None]]] = defaultdict(list)
+    sockets: dict[int, list[WsMessage]] = {}   # by id() of the handshake's Exchange
     for i, entry in enumerate(entries):
         try:
             item = _har_exchange(entry, f"entries[{i}]", 0)
+            messages = _har_ws_messages(entry, f"entries[{i}]")
         except InteropError as exc:
             if not skip_bad:
                 raise InteropError(f"{path}: {exc}; nothing was imported. Fix: correct or remove that entry, or "
                                    "pass --skip-bad to import the other entries") from None
             bad.append(BadRecord(index=i, offset=None, record_id=None, uri=None, reason=str(exc)))
             continue
+        if messages:
+            sockets[id(item[0])] = messages
         page_ref = entry.get("pageref") if len(pages) > 1 else None
         groups[page_ref if isinstance(page_ref, str) else None].append(item)
     order = [p.get("id") for p in pages if p.get("id") in groups] if len(pages) > 1 else [None]
@@ -185,7 +227,8 @@ def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun]
         title = page.get("title")
         runs.append(PendingRun("import", start_url=items[0][0].url if items else None, exchanges=items,
                                info={"source": str(path), "page": page_id,
-                                     "title": title if isinstance(title, str) else None}))
+                                     "title": title if isinstance(title, str) else None},
+                               ws_messages={ex.seq: sockets[id(ex)] for ex, _, _ in items if id(ex) in sockets}))
     return [r for r in runs if r.exchanges], bad
 
 
@@ -331,13 +374,17 @@ def export_har(recording: str | Path, out: str | Path, keep_secrets: bool = Fals
     with Store.open_dir(recording, readonly=True) as store:
         runs = store.runs()
         pages, entries = [], []
+        sockets = store.ws_messages()
         for run in runs:
             page_id = f"run_{run.id}"
             title = redactor.url(run.start_url) if redactor and run.start_url else run.start_url
             pages.append({"id": page_id, "startedDateTime": _iso(run.started), "title": title or page_id,
                           "pageTimings": {}})
             for ex in store.exchanges(run_ids=[run.id]):
-                entries.append(_har_entry(store, ex, page_id, redactor))
+                entry = _har_entry(store, ex, page_id, redactor)
+                if ex.id in sockets:
+                    entry.update(_resourceType="websocket", _webSocketMessages=_har_ws_export(sockets[ex.id], redactor))
+                entries.append(entry)
     har = {"log": {"version": "1.2", "creator": {"name": "weblica", "version": "0.1"}, "pages": pages,
                    "entries": entries}}
     with _written_atomically(out) as part:

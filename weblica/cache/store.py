@@ -1,11 +1,8 @@
 """The recording store: runs and exchanges in SQL (through SQLAlchemy), bodies content-addressed on disk.
 
-A recording directory looks like:
-
-    REC/recording.sqlite          runs, exchanges, replay misses (any SQLAlchemy URL works instead)
-    REC/bodies/ab/cdef…           request and response bodies, named by sha256, written once
-    REC/screens/run-N/step-K.png  screenshots after each action of run N (step-0: after the page opened)
-    REC/actions.json              the actions every run played
+A recording is a directory (see `recording_dir.py`) whose rows live in its own SQLite file by default,
+or, for builds spread over many machines, in a shared database (any SQLAlchemy URL, e.g. PostgreSQL)
+under the recording's name, with bodies in a shared directory.
 
 SQLite runs in WAL mode with a busy timeout and retries, so several recorders (processes or threads)
 may write to one recording at once and lose nothing. Commands that only read open the file read-only
@@ -15,177 +12,30 @@ when read. Every failure of the database or of a body is a StoreError that names
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
-import os
 import random
 import sqlite3
-import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 from urllib.parse import quote
 
-from sqlalchemy import (JSON, Column, Float, ForeignKey, Integer, LargeBinary, MetaData, String, Table, Text,
-                        create_engine,
-                        event, insert, inspect, select, update)
+from sqlalchemy import create_engine, delete, event, func, insert, inspect, select, text, true, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DatabaseError, OperationalError
+from sqlalchemy.exc import DatabaseError, IntegrityError, InternalError, OperationalError, ProgrammingError
 
+from weblica.cache.bodies import BodyStore
 from weblica.cache.exchange import Exchange
+from weblica.cache.recording_dir import (DB_NAME, STORE_POINTER, SharedStore, load_actions, read_store_pointer,
+                                         save_actions, screens_dir, write_store_pointer)
+from weblica.cache.store_schema import (APP_ID, OPTIONAL_COLUMNS, OPTIONAL_TABLES, SCHEMA_VERSION, Miss,
+                                        PendingRun, Run, StoreError, WsMessage, exchanges_table, meta_table,
+                                        metadata, misses_table, runs_table, ws_messages_table)
 
-APP_ID = "weblica-recording"
-SCHEMA_VERSION = 1
-DB_NAME = "recording.sqlite"
+__all__ = ["DB_NAME", "STORE_POINTER", "BodyStore", "Miss", "PendingRun", "Run", "SharedStore", "Store",
+           "StoreError", "WsMessage", "load_actions", "save_actions", "screens_dir", "write_store_pointer"]
+
 SQLITE_MAGIC = b"SQLite format 3\x00"
 T = TypeVar("T")
-
-
-class StoreError(RuntimeError):
-    """A recording that cannot be opened, read or written; the message names the file and the fix."""
-
-
-metadata = MetaData()
-meta_table = Table("weblica_meta", metadata, Column("key", String(64), primary_key=True), Column("value", Text))
-runs_table = Table(
-    "runs", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("kind", String(16), nullable=False),      # record | import | replay
-    Column("seed", Integer, nullable=False, default=0),
-    Column("started", Float, nullable=False),
-    Column("ended", Float),
-    Column("start_url", Text),
-    Column("info", JSON, nullable=False, default=dict),
-)
-exchanges_table = Table(
-    "exchanges", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False, index=True),
-    Column("seq", Integer, nullable=False),
-    Column("method", String(16), nullable=False),
-    Column("url", Text, nullable=False),
-    Column("request_headers", JSON, nullable=False),
-    Column("request_body_digest", String(64)),
-    Column("status", Integer, nullable=False),
-    Column("reason", Text, nullable=False, default=""),
-    Column("response_headers", JSON, nullable=False),
-    Column("response_body_digest", String(64)),
-    Column("response_body_size", Integer, nullable=False, default=0),
-    Column("response_fingerprint", Text),
-    Column("http_version", String(16), nullable=False, default="HTTP/1.1"),
-    Column("started", Float, nullable=False),
-    Column("ended", Float, nullable=False),
-)
-misses_table = Table(
-    "misses", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False, index=True),
-    Column("method", String(16), nullable=False),
-    Column("url", Text, nullable=False),
-    Column("request_headers", JSON, nullable=False),
-    Column("request_body_digest", String(64)),
-    Column("closest_exchange_id", Integer),
-    Column("differing", JSON, nullable=False),   # field -> [requested value, recorded value]
-    Column("at", Float, nullable=False),
-)
-# WebSocket messages of a recorded handshake (a 101 exchange), in the order they crossed the proxy.
-# Added after schema 1: a recording without the table reads as one without WebSockets, and the table
-# is created when the recording is next opened for writing (never by a read-only open).
-ws_messages_table = Table(
-    "ws_messages", metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("exchange_id", Integer, ForeignKey("exchanges.id"), nullable=False, index=True),
-    Column("seq", Integer, nullable=False),
-    Column("from_client", Integer, nullable=False),   # 1: the browser sent it, 0: the server did
-    Column("is_text", Integer, nullable=False),
-    Column("content", LargeBinary, nullable=False),
-    Column("at", Float, nullable=False),
-)
-OPTIONAL_TABLES = frozenset({"ws_messages"})
-
-
-@dataclass
-class WsMessage:
-    exchange_id: int
-    seq: int
-    from_client: bool
-    is_text: bool
-    content: bytes
-    at: float
-
-
-@dataclass
-class Run:
-    id: int
-    kind: str
-    seed: int
-    started: float
-    ended: float | None
-    start_url: str | None
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class PendingRun:
-    """A run not yet stored: its exchanges with their bodies (what an import adds in one transaction)."""
-
-    kind: str
-    start_url: str | None = None
-    info: dict[str, Any] = field(default_factory=dict)
-    exchanges: list[tuple[Exchange, bytes | None, bytes | None]] = field(default_factory=list)
-
-
-@dataclass
-class Miss:
-    id: int
-    run_id: int
-    method: str
-    url: str
-    request_headers: list[tuple[str, str]]
-    request_body_digest: str | None
-    closest_exchange_id: int | None
-    differing: dict[str, list[Any]]
-
-
-class BodyStore:
-    """Bodies named by their sha256 digest under `root/ab/cdef…`; a body is written once, atomically."""
-
-    def __init__(self, root: str | Path):
-        self.root = Path(root)
-
-    def path(self, digest: str) -> Path:
-        return self.root / digest[:2] / digest[2:]
-
-    def put(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
-        target = self.path(digest)
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # write then rename: a concurrent reader never sees half a body, and two writers of the same
-            # body both succeed because the content is identical
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, target)
-        return digest
-
-    def get(self, digest: str | None) -> bytes:
-        """The body named `digest`; a missing body or one whose bytes no longer hash to it is a StoreError."""
-        if not digest:
-            return b""
-        path = self.path(digest)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            raise StoreError(f"body {path} is missing: the recording was copied without its bodies/ folder "
-                             "or the file was deleted; copy the whole recording directory again") from None
-        except OSError as exc:
-            raise StoreError(f"body {path} cannot be read ({exc.strerror or exc})") from None
-        if hashlib.sha256(data).hexdigest() != digest:
-            raise StoreError(f"body {path} is corrupt (its bytes no longer match its sha256 name); copy the "
-                             "recording again from its source or record it again")
-        return data
 
 
 def _sqlite_pragmas(readonly: bool) -> Callable[[Any, Any], None]:
@@ -200,6 +50,14 @@ def _sqlite_pragmas(readonly: bool) -> Callable[[Any, Any], None]:
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
     return on_connect
+
+
+def _postgres_readonly(dbapi_connection: Any, _record: Any) -> None:
+    # a read-only open of a shared PostgreSQL store: every transaction of the session refuses writes
+    cursor = dbapi_connection.cursor()
+    cursor.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    cursor.close()
+    dbapi_connection.commit()
 
 
 def _check_sqlite_file(path: Path, create: bool) -> None:
@@ -227,6 +85,10 @@ def _guarded(method: Callable[..., T]) -> Callable[..., T]:
             return method(self, *args, **kwargs)
         except OperationalError as exc:
             raise StoreError(f"{self.where}: {exc.orig}") from None
+        except InternalError as exc:
+            if "read-only" not in str(exc.orig):
+                raise StoreError(f"{self.where}: {exc.orig}") from None
+            raise StoreError(f"{self.where} is open read-only: {exc.orig}") from None
         except DatabaseError as exc:
             raise StoreError(f"{self.where} is corrupt ({exc.orig}). Fix: restore the recording from a copy, or "
                              "record or import it again") from None
@@ -241,11 +103,14 @@ class Store:
 
     `create` makes the schema in a new database; `readonly` opens a SQLite file so that nothing can be
     written to it (commands that only read use it); neither set: an existing recording, read and written.
+    `recording` names the recording among those of a shared database; "" is a database of its own.
     """
 
-    def __init__(self, url: str, bodies_dir: str | Path, create: bool = False, readonly: bool = False):
+    def __init__(self, url: str, bodies_dir: str | Path, create: bool = False, readonly: bool = False,
+                 recording: str = ""):
         self.url = url
         self.readonly = readonly
+        self.recording = recording
         self.bodies = BodyStore(bodies_dir)
         self.where = url
         kwargs: dict[str, Any] = {}
@@ -261,6 +126,10 @@ class Store:
             event.listen(self.engine, "connect", _sqlite_pragmas(readonly))
         else:
             self.where = self.engine.url.render_as_string(hide_password=True)
+            if readonly and self.engine.dialect.name == "postgresql":
+                event.listen(self.engine, "connect", _postgres_readonly)
+        if recording:
+            self.where += f" (recording {recording!r})"
         try:
             self._open(create and not readonly)
             if create and not readonly and self.engine.dialect.name == "sqlite":
@@ -281,21 +150,22 @@ class Store:
     def _open(self, create: bool) -> None:
         tables = set(inspect(self.engine).get_table_names())
         if "weblica_meta" not in tables:
-            if tables:
+            # only our own tables, without the meta table: another worker is creating the schema right now
+            if tables and not (create and tables <= set(metadata.tables)):
                 raise StoreError(f"{self.where} is a database but not a weblica recording (tables: "
                                  f"{', '.join(sorted(tables))}). Fix: use a new --out directory")
             if not create:
                 raise StoreError(f"{self.where} holds no recording. Fix: record one with "
                                  "`weblica record URL --out DIR`")
-            self._retry(lambda: metadata.create_all(self.engine))
-            with self.engine.begin() as conn:
-                existing = conn.execute(select(meta_table.c.key)).scalars().all()
-                if not existing:  # a concurrent creator may have won the race
-                    conn.execute(insert(meta_table), [{"key": "app", "value": APP_ID},
-                                                      {"key": "schema", "value": str(SCHEMA_VERSION)},
-                                                      {"key": "created", "value": str(time.time())}])
+            self._create_schema()
+            tables = set(inspect(self.engine).get_table_names())
         with self.engine.connect() as conn:
             meta = dict(conn.execute(select(meta_table.c.key, meta_table.c.value)).all())
+        if not meta and create:   # the meta table is there, its rows not yet: a concurrent creator's
+            self._create_schema()
+            tables = set(inspect(self.engine).get_table_names())
+            with self.engine.connect() as conn:
+                meta = dict(conn.execute(select(meta_table.c.key, meta_table.c.value)).all())
         if meta.get("app") != APP_ID:
             raise StoreError(f"{self.where} is not a weblica recording (app={meta.get('app')!r})")
         schema = str(meta.get("schema", "0"))
@@ -304,23 +174,77 @@ class Store:
                              "from a copy, or record or import it again")
         if int(schema) > SCHEMA_VERSION:
             raise StoreError(f"{self.where} was written by a newer weblica (schema {schema}); upgrade weblica")
-        self._optional_missing = OPTIONAL_TABLES - tables if not create else set()
+        self._optional_missing = set(OPTIONAL_TABLES - tables)
         expected = {t.name: {c.name for c in t.columns} for t in metadata.sorted_tables
                     if t.name not in self._optional_missing}
+        missing_columns: dict[str, set[str]] = {}
         for name, columns in expected.items():
-            found = {c["name"] for c in inspect(self.engine).get_columns(name)} if name in tables or create else set()
-            if not columns <= found:
+            found = {c["name"] for c in inspect(self.engine).get_columns(name)} if name in tables else set()
+            lacking = columns - found - OPTIONAL_COLUMNS.get(name, frozenset())
+            if lacking:
                 raise StoreError(f"{self.where} is not a complete weblica recording (table {name} lacks "
-                                 f"{', '.join(sorted(columns - found))}). Fix: record or import it again")
-        if self._optional_missing and not self.readonly:   # an older recording, migrated when opened to write
-            missing = [metadata.tables[n] for n in self._optional_missing]
-            self._retry(lambda: metadata.create_all(self.engine, tables=missing))
-            self._optional_missing = set()
+                                 f"{', '.join(sorted(lacking))}). Fix: record or import it again")
+            if columns - found:
+                missing_columns[name] = columns - found
+        self._has_names = "recording" not in missing_columns.get("runs", set())
+        if not self._has_names and self.recording:
+            raise StoreError(f"{self.where}: the database holds one unnamed recording, not a shared store of "
+                             "named ones. Fix: point --store at a database made for shared recordings")
+        if (self._optional_missing or missing_columns) and not self.readonly:
+            self._migrate(missing_columns)   # an older recording, migrated when opened to write
+
+    def _create_schema(self) -> None:
+        # many workers may create a shared database's schema at once: a creator that loses the race
+        # finds the tables (or the meta rows) there and goes on
+        for attempt in range(10):
+            try:   # create_all creates only the tables not there yet: again until none is missing
+                self._retry(lambda: metadata.create_all(self.engine))
+                break
+            except (IntegrityError, ProgrammingError, OperationalError):   # "already exists": another won
+                if attempt == 9:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
+        try:
+            with self.engine.begin() as conn:
+                existing = conn.execute(select(meta_table.c.key)).scalars().all()
+                if not existing:
+                    conn.execute(insert(meta_table), [{"key": "app", "value": APP_ID},
+                                                      {"key": "schema", "value": str(SCHEMA_VERSION)},
+                                                      {"key": "created", "value": str(time.time())}])
+        except IntegrityError:   # a concurrent creator wrote them first
+            pass
+
+    def _migrate(self, missing_columns: dict[str, set[str]]) -> None:
+        tables = [metadata.tables[n] for n in self._optional_missing]
+        self._retry(lambda: metadata.create_all(self.engine, tables=tables))
+        self._optional_missing = set()
+        if "recording" in missing_columns.get("runs", set()):
+            def add() -> None:
+                with self.engine.begin() as conn:
+                    conn.execute(text("ALTER TABLE runs ADD COLUMN recording VARCHAR(200) NOT NULL DEFAULT ''"))
+            self._retry(add)
+            self._has_names = True
+
+    # ---- this recording's rows among a shared database's ---------------------------------------------
+
+    def _mine(self) -> Any:
+        """A clause true for this recording's runs (every run in a database without names)."""
+        return runs_table.c.recording == self.recording if self._has_names else true()
+
+    def _my_run_ids(self) -> Any:
+        return select(runs_table.c.id).where(self._mine())
+
+    def _my_exchange_ids(self) -> Any:
+        return select(exchanges_table.c.id).where(exchanges_table.c.run_id.in_(self._my_run_ids()))
 
     @classmethod
     def open_dir(cls, directory: str | Path, create: bool = False, readonly: bool = False) -> "Store":
-        """Open the recording in `directory`: a new one with create=True, read-only with readonly=True."""
+        """Open the recording in `directory`: a new one with create=True, read-only with readonly=True.
+        A directory with a `store.json` pointer (`write_store_pointer`) opens its shared database."""
         directory = Path(directory)
+        shared = read_store_pointer(directory) if directory.is_dir() else None
+        if shared is not None:
+            return cls(shared.url, shared.bodies, create=create, readonly=readonly, recording=shared.name)
         if not create or readonly:
             if not directory.exists():
                 raise StoreError(f"{directory} does not exist. Fix: record a recording with "
@@ -328,7 +252,7 @@ class Store:
             if not directory.is_dir():
                 raise StoreError(f"{directory} is a file, not a recording directory. Fix: give the directory "
                                  f"that holds {DB_NAME}")
-            if not (directory / DB_NAME).exists():
+            if not (directory / DB_NAME).exists():   # (nor a store.json: read above)
                 raise StoreError(f"{directory} is not a recording (no {DB_NAME}). Fix: record one with "
                                  "`weblica record URL --out DIR` or import one with `weblica import FILE`")
         else:
@@ -364,7 +288,8 @@ class Store:
         def go() -> int:
             with self.engine.begin() as conn:
                 result = conn.execute(insert(runs_table).values(kind=kind, seed=seed, started=time.time(),
-                                                                start_url=start_url, info=info or {}))
+                                                                start_url=start_url, info=info or {},
+                                                                **self._name_value()))
                 return int(result.inserted_primary_key[0])
         return self._retry(go)
 
@@ -376,6 +301,23 @@ class Store:
         def go() -> None:
             with self.engine.begin() as conn:
                 conn.execute(update(runs_table).where(runs_table.c.id == run_id).values(**values))
+        self._retry(go)
+
+    def _name_value(self) -> dict[str, str]:
+        return {"recording": self.recording} if self._has_names else {}
+
+    @_guarded
+    def clear(self) -> None:
+        """Delete every row of this recording (a shared database's other recordings keep theirs); bodies
+        stay, since other recordings may share them."""
+        def go() -> None:
+            with self.engine.begin() as conn:
+                exchange_ids = self._my_exchange_ids()
+                if "ws_messages" not in self._optional_missing:
+                    conn.execute(delete(ws_messages_table).where(ws_messages_table.c.exchange_id.in_(exchange_ids)))
+                conn.execute(delete(misses_table).where(misses_table.c.run_id.in_(self._my_run_ids())))
+                conn.execute(delete(exchanges_table).where(exchanges_table.c.run_id.in_(self._my_run_ids())))
+                conn.execute(delete(runs_table).where(self._mine()))
         self._retry(go)
 
     @_guarded
@@ -421,9 +363,17 @@ class Store:
                     now = time.time()
                     run_id = int(conn.execute(insert(runs_table).values(
                         kind=run.kind, seed=0, started=now, ended=now, start_url=run.start_url,
-                        info=run.info)).inserted_primary_key[0])
+                        info=run.info, **self._name_value())).inserted_primary_key[0])
                     if run_rows:
                         conn.execute(insert(exchanges_table), [{**row, "run_id": run_id} for row in run_rows])
+                    if run.ws_messages:   # handshakes found again by their seq within the run
+                        by_seq = dict(conn.execute(select(exchanges_table.c.seq, exchanges_table.c.id)
+                                                   .where(exchanges_table.c.run_id == run_id)).all())
+                        ws_rows = [{"exchange_id": by_seq[seq], "seq": m.seq, "from_client": int(m.from_client),
+                                    "is_text": int(m.is_text), "content": m.content, "at": m.at}
+                                   for seq, messages in run.ws_messages.items() if seq in by_seq for m in messages]
+                        if ws_rows:
+                            conn.execute(insert(ws_messages_table), ws_rows)
                     for ex, _, _ in run.exchanges:
                         ex.run_id = run_id
                     ids.append(run_id)
@@ -459,7 +409,8 @@ class Store:
         """Recorded WebSocket messages by handshake exchange id, each socket's in recorded order."""
         if "ws_messages" in self._optional_missing:
             return {}
-        query = select(ws_messages_table).order_by(ws_messages_table.c.exchange_id, ws_messages_table.c.seq)
+        query = (select(ws_messages_table).where(ws_messages_table.c.exchange_id.in_(self._my_exchange_ids()))
+                 .order_by(ws_messages_table.c.exchange_id, ws_messages_table.c.seq))
         if exchange_ids is not None:
             query = query.where(ws_messages_table.c.exchange_id.in_(list(exchange_ids)))
         out: dict[int, list[WsMessage]] = {}
@@ -474,7 +425,8 @@ class Store:
     def runs(self, kinds: Iterable[str] = ("record", "import")) -> list[Run]:
         kinds = list(kinds)
         with self.engine.connect() as conn:
-            rows = conn.execute(select(runs_table).where(runs_table.c.kind.in_(kinds))
+            columns = [c for c in runs_table.c if self._has_names or c.name != "recording"]
+            rows = conn.execute(select(*columns).where(runs_table.c.kind.in_(kinds), self._mine())
                                 .order_by(runs_table.c.id)).mappings().all()
         return [Run(id=r["id"], kind=r["kind"], seed=r["seed"], started=r["started"], ended=r["ended"],
                     start_url=r["start_url"], info=r["info"] or {}) for r in rows]
@@ -482,8 +434,8 @@ class Store:
     @_guarded
     def exchanges(self, run_ids: Iterable[int] | None = None, with_request_bodies: bool = True) -> list[Exchange]:
         """Exchanges in recorded order (run, then seq); request bodies loaded so keys can be computed."""
-        query = select(exchanges_table).order_by(exchanges_table.c.run_id, exchanges_table.c.seq,
-                                                 exchanges_table.c.id)
+        query = (select(exchanges_table).where(exchanges_table.c.run_id.in_(self._my_run_ids()))
+                 .order_by(exchanges_table.c.run_id, exchanges_table.c.seq, exchanges_table.c.id))
         if run_ids is not None:
             query = query.where(exchanges_table.c.run_id.in_(list(run_ids)))
         with self.engine.connect() as conn:
@@ -504,41 +456,16 @@ class Store:
 
     @_guarded
     def count_exchanges(self) -> int:
-        from sqlalchemy import func
         with self.engine.connect() as conn:
-            return int(conn.execute(select(func.count()).select_from(exchanges_table)).scalar_one())
+            return int(conn.execute(select(func.count()).select_from(exchanges_table)
+                                    .where(exchanges_table.c.run_id.in_(self._my_run_ids()))).scalar_one())
 
     @_guarded
     def misses(self) -> list[Miss]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(misses_table).order_by(misses_table.c.id)).mappings().all()
+            rows = conn.execute(select(misses_table).where(misses_table.c.run_id.in_(self._my_run_ids()))
+                                .order_by(misses_table.c.id)).mappings().all()
         return [Miss(id=r["id"], run_id=r["run_id"], method=r["method"], url=r["url"],
                      request_headers=[tuple(h) for h in r["request_headers"]],
                      request_body_digest=r["request_body_digest"], closest_exchange_id=r["closest_exchange_id"],
                      differing=r["differing"]) for r in rows]
-
-
-# ---- the recording directory around the store -------------------------------------------------------
-
-def screens_dir(recording: str | Path, run_index: int) -> Path:
-    return Path(recording) / "screens" / f"run-{run_index}"
-
-
-def save_actions(recording: str | Path, actions: list[dict[str, Any]], start_url: str) -> None:
-    (Path(recording) / "actions.json").write_text(json.dumps({"start_url": start_url, "actions": actions}, indent=1))
-
-
-def load_actions(recording: str | Path) -> tuple[str | None, list[dict[str, Any]]]:
-    path = Path(recording) / "actions.json"
-    if not path.exists():
-        return None, []
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise StoreError(f"{path} cannot be read ({exc}). Fix: restore it from the recording's source, or "
-                         "give --actions FILE and --url URL") from None
-    start_url, actions = (data.get("start_url"), data.get("actions", [])) if isinstance(data, dict) else (None, None)
-    if not (start_url is None or isinstance(start_url, str)) or not isinstance(actions, list):
-        raise StoreError(f"{path} is not a weblica actions file (expected start_url and a list of actions). "
-                         "Fix: restore it, or give --actions FILE and --url URL")
-    return start_url, actions

@@ -16,6 +16,7 @@ from weblica.env.task import Task
 
 BUNDLE_MARKER = "site.json"           # what makes a folder a synth bundle
 RECORDING_MARKER = "recording.sqlite"  # what makes a folder a recording (weblica.cache.store.DB_NAME)
+STORE_POINTER = "store.json"           # or a pointer to a shared store (weblica.cache.recording_dir)
 
 
 class SourceRefused(ValueError):
@@ -59,12 +60,13 @@ class SourceRoots:
         if source.kind == "cache":
             if not source.recording:
                 raise SourceRefused(f"task {task.id}: a cache task needs source.recording (a recording folder)")
-            found = self._resolve(source.recording, self.recordings, RECORDING_MARKER, "recording", "--recordings")
+            found = self._resolve(source.recording, self.recordings, RECORDING_MARKER, "recording", "--recordings",
+                                  also=STORE_POINTER)
             return dataclasses.replace(task, source=dataclasses.replace(source, recording=str(found)))
         return task
 
     @staticmethod
-    def _resolve(ref: str, roots: list[Path], marker: str, what: str, flag: str) -> Path:
+    def _resolve(ref: str, roots: list[Path], marker: str, what: str, flag: str, also: str | None = None) -> Path:
         shown = ref[:200]
         if not roots:
             raise SourceRefused(f"this env server serves no {what}s, so {what} '{shown}' is refused: "
@@ -86,8 +88,9 @@ class SourceRoots:
         for candidate in candidates:
             try:
                 real = candidate.resolve()
-                holds = (real / marker).is_file()
-                real_marker = (real / marker).resolve()
+                held = marker if (real / marker).is_file() or also is None or not (real / also).is_file() else also
+                holds = (real / held).is_file()
+                real_marker = (real / held).resolve()
             except (OSError, RuntimeError, ValueError):  # a symlink loop, a name the filesystem refuses
                 continue
             root = next((r for r in roots if _inside(real, r) and _inside(real_marker, r)), None)
