@@ -92,7 +92,8 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
             "train_sections": train_sections, "heldout_sections": heldout_sections,
             "tasks": {name: len(tasks) for name, tasks in splits.items()},
             "heldout_sites_instruction_seen_in_train": sum(t.instruction in seen for t in splits["heldout_sites"]),
-            "heldout_sections_instruction_seen_in_train": sum(t.instruction in seen for t in splits["heldout_sections"])}
+            "heldout_sections_instruction_seen_in_train":
+                sum(t.instruction in seen for t in splits["heldout_sections"])}
 
 
 def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
@@ -281,8 +282,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true",
                         help="the whole pipeline with tiny budgets (" + ", ".join(f"{k} {v}" for k, v in QUICK.items())
                              + "): a smoke run, its figures mean nothing")
-    parser.add_argument("--seeds", default="0,1,2", help="training seeds, comma-separated (at least 3 for the intervals)")
-    parser.add_argument("--data-seed", type=int, default=0, help="the sites and the section split (same for every seed)")
+    parser.add_argument("--seeds", default="0,1,2",
+                        help="training seeds, comma-separated (at least 3 for the intervals)")
+    parser.add_argument("--data-seed", type=int, default=0,
+                        help="the sites and the section split (the same for every training seed)")
     parser.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {', '.join(STAGES)}")
     parser.add_argument("--train-sites", type=int, default=24)
     parser.add_argument("--heldout-sites", type=int, default=24, help="held-out sites of the training layout")
@@ -308,9 +311,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
-        defaults = {a.dest: a.default for a in parser._actions}
+        tokens = sys.argv[1:] if argv is None else argv
+        given = {a.dest for a in parser._actions for o in a.option_strings
+                 for tok in tokens if tok == o or tok.startswith(o + "=")}
         for key, value in QUICK.items():
-            if getattr(args, key) == defaults[key]:  # an option given on the command line wins
+            if key not in given:  # an option given on the command line wins
                 setattr(args, key, value)
     args.out = args.out or Path("out/learn-quick" if args.quick else "out/learn")
     try:
@@ -343,7 +348,8 @@ def main(argv: list[str] | None = None) -> None:
             "max_steps": args.max_steps}
     setting = args.out / "setting.json"
     if setting.exists() and json.loads(setting.read_text()) != said:
-        raise SystemExit(f"{args.out} holds stages of another setting ({setting.read_text().strip()}); use another --out")
+        raise SystemExit(f"{args.out} holds stages of another setting ({setting.read_text().strip()}); "
+                         "use another --out")
     try:
         info = prepare(args.out, args)
     except ValueError as exc:

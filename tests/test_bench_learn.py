@@ -298,3 +298,60 @@ def test_bc_sample_count_is_one_per_step_of_kept_episodes(tmp_path):
     assert learn.bc_sample_count([run]) == 4
     assert learn.bc_sample_count([run], only_successful=False) == 6
     assert learn.bc_sample_count([run, run]) == 8
+
+
+def test_quick_shrinks_budgets_but_an_option_given_wins():
+    args = learn.parse_args(["--quick"])
+    assert (args.seeds, args.train_sites, args.grpo_iterations) == ([0, 1, 2], 2, 1)
+    assert args.out == Path("out/learn-quick") and args.heldout_layouts == ["centered", "tree"]
+    args = learn.parse_args(["--quick", "--seeds", "4,5,6,7", "--sft-epochs=3", "--grpo-iterations", "8"])
+    assert (args.seeds, args.sft_epochs, args.grpo_iterations) == ([4, 5, 6, 7], 3, 8)
+    full = learn.parse_args([])
+    assert (full.seeds, full.sft_epochs, full.grpo_iterations, full.out) == ([0, 1, 2], 40, 8, Path("out/learn"))
+    with pytest.raises(SystemExit):
+        learn.parse_args(["--stages", "grpo,dagger"])
+    with pytest.raises(SystemExit):
+        learn.parse_args(["--seeds", "one"])
+
+
+def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_path):
+    """run_stage wiring: sft clones the teacher; filtered_bc clones only the successful episodes of GRPO's
+    rollout directories and sft_more the teacher's, each for the epochs that match GRPO's trained samples;
+    a second call reads the record and trains nothing."""
+    import argparse
+    import shutil
+
+    import torch
+
+    from weblica.env.task import save_tasks
+    from test_run import hand_tasks
+
+    torch.set_num_threads(1)
+    train_file = tmp_path / "train.jsonl"
+    save_tasks([hand_tasks(site.url)[0], hand_tasks(site.url)[3]], train_file)  # 2 steps + 1 step
+    args = argparse.Namespace(sft_epochs=1, sft_lr=1e-3, oracle_thoughts=False, match="samples")
+    seed_dir = tmp_path / "seed-0"
+    stages = {"base": {"checkpoint": str(tiny_checkpoint())}}
+    stages["sft"] = learn.run_stage("sft", seed_dir, 0, args, train_file, stages)
+    assert stages["sft"]["compute"] == {"steps": 1, "samples": 3}
+    # GRPO's rollouts: the teacher's two successes and a failed copy of one, which filtered BC must skip
+    rollouts = seed_dir / "grpo" / "rollouts" / "iter-0000-r0"
+    shutil.copytree(seed_dir / "sft" / "teacher", rollouts)
+    lines = (rollouts / "episodes.jsonl").read_text().splitlines()
+    failed = {**json.loads(lines[0]), "success": False, "episode_id": "failed-copy"}
+    (rollouts / "episodes.jsonl").write_text("\n".join(lines + [json.dumps(failed)]) + "\n")
+    assert learn.bc_sample_count([rollouts]) == 3
+    stages["grpo"] = {"checkpoint": stages["sft"]["checkpoint"], "compute": {"samples": 9, "steps": 2}}
+    for name in ("filtered_bc", "sft_more"):
+        stage = learn.run_stage(name, seed_dir, 0, args, train_file, stages)
+        assert stage["compute"] == {"steps": 3, "samples": 9} and stage["matched_to"] == {"samples": 9}
+        assert len((seed_dir / name / "metrics.jsonl").read_text().splitlines()) == 3  # 3 epochs of 1 step
+        assert (Path(stage["checkpoint"]) / "config.json").exists() and not stage["blind"]
+        record = seed_dir / name / "stage.json"
+        before = record.stat().st_mtime_ns
+        assert learn.run_stage(name, seed_dir, 0, args, train_file, stages) == stage
+        assert record.stat().st_mtime_ns == before
+    # with no successful rollout there is nothing to clone: the control is skipped, not trained on nothing
+    (rollouts / "episodes.jsonl").write_text(json.dumps(failed) + "\n")
+    shutil.rmtree(seed_dir / "filtered_bc")
+    assert learn.run_stage("filtered_bc", seed_dir, 0, args, train_file, stages) is None

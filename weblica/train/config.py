@@ -33,8 +33,9 @@ class ModelOptions:
     parallelism: str = _f("ddp", "with several ranks: ddp (each rank a full replica, gradients summed) | fsdp (FSDP2: "
                                  "parameters, gradients and AdamW moments sharded over the ranks, one unit per "
                                  "decoder layer; train/README.md 'Memory')")
-    blind: bool = _f(False, "a control without vision: every screenshot reaches the model as zeros (same tokens and "
-                            "image grid), in training and in the rollouts (bench/learn.py; evaluate with hf:DIR;blind=1)")
+    blind: bool = _f(False, "a control without vision: every screenshot reaches the model as zeros (same tokens "
+                            "and image grid), in training and in the rollouts (bench/learn.py; evaluate with "
+                            "hf:DIR;blind=1)")
     micro_batch_size: int = _f(1, "samples per training forward/backward pass, left-padded into one batch; on a "
                                   "GPU 4 gave 2.1x the tokens/s of 1 (H200, 1B model, train/README.md)")
 
