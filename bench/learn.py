@@ -272,6 +272,9 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str]) -> dict
     return {n: s for n, s in stages.items() if n in wanted}
 
 
+SETTING = ("data_seed", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts", "heldout_per_department",
+           "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations", "groups", "group_size",
+           "temperature", "refill_rounds", "grpo_lr", "ppo_epochs", "kl_coef", "match")
 QUICK = dict(seeds="0,1,2", train_sites=2, heldout_sites=2, layout_sites=1, sft_epochs=12, grpo_iterations=1,
              groups=2, group_size=4, ppo_epochs=1, refill_rounds=0, resamples=1000)
 
@@ -341,11 +344,9 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    # the stages are cached in --out: they must come from one data and teacher setting
-    said = {"oracle_thoughts": args.oracle_thoughts, "data_seed": args.data_seed, "train_sites": args.train_sites,
-            "heldout_sites": args.heldout_sites, "layout_sites": args.layout_sites,
-            "heldout_layouts": args.heldout_layouts, "heldout_per_department": args.heldout_per_department,
-            "max_steps": args.max_steps}
+    # the stages are cached in --out: they must all come from one data, teacher and budget setting (more
+    # seeds or stages can be added to an --out; anything else needs another one)
+    said = {key: getattr(args, key) for key in SETTING}
     setting = args.out / "setting.json"
     if setting.exists() and json.loads(setting.read_text()) != said:
         raise SystemExit(f"{args.out} holds stages of another setting ({setting.read_text().strip()}); "

@@ -40,6 +40,15 @@ def comparisons(by_seed: Stages, splits: Sequence[str], out: Path, resamples: in
     return rows
 
 
+def verdict(row: dict[str, Any]) -> str:
+    """What the interval says: a ahead, b ahead, or no clear difference (it holds 0)."""
+    if row["low"] > 0:
+        return f"{row['a']} ahead"
+    if row["high"] < 0:
+        return f"{row['b']} ahead"
+    return "no clear difference"
+
+
 def _pct(value: float) -> str:
     return f"{value * 100:+.1f}"
 
@@ -66,12 +75,12 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
     print("\npaired differences in success (points), 95% bootstrap interval over seeds and tasks, "
           "sign test over discordant (seed, task) pairs")
     print(f"{'split':24} {'a - b':24} {'diff':>6} {'95% interval':>16} {'a>b':>4} {'b>a':>4} {'sign p':>7} "
-          f"{'per seed':>20}")
+          f"{'per seed':>20}  verdict")
     for r in rows:
         interval = f"[{_pct(r['low'])}, {_pct(r['high'])}]"
         per_seed = ",".join(_pct(d) for d in r["per_seed"])
         print(f"{r['split']:24} {r['a'] + ' - ' + r['b']:24} {_pct(r['difference']):>6} {interval:>16} "
-              f"{r['wins']:>4} {r['losses']:>4} {r['sign_p']:>7.3f} {per_seed:>20}")
+              f"{r['wins']:>4} {r['losses']:>4} {r['sign_p']:>7.3f} {per_seed:>20}  {verdict(r)}")
     print("\ncompute trained on (mean over seeds): optimizer steps, trained samples (forward+backward), "
           "GRPO rollout episodes, wall times (stages trained in an earlier run: that run's)")
     for name in names:

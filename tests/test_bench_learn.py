@@ -355,3 +355,11 @@ def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_p
     (rollouts / "episodes.jsonl").write_text(json.dumps(failed) + "\n")
     shutil.rmtree(seed_dir / "filtered_bc")
     assert learn.run_stage("filtered_bc", seed_dir, 0, args, train_file, stages) is None
+
+
+def test_the_verdict_reads_the_interval():
+    from learn_report import verdict
+
+    assert verdict({"a": "grpo", "b": "sft", "low": 0.02, "high": 0.3}) == "grpo ahead"
+    assert verdict({"a": "sft", "b": "blind_sft", "low": -0.4, "high": -0.01}) == "blind_sft ahead"
+    assert verdict({"a": "grpo", "b": "sft_more", "low": 0.0, "high": 0.3}) == "no clear difference"
