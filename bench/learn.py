@@ -343,6 +343,7 @@ def main(argv: list[str] | None = None) -> None:
 
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
+    args.out = args.out.resolve()  # the stage records name checkpoints: valid from any working directory
     started = time.monotonic()
     # the stages are cached in --out: they must all come from one data, teacher and budget setting (more
     # seeds or stages can be added to an --out; anything else needs another one)

@@ -130,6 +130,13 @@ def test_blind_policy_feeds_the_model_zeros_with_the_same_tokens():
     assert seen.input_ids == hidden.input_ids and seen.image_grid_thw.tolist() == hidden.image_grid_thw.tolist()
     assert seen.pixel_values.shape == hidden.pixel_values.shape
     assert float(seen.pixel_values.abs().sum()) > 0 and float(hidden.pixel_values.abs().sum()) == 0
+    assert len(seen.images) == 1 and hidden.images == []  # nor the PIL screenshot, for an engine to process
+    from weblica.policy.backends.base import BackendError
+    from weblica.policy.backends.hf import encode_qwen_prompt
+
+    with pytest.raises(BackendError, match="blind needs expand_images"):
+        encode_qwen_prompt(messages, blind.backend.tokenizer, blind.backend.image_processor, expand_images=False,
+                           blind=True)
     spy = PixelSpy()
     spy.attach(blind.backend.model)
     asyncio.run(blind.backend.generate(messages, seed=0))
@@ -333,18 +340,20 @@ def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_p
     seed_dir = tmp_path / "seed-0"
     stages = {"base": {"checkpoint": str(tiny_checkpoint())}}
     stages["sft"] = learn.run_stage("sft", seed_dir, 0, args, train_file, stages)
-    assert stages["sft"]["compute"] == {"steps": 1, "samples": 3}
+    n = learn.bc_sample_count([seed_dir / "sft" / "teacher"])  # 3 when the oracle solves both (2 + 1 steps)
+    assert n >= 1 and stages["sft"]["compute"] == {"steps": 1, "samples": n}
     # GRPO's rollouts: the teacher's two successes and a failed copy of one, which filtered BC must skip
     rollouts = seed_dir / "grpo" / "rollouts" / "iter-0000-r0"
     shutil.copytree(seed_dir / "sft" / "teacher", rollouts)
     lines = (rollouts / "episodes.jsonl").read_text().splitlines()
     failed = {**json.loads(lines[0]), "success": False, "episode_id": "failed-copy"}
     (rollouts / "episodes.jsonl").write_text("\n".join(lines + [json.dumps(failed)]) + "\n")
-    assert learn.bc_sample_count([rollouts]) == 3
-    stages["grpo"] = {"checkpoint": stages["sft"]["checkpoint"], "compute": {"samples": 9, "steps": 2}}
+    assert learn.bc_sample_count([rollouts]) == n
+    stages["grpo"] = {"checkpoint": stages["sft"]["checkpoint"], "compute": {"samples": 3 * n, "steps": 2}}
     for name in ("filtered_bc", "sft_more"):
         stage = learn.run_stage(name, seed_dir, 0, args, train_file, stages)
-        assert stage["compute"] == {"steps": 3, "samples": 9} and stage["matched_to"] == {"samples": 9}
+        # 3 epochs match GRPO's 3n trained samples; a failed rollout cloned would make them 3 (n + its steps)
+        assert stage["compute"] == {"steps": 3, "samples": 3 * n} and stage["matched_to"] == {"samples": 3 * n}
         assert len((seed_dir / name / "metrics.jsonl").read_text().splitlines()) == 3  # 3 epochs of 1 step
         assert (Path(stage["checkpoint"]) / "config.json").exists() and not stage["blind"]
         record = seed_dir / name / "stage.json"

@@ -68,7 +68,6 @@ def bootstrap_interval(diffs: Sequence[Sequence[int]], resamples: int = 4000, co
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     rng = random.Random(seed)
     n_seeds, n_tasks = len(diffs), len(diffs[0])
-    # each seed's per-task values, summed over a task draw, divided once: cheap enough for 10^4 draws
     means = []
     for _ in range(resamples):
         seeds = [rng.randrange(n_seeds) for _ in range(n_seeds)]

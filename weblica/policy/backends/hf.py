@@ -138,6 +138,8 @@ def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_proces
     """
     from PIL import Image
 
+    if blind and not expand_images:  # the engine would process the real screenshots itself
+        raise BackendError("blind needs expand_images (the zeroed pixel values): it is for the hf backend")
     pngs = [img for m in messages for img in m.images]
     images = [Image.open(io.BytesIO(png)).convert("RGB") for png in pngs]
     pixel_values = grid = None
@@ -148,6 +150,7 @@ def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_proces
         pixel_values, grid = processed["pixel_values"], processed["image_grid_thw"]
         if blind:
             pixel_values = pixel_values.new_zeros(pixel_values.shape)
+            images = []
     ids_of = tokenizer.convert_tokens_to_ids
     vs, ve, pad, im_end = ids_of(VISION_START), ids_of(VISION_END), ids_of(IMAGE_PAD), ids_of(IM_END)
     ids: list[int] = []
