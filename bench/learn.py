@@ -27,10 +27,18 @@ grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval 
 exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Full figures: NOT MEASURED YET with this design (3 seeds x 7 stages x 5 splits does not fit the shared
+Full figures: NOT MEASURED YET with this design (3 seeds x 7 stages x 5 splits did not fit the shared
 2-core machine it was written on). The earlier bench (one seed, held-out sites only, the same budgets)
 measured 0 / 28 / 38 of 72 held-out tasks (base / SFT / GRPO) in ~18 min on 2 cores; those held-out tasks
 mixed the sections now split into heldout_sites and heldout_sections, so they are not comparable.
+
+`--quick` ran end to end here (2026-12-01, 2 cores under a load average of 15-28 from other jobs; the
+3 seeds took ~35 min each, mostly evaluation; an idle machine is several times faster): 6 sites, tasks
+train 7 / heldout_sites 5 / heldout_sections 5 / centered 3 / tree 4, held-out sections
+classes/mind-and-body, coaching/personal, memberships/monthly. At its budgets (SFT 12 epochs on 7 tasks,
+one GRPO iteration of 2 groups x 4) nothing learns: every stage solves 0 or 1 of its tasks per seed,
+every interval holds 0, and filtered_bc is skipped in all seeds (GRPO's 8 rollouts had no success to
+clone). It checks the pipeline, not learning.
 """
 from __future__ import annotations
 
@@ -184,10 +192,14 @@ def bc_sample_count(run_dirs: Sequence[Path], only_successful: bool = True) -> i
 
 # ---- stages ---------------------------------------------------------------------------------------
 
+class StageSkipped(Exception):
+    """A stage that cannot be trained in this seed (the reason is its message)."""
+
+
 def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, train_file: Path,
-              stages: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """Train one stage (or read what an earlier run recorded); None when it cannot be trained (its
-    source stage is missing, or filtered BC found no successful rollout)."""
+              stages: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Train one stage (or read what an earlier run recorded); StageSkipped when it cannot be trained
+    (its source stage is missing, or there is no successful episode to clone)."""
     from weblica.policy.tiny import WARM_START_STEPS, build_tiny_qwen3_vl
     from weblica.train.config import GRPOConfig, SFTConfig
     from weblica.train.grpo import train_grpo
@@ -197,7 +209,7 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
     if record.exists():
         return json.loads(record.read_text())
     if NEEDS.get(name) and NEEDS[name] not in stages:
-        return None
+        raise StageSkipped(f"{NEEDS[name]} did not run")
     out, started = seed_dir / name, time.monotonic()
     blind = name in BLIND
     sft_options = dict(seed=seed, batch_size=4, learning_rate=args.sft_lr, parallel=2,
@@ -229,8 +241,7 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
             runs = sorted(p for p in (seed_dir / "grpo" / "rollouts").glob("iter-*") if (p / "episodes.jsonl").exists())
         samples = bc_sample_count(runs)
         if samples == 0:
-            print(f"seed {seed}: {name} skipped: no successful episodes in {len(runs)} run(s)", file=sys.stderr)
-            return None
+            raise StageSkipped(f"no successful episode to clone in {len(runs)} run(s)")
         target = stages["grpo"]["compute"]
         epochs = matched_epochs(target, samples, 4, args.match)
         done = train_sft(SFTConfig(model=stages["sft"]["checkpoint"], output_dir=str(out), epochs=epochs,
@@ -243,7 +254,9 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
     return stage
 
 
-def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str]) -> dict[str, dict[str, Any]]:
+def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
+             skipped: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The wanted stages of one seed, trained and evaluated; `skipped` gets the reason of each not run."""
     seed_dir = args.out / f"seed-{seed}"
     seed_dir.mkdir(parents=True, exist_ok=True)
     stages: dict[str, dict[str, Any]] = {}
@@ -257,8 +270,11 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str]) -> dict
     for name in STAGES:
         if name not in needed:
             continue
-        stage = run_stage(name, seed_dir, seed, args, args.out / "train.jsonl", stages)
-        if stage is None:
+        try:
+            stage = run_stage(name, seed_dir, seed, args, args.out / "train.jsonl", stages)
+        except StageSkipped as exc:
+            skipped[name] = str(exc)
+            print(f"seed {seed} {name}: skipped ({exc})", file=sys.stderr, flush=True)
             continue
         stages[name] = stage
         if name not in wanted:
@@ -361,8 +377,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.prepare_only:
         return
     splits = split_names(args.heldout_layouts)
-    by_seed = {seed: run_seed(seed, args, splits) for seed in args.seeds}
-    print_report(info, by_seed, splits, args)
+    skipped: dict[int, dict[str, str]] = {seed: {} for seed in args.seeds}
+    by_seed = {seed: run_seed(seed, args, splits, skipped[seed]) for seed in args.seeds}
+    print_report(info, by_seed, splits, args, skipped)
     print(f"total {math.ceil(time.monotonic() - started)} s", file=sys.stderr)
 
 

@@ -53,8 +53,10 @@ def _pct(value: float) -> str:
     return f"{value * 100:+.1f}"
 
 
-def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], args: argparse.Namespace) -> None:
+def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], args: argparse.Namespace,
+                 skipped: dict[int, dict[str, str]] | None = None) -> None:
     out = args.out
+    skipped = skipped or {}
     print(f"sites {info['sites']}; tasks per split {info['tasks']}")
     print(f"held-out sections (never asked in training): {', '.join(info['heldout_sections'])}; "
           f"held-out-site tasks whose instruction text a training task has: "
@@ -71,6 +73,9 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
             rate = f"{solved / tasks:4.0%}" if tasks else "  - "
             cells.append(f"{solved}/{tasks} {rate} [{','.join(str(r['solved']) for r in results)}]")
         print(f"{name:12} " + " ".join(f"{c:>24}" for c in cells))
+    for seed, reasons in sorted(skipped.items()):
+        for name, reason in reasons.items():
+            print(f"{name:12} not run in seed {seed}: {reason}")
     rows = comparisons(by_seed, splits, out, args.resamples)
     print("\npaired differences in success (points), 95% bootstrap interval over seeds and tasks, "
           "sign test over discordant (seed, task) pairs")
@@ -93,6 +98,7 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
               f"episodes {mean['episodes']:>6.0f}  training {train:>6.0f} s  evaluation {evaluation:>6.0f} s")
     print_by_section(out, by_seed, names)
     (out / "learn.json").write_text(json.dumps({"data": info, "seeds": {str(s): st for s, st in by_seed.items()},
+                                                "skipped": {str(s): r for s, r in skipped.items()},
                                                 "comparisons": rows}, indent=1, sort_keys=True) + "\n")
     print(f"details: {out / 'learn.json'}")
 

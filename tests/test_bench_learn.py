@@ -363,7 +363,8 @@ def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_p
     # with no successful rollout there is nothing to clone: the control is skipped, not trained on nothing
     (rollouts / "episodes.jsonl").write_text(json.dumps(failed) + "\n")
     shutil.rmtree(seed_dir / "filtered_bc")
-    assert learn.run_stage("filtered_bc", seed_dir, 0, args, train_file, stages) is None
+    with pytest.raises(learn.StageSkipped, match="no successful episode to clone"):
+        learn.run_stage("filtered_bc", seed_dir, 0, args, train_file, stages)
 
 
 def test_the_verdict_reads_the_interval():
