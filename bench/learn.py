@@ -33,7 +33,7 @@ measured 0 / 28 / 38 of 72 held-out tasks (base / SFT / GRPO) in ~18 min on 2 co
 mixed the sections now split into heldout_sites and heldout_sections, so they are not comparable.
 
 `--quick` ran end to end here (2026-12-01, 2 cores under a load average of 15-28 from other jobs; the
-3 seeds took ~35 min each, mostly evaluation; an idle machine is several times faster): 6 sites, tasks
+seeds took 34, ~25 and ~15 min, mostly evaluation; an idle machine is several times faster): 6 sites, tasks
 train 7 / heldout_sites 5 / heldout_sections 5 / centered 3 / tree 4, held-out sections
 classes/mind-and-body, coaching/personal, memberships/monthly. At its budgets (SFT 12 epochs on 7 tasks,
 one GRPO iteration of 2 groups x 4) nothing learns: every stage solves 0 or 1 of its tasks per seed,
