@@ -1,103 +1,112 @@
-"""Is learning real? Base / SFT / GRPO success of the tiny Qwen3-VL on held-out synth tasks.
+"""Is learning real? The tiny Qwen3-VL trained by SFT then GRPO on synth menus, against controls, on
+held-out sites, sections and layouts, over several training seeds with paired intervals.
 
-    .venv/bin/python bench/learn.py [--out out/learn] [--seed 0]
+    .venv/bin/python bench/learn.py --quick                  # the whole pipeline, tiny budgets (minutes)
+    .venv/bin/python bench/learn.py --seeds 0,1,2 --out out/learn   # the full bench
 
 The skill is `menus` ("Open the <section> section under <department>."; checked by `url_match` on the
-section page): hover a department in the mega-menu, click the section, `done`. The sites are one template
-family: category `fitness` (the same departments and sections on every site) and one pinned layout
-(aesthetic `glass`, top navigation, custom mega-menu, no distractors), so the menu sits at the same place on
-every site while the site name, host, items and data change with the seed. Which sections a site's tasks
-ask for is drawn by the generator from the site seed.
+section page). The sites, layouts and splits are in `bench/learn_data.py`: one template family (category
+`fitness`), trained on a top-header mega-menu; held out are new sites (same layout, sections trained on),
+new sections (sections no training task asks for, split by section id, on new sites) and new layouts
+(`centered`: the header centred; `tree`: a tree menu), each reported apart. The data (`--data-seed`) is
+the same for every training seed, so two stages are compared task by task.
 
-Train and held-out tasks come from *different sites* (the first `--train-sites` site seeds vs the next
-`--heldout-sites`): no held-out task (id, host, site data) is ever played by the teacher or by GRPO. The same
-instruction text can occur on a train site and on a held-out site (the family has 9 sections, each site asks
-for 4); the report counts those. What held-out success measures is therefore transfer to unseen *sites* of the
-family (new host, name, data, slightly shifted menu), not to unseen sections.
+Stages per training seed (`--seeds`), all on CPU threads, greedy decoding (temperature 0) at evaluation:
+- base: the tiny model built from the seed and warm-started to answer in the protocol;
+- sft: behaviour cloning of the oracle on the train tasks (`weblica.train.sft`);
+- grpo: multi-turn GRPO from the SFT weights (`weblica.train.grpo`);
+- sft_more: compute-matched control: SFT continued from the SFT weights on the same teacher episodes for as
+  many trained samples (forward+backward passes; `--match steps`: optimizer steps) as GRPO's update took;
+- filtered_bc: compute-matched control: SFT from the SFT weights on GRPO's own successful rollouts only
+  (the same rollouts GRPO learnt from), for the same trained samples;
+- blind_sft, blind_grpo: the sft and grpo stages with every screenshot zeroed (`blind: true`, evaluated
+  with `hf:DIR;blind=1`): what is learnt without seeing the page. It must fall behind.
+`--stages` picks a subset. The report: success per stage and split (summed over seeds), and for each
+held-out split the paired comparisons (grpo - sft, grpo - sft_more, grpo - filtered_bc, sft - blind_sft,
+grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval (seeds, then tasks) and an
+exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
+trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Stages, all on one CPU thread, greedy decoding (temperature 0) at evaluation:
-- base: the tiny model warm-started to answer in the protocol (a constant click, then done);
-- SFT: behaviour cloning of the oracle on the train tasks (`weblica.train.sft`), 40 epochs;
-- GRPO: multi-turn GRPO from the SFT weights on the train tasks (`weblica.train.grpo`): 8 iterations of
-  16 groups x 4 rollouts at temperature 0.8, 3 PPO epochs, learning rate 3e-4, KL 0.1 to the SFT policy.
-  At 1e-3 without KL the policy drifted out of the response format within ten iterations.
-Prints success (train and held-out), mean steps, wall times, and held-out successes per section (a gain
-that came from always clicking one section per department would show there). Same seed, same figures.
+Full figures: NOT MEASURED YET with this design (3 seeds x 7 stages x 5 splits did not fit the shared
+2-core machine it was written on). The earlier bench (one seed, held-out sites only, the same budgets)
+measured 0 / 28 / 38 of 72 held-out tasks (base / SFT / GRPO) in ~18 min on 2 cores; those held-out tasks
+mixed the sections now split into heldout_sites and heldout_sections, so they are not comparable.
 
-Measured here (2 CPU cores, 2026-11-30, the defaults; ~18 min):
-
-| teacher says before each action | train base / SFT / GRPO | held-out base / SFT / GRPO |
-|---|---|---|
-| the same sentence (default, `--no-oracle-thoughts`) | 0 / 44 / 63 of 64 | 0 / 28 / 38 of 72 |
-| what it does (`--oracle-thoughts`: 'Click "Cardio".') | 0 / 22 / 43 of 64 | 0 / 17 / 33 of 72 |
-
-Without thoughts every section but one is solved at least once after SFT, and GRPO gains on 7 of the 9.
-With thoughts the clone must copy the section's name before the click. This 0.5M-parameter model garbles
-names ("Card and body") or names the wrong section, and its click follows what it wrote, so SFT
-learns less. GRPO then gains on 6 sections, all three of one department; three stay at 0.
+`--quick` ran end to end here (2026-12-01, 2 cores under a load average of 15-28 from other jobs; the
+seeds took 34, ~25 and ~15 min, mostly evaluation; an idle machine is several times faster): 6 sites, tasks
+train 7 / heldout_sites 5 / heldout_sections 5 / centered 3 / tree 4, held-out sections
+classes/mind-and-body, coaching/personal, memberships/monthly. At its budgets (SFT 12 epochs on 7 tasks,
+one GRPO iteration of 2 groups x 4) nothing learns: every stage solves 0 or 1 of its tasks per seed,
+every interval holds 0, and filtered_bc is skipped in all seeds (GRPO's 8 rollouts had no success to
+clone). It checks the pipeline, not learning.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
+import math
 import shutil
 import sys
 import time
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
-SKILL, CATEGORY, AESTHETIC = "menus", "fitness", "glass"
-# one layout for the whole family: the axes the seed would otherwise sample, and no distractors
-LAYOUT = dict(mode="light", density="regular", archetype="top-nav", listing="rows", widgets="custom", locale="en-US")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/learn_data.py, bench/learn_report.py
 
+from learn_data import (TRAIN_LAYOUT, assign_splits, catalog_sections, family_spec, site_plan,  # noqa: E402
+                        split_names, split_sections)
 
-def family_spec(site_seed: int) -> Any:
-    from weblica.synth.spec import sample_spec
-
-    spec = sample_spec(site_seed, SKILL, CATEGORY, AESTHETIC)
-    return dataclasses.replace(spec, style=dataclasses.replace(spec.style, **LAYOUT),
-                               distractors={name: False for name in spec.distractors})
+STAGES = ("base", "sft", "grpo", "sft_more", "filtered_bc", "blind_sft", "blind_grpo")
+BLIND = {"blind_sft", "blind_grpo"}
+NEEDS = {"sft": "base", "grpo": "sft", "sft_more": "grpo", "filtered_bc": "grpo", "blind_sft": "sft",
+         "blind_grpo": "blind_sft"}  # what a stage is built from or matched to
 
 
 def is_open_task(task: Any) -> bool:
     return bool(task.checks) and all(c.type == "url_match" for c in task.checks) and task.oracle is not None
 
 
-def prepare(out: Path, seed: int, train_sites: int, heldout_sites: int, max_steps: int) -> dict[str, Any]:
-    """Synthesize and validate the sites (once), split their url_match tasks by site into train / held-out."""
+def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Synthesize and validate the sites (once), write one task file per split."""
     from weblica.env.task import load_tasks, save_tasks
-    from weblica.synth.generate import keep_valid, site_seeds, write_unvalidated
+    from weblica.synth.generate import keep_valid, write_unvalidated
 
-    sites_dir = out / "sites"
-    seeds = site_seeds(seed, train_sites + heldout_sites)
-    specs = [family_spec(s) for s in seeds]
-    todo = [s for s in specs if not (sites_dir / s.site_id / ".validated").exists()]
+    plan = site_plan(args.data_seed, args.train_sites, args.heldout_sites, args.layout_sites, args.heldout_layouts)
+    train_sections, heldout_sections = split_sections(catalog_sections(), args.data_seed, args.heldout_per_department)
+    bundles = []
+    for site in plan:
+        spec = family_spec(site.seed, site.layout)
+        bundles.append((site, spec, (out / "sites" / site.layout / spec.site_id).resolve()))
+    todo = [(spec, bundle) for _, spec, bundle in bundles if not (bundle / ".validated").exists()]
     if todo:
-        paths = [write_unvalidated(s, sites_dir) for s in todo]
+        paths = [write_unvalidated(spec, bundle.parent) for spec, bundle in todo]
         asyncio.run(keep_valid(paths, concurrency=2))
         for path in paths:
             (path / ".validated").write_text("ok\n")
-    splits: dict[str, list[Any]] = {"train": [], "heldout": []}
-    for i, spec in enumerate(specs):
-        bundle = (sites_dir / spec.site_id).resolve()
-        for task in load_tasks(bundle / "tasks.jsonl"):
-            if not is_open_task(task):
-                continue
+    per_site = []
+    for site, _, bundle in bundles:
+        tasks = [t for t in load_tasks(bundle / "tasks.jsonl") if is_open_task(t)]
+        for task in tasks:
             task.source.bundle = str(bundle)
-            task.max_steps = max_steps  # the oracle needs 3 (hover, click, done); a lost policy stops early
-            splits["train" if i < train_sites else "heldout"].append(task)
+            task.max_steps = args.max_steps  # the oracle needs 3 (hover or toggle, click, done)
+        per_site.append((site, tasks))
+    splits = assign_splits(per_site, heldout_sections, args.heldout_layouts)
     for name, tasks in splits.items():
         save_tasks(tasks, out / f"{name}.jsonl")
     seen = {t.instruction for t in splits["train"]}
-    return {"sites": [s.site_id for s in specs], "train_tasks": len(splits["train"]),
-            "heldout_tasks": len(splits["heldout"]),
-            "heldout_instruction_seen_in_train": sum(t.instruction in seen for t in splits["heldout"])}
+    return {"sites": dict(Counter(s.role + ("" if s.layout == TRAIN_LAYOUT else f":{s.layout}") for s in plan)),
+            "train_sections": train_sections, "heldout_sections": heldout_sections,
+            "tasks": {name: len(tasks) for name, tasks in splits.items()},
+            "heldout_sites_instruction_seen_in_train": sum(t.instruction in seen for t in splits["heldout_sites"]),
+            "heldout_sections_instruction_seen_in_train":
+                sum(t.instruction in seen for t in splits["heldout_sections"])}
 
 
-def evaluate_checkpoint(checkpoint: Path, tasks_file: Path, out: Path, seed: int) -> dict[str, Any]:
-    """Greedy success of a checkpoint on a task file (one episode per task)."""
+def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
+    """Greedy success of a checkpoint on every split (one episode per task, all splits in one run: one
+    browser pool): {"splits": {split: result}, "seconds": wall time}; cached in `out`."""
     from weblica.commands.run import policy_factory
     from weblica.env.sources import open_backends
     from weblica.env.task import load_tasks
@@ -106,50 +115,202 @@ def evaluate_checkpoint(checkpoint: Path, tasks_file: Path, out: Path, seed: int
     cached = out / "result.json"
     weights = checkpoint / "model.safetensors"
     if cached.exists() and weights.exists() and cached.stat().st_mtime > weights.stat().st_mtime:
-        return json.loads(cached.read_text())  # this checkpoint was measured already (a rerun of the bench)
+        results = json.loads(cached.read_text())
+        if set(results["splits"]) == set(splits):
+            return results
     if out.exists():
         shutil.rmtree(out)
-    tasks = load_tasks(tasks_file)
+    members = {name: load_tasks(path) for name, path in splits.items()}
+    tasks = [t for group in members.values() for t in group]
+    spec = f"hf:{checkpoint};temperature=0;max_new_tokens=96" + (";blind=1" if blind else "")
 
-    async def go() -> dict[str, Any]:
+    async def go() -> None:
         async with open_backends(tasks) as backends:
-            return await evaluate(tasks, policy_factory(f"hf:{checkpoint};temperature=0;max_new_tokens=96", seed),
-                                  out, k=1, parallel=2, seed=seed, backends=backends)
+            await evaluate(tasks, policy_factory(spec, seed), out, k=1, parallel=2, seed=seed, backends=backends)
 
     started = time.monotonic()
-    report = asyncio.run(go())
-    overall = report["overall"]
-    episodes = [json.loads(line) for line in (out / "episodes.jsonl").read_text().splitlines()]
-    result = {"success": overall["success_rate"], "solved": sum(bool(e.get("success")) for e in episodes),
-            "tasks": len(episodes), "mean_steps": overall["mean_steps"],
-            "terminations": overall["termination_reasons"], "seconds": round(time.monotonic() - started, 1),
-            "solved_ids": sorted(e["task_id"] for e in episodes if e.get("success"))}
-    cached.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n")
-    return result
+    episodes: dict[str, dict[str, Any]] = {}
+    if tasks:
+        asyncio.run(go())
+        episodes = {e["task_id"]: e for e in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
+    seconds = round(time.monotonic() - started, 1)
+    results = {name: split_result([episodes[t.id] for t in group]) for name, group in members.items()}
+    out.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps({"splits": results, "seconds": seconds}, indent=1, sort_keys=True) + "\n")
+    return {"splits": results, "seconds": seconds}
 
 
-def done_sft(sft_dir: Path, epochs: int) -> dict[str, Any] | None:
-    """The summary of an SFT run already trained to `epochs` (a rerun must not re-export, which would
-    invalidate the measured figures)."""
-    from weblica.train.model_io import latest_checkpoint
-
-    checkpoint = latest_checkpoint(sft_dir)
-    if checkpoint is None or not (sft_dir / "final" / "config.json").exists():
-        return None
-    state = json.loads((checkpoint / "trainer_state.json").read_text())
-    if state["epoch"] != epochs:
-        return None
-    metrics = [json.loads(line) for line in (sft_dir / "metrics.jsonl").read_text().splitlines()]
-    return {"final": str(sft_dir / "final"), "steps": state["step"], "samples": None,
-            "last_loss": metrics[-1]["loss"] if metrics else None}
+def split_result(played: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Success of one split from its episodes (one per task)."""
+    solved = sorted(e["task_id"] for e in played if e.get("success"))
+    steps = [len(e["steps"]) for e in played]
+    return {"solved": len(solved), "tasks": len(played),
+            "success": round(len(solved) / len(played), 6) if played else None,
+            "mean_steps": round(sum(steps) / len(steps), 3) if steps else None,
+            "terminations": dict(Counter(e.get("termination_reason") for e in played)), "solved_ids": solved}
 
 
-def main(argv: list[str] | None = None) -> None:
+# ---- compute --------------------------------------------------------------------------------------
+
+def grpo_compute(metrics: Sequence[dict[str, Any]], ppo_epochs: int, mini_batches: int) -> dict[str, Any]:
+    """What GRPO's updates trained on, from its metrics.jsonl lines: optimizer steps (as `ppo_update`
+    splits each batch: mini-batches of ceil(n / mini_batches) samples, `ppo_epochs` passes), trained
+    samples (forward+backward passes) and response tokens; the rollout episodes beside."""
+    steps = samples = tokens = 0
+    for m in metrics:
+        n = int(m["samples"])
+        if not n:
+            continue
+        size = max(1, -(-n // mini_batches))
+        steps += ppo_epochs * -(-n // size)
+        samples += ppo_epochs * n
+        tokens += round(ppo_epochs * n * float(m.get("response_length", 0.0)))
+    return {"steps": steps, "samples": samples, "tokens": tokens, "episodes": sum(int(m["episodes"]) for m in metrics)}
+
+
+def sft_compute(samples: int, epochs: int, batch_size: int) -> dict[str, int]:
+    return {"steps": epochs * -(-samples // batch_size), "samples": epochs * samples}
+
+
+def matched_epochs(target: dict[str, Any], samples: int, batch_size: int, match: str = "samples") -> int:
+    """SFT epochs over `samples` whose trained samples (or optimizer steps) come closest to `target`'s,
+    at least one."""
+    if samples < 1:
+        raise ValueError("no samples to train on")
+    per_epoch = sft_compute(samples, 1, batch_size)[match]
+    return max(1, round(target[match] / per_epoch))
+
+
+def bc_sample_count(run_dirs: Sequence[Path], only_successful: bool = True) -> int:
+    """The behaviour-cloning samples `sft_samples` makes of run directories: one per step of every kept
+    (not removed, and with `only_successful` successful) episode."""
+    from weblica.rollout import load_trajectories
+
+    return sum(len(t.steps) for d in run_dirs for t in load_trajectories(d)
+               if not t.removed and (t.success or not only_successful))
+
+
+# ---- stages ---------------------------------------------------------------------------------------
+
+class StageSkipped(Exception):
+    """A stage that cannot be trained in this seed (the reason is its message)."""
+
+
+def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, train_file: Path,
+              stages: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Train one stage (or read what an earlier run recorded); StageSkipped when it cannot be trained
+    (its source stage is missing, or there is no successful episode to clone)."""
+    from weblica.policy.tiny import WARM_START_STEPS, build_tiny_qwen3_vl
+    from weblica.train.config import GRPOConfig, SFTConfig
+    from weblica.train.grpo import train_grpo
+    from weblica.train.sft import train_sft
+
+    record = seed_dir / name / "stage.json"
+    if record.exists():
+        return json.loads(record.read_text())
+    if NEEDS.get(name) and NEEDS[name] not in stages:
+        raise StageSkipped(f"{NEEDS[name]} did not run")
+    out, started = seed_dir / name, time.monotonic()
+    blind = name in BLIND
+    sft_options = dict(seed=seed, batch_size=4, learning_rate=args.sft_lr, parallel=2,
+                       oracle_thoughts=args.oracle_thoughts, blind=blind)
+    if name == "base":
+        build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=WARM_START_STEPS)
+        stage: dict[str, Any] = {"checkpoint": str(out), "compute": {"steps": WARM_START_STEPS}}
+    elif name in ("sft", "blind_sft"):
+        teacher = seed_dir / "sft" / "teacher"  # blind_sft clones the very episodes sft cloned
+        source = dict(trajectories=[str(teacher)]) if name == "blind_sft" else dict(tasks=str(train_file))
+        done = train_sft(SFTConfig(model=stages["base"]["checkpoint"], output_dir=str(out), epochs=args.sft_epochs,
+                                   **source, **sft_options))
+        stage = {"checkpoint": done["final"], "compute": sft_compute(done["samples"], args.sft_epochs, 4)}
+    elif name in ("grpo", "blind_grpo"):
+        config = GRPOConfig(model=stages[NEEDS[name]]["checkpoint"], output_dir=str(out), tasks=str(train_file),
+                            seed=seed, iterations=args.grpo_iterations, groups_per_batch=args.groups,
+                            group_size=args.group_size, temperature=args.temperature, max_new_tokens=96,
+                            learning_rate=args.grpo_lr, mini_batches=2, ppo_epochs=args.ppo_epochs,
+                            max_refill_rounds=args.refill_rounds, kl_coef=args.kl_coef, parallel=2,
+                            save_every=0, blind=blind)
+        done = train_grpo(config)
+        metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+        stage = {"checkpoint": done["final"], "compute": grpo_compute(metrics, config.ppo_epochs, config.mini_batches),
+                 "rollout_success": [m["success"] for m in metrics]}
+    else:  # sft_more, filtered_bc: from the SFT weights, for GRPO's compute
+        if name == "sft_more":
+            runs = [seed_dir / "sft" / "teacher"]
+        else:
+            runs = sorted(p for p in (seed_dir / "grpo" / "rollouts").glob("iter-*") if (p / "episodes.jsonl").exists())
+        samples = bc_sample_count(runs)
+        if samples == 0:
+            raise StageSkipped(f"no successful episode to clone in {len(runs)} run(s)")
+        target = stages["grpo"]["compute"]
+        epochs = matched_epochs(target, samples, 4, args.match)
+        done = train_sft(SFTConfig(model=stages["sft"]["checkpoint"], output_dir=str(out), epochs=epochs,
+                                   trajectories=[str(r) for r in runs], **sft_options))
+        stage = {"checkpoint": done["final"], "compute": sft_compute(done["samples"], epochs, 4),
+                 "matched_to": {args.match: target[args.match]}}
+    stage["train_seconds"] = round(time.monotonic() - started, 1)
+    stage["blind"] = blind
+    record.write_text(json.dumps(stage, indent=1, sort_keys=True) + "\n")
+    return stage
+
+
+def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
+             skipped: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The wanted stages of one seed, trained and evaluated; `skipped` gets the reason of each not run."""
+    seed_dir = args.out / f"seed-{seed}"
+    seed_dir.mkdir(parents=True, exist_ok=True)
+    stages: dict[str, dict[str, Any]] = {}
+    wanted = [s for s in STAGES if s in args.stages]
+    # a control needs what it is built from or matched to, even when only the control is asked for
+    needed = set(wanted)
+    for name in wanted:
+        while NEEDS.get(name):
+            name = NEEDS[name]
+            needed.add(name)
+    for name in STAGES:
+        if name not in needed:
+            continue
+        try:
+            stage = run_stage(name, seed_dir, seed, args, args.out / "train.jsonl", stages)
+        except StageSkipped as exc:
+            skipped[name] = str(exc)
+            print(f"seed {seed} {name}: skipped ({exc})", file=sys.stderr, flush=True)
+            continue
+        stages[name] = stage
+        if name not in wanted:
+            continue
+        evaluated = evaluate_stage(Path(stage["checkpoint"]), {s: args.out / f"{s}.jsonl" for s in splits},
+                                   seed_dir / "eval" / name, seed, stage["blind"])
+        stage["eval"], stage["eval_seconds"] = evaluated["splits"], evaluated["seconds"]
+        shown = ", ".join(f"{s} {r['solved']}/{r['tasks']}" for s, r in stage["eval"].items())
+        print(f"seed {seed} {name}: {shown} ({stage['train_seconds']:.0f} s training, {stage['eval_seconds']:.0f} s "
+              "evaluation)", file=sys.stderr, flush=True)
+    return {n: s for n, s in stages.items() if n in wanted}
+
+
+SETTING = ("data_seed", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts", "heldout_per_department",
+           "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations", "groups", "group_size",
+           "temperature", "refill_rounds", "grpo_lr", "ppo_epochs", "kl_coef", "match")
+QUICK = dict(seeds="0,1,2", train_sites=2, heldout_sites=2, layout_sites=1, sft_epochs=12, grpo_iterations=1,
+             groups=2, group_size=4, ppo_epochs=1, refill_rounds=0, resamples=1000)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("out/learn"))
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--train-sites", type=int, default=16)
-    parser.add_argument("--heldout-sites", type=int, default=18)
+    parser.add_argument("--out", type=Path, default=None, help="default out/learn (out/learn-quick with --quick)")
+    parser.add_argument("--quick", action="store_true",
+                        help="the whole pipeline with tiny budgets (" + ", ".join(f"{k} {v}" for k, v in QUICK.items())
+                             + "): a smoke run, its figures mean nothing")
+    parser.add_argument("--seeds", default="0,1,2",
+                        help="training seeds, comma-separated (at least 3 for the intervals)")
+    parser.add_argument("--data-seed", type=int, default=0,
+                        help="the sites and the section split (the same for every training seed)")
+    parser.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {', '.join(STAGES)}")
+    parser.add_argument("--train-sites", type=int, default=24)
+    parser.add_argument("--heldout-sites", type=int, default=24, help="held-out sites of the training layout")
+    parser.add_argument("--layout-sites", type=int, default=12, help="sites of each held-out layout")
+    parser.add_argument("--heldout-layouts", default="centered,tree")
+    parser.add_argument("--heldout-per-department", type=int, default=1, help="sections held out per department")
     parser.add_argument("--max-steps", type=int, default=5)
     parser.add_argument("--sft-epochs", type=int, default=40)
     parser.add_argument("--sft-lr", type=float, default=3e-3)
@@ -161,128 +322,65 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--grpo-lr", type=float, default=3e-4)
     parser.add_argument("--ppo-epochs", type=int, default=3, help="GRPO passes over each rollout batch")
     parser.add_argument("--kl-coef", type=float, default=0.1, help="GRPO k3 KL penalty against the SFT policy")
-    parser.add_argument("--grpo-save-every", type=int, default=0, help="GRPO checkpoints (0: only the final one)")
+    parser.add_argument("--match", choices=("samples", "steps"), default="samples",
+                        help="what the compute-matched controls match of GRPO's update")
+    parser.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples")
     parser.add_argument("--oracle-thoughts", action=argparse.BooleanOptionalAction, default=False,
                         help="the teacher names what it acts on before each action (the synth oracle's thoughts)")
-    parser.add_argument("--stop-after-sft", action="store_true")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
+    if args.quick:
+        tokens = sys.argv[1:] if argv is None else argv
+        given = {a.dest for a in parser._actions for o in a.option_strings
+                 for tok in tokens if tok == o or tok.startswith(o + "=")}
+        for key, value in QUICK.items():
+            if key not in given:  # an option given on the command line wins
+                setattr(args, key, value)
+    args.out = args.out or Path("out/learn-quick" if args.quick else "out/learn")
+    try:
+        args.seeds = [int(s) for s in str(args.seeds).split(",") if s.strip()]
+    except ValueError:
+        parser.error(f"--seeds takes whole numbers separated by commas, e.g. 0,1,2, not {args.seeds!r}")
+    args.heldout_layouts = [n for n in args.heldout_layouts.split(",") if n.strip()]
+    args.stages = [n.strip() for n in args.stages.split(",") if n.strip()]
+    unknown = sorted(set(args.stages) - set(STAGES))
+    if unknown:
+        parser.error(f"unknown stage(s) {', '.join(unknown)}; use any of {', '.join(STAGES)}")
+    if not args.seeds:
+        parser.error("--seeds needs at least one seed")
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
     import torch
+
+    from learn_report import print_report
 
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
+    args.out = args.out.resolve()  # the stage records name checkpoints: valid from any working directory
     started = time.monotonic()
-    teacher = args.out / "teacher.json"  # the stages are cached in --out: they must come from one teacher
-    said = {"oracle_thoughts": args.oracle_thoughts}
-    if teacher.exists() and json.loads(teacher.read_text()) != said:
-        raise SystemExit(f"{args.out} holds stages trained with {teacher.read_text().strip()}; use another --out")
-    teacher.write_text(json.dumps(said) + "\n")
-    info = prepare(args.out, args.seed, args.train_sites, args.heldout_sites, args.max_steps)
+    # the stages are cached in --out: they must all come from one data, teacher and budget setting (more
+    # seeds or stages can be added to an --out; anything else needs another one)
+    said = {key: getattr(args, key) for key in SETTING}
+    setting = args.out / "setting.json"
+    if setting.exists() and json.loads(setting.read_text()) != said:
+        raise SystemExit(f"{args.out} holds stages of another setting ({setting.read_text().strip()}); "
+                         "use another --out")
+    try:
+        info = prepare(args.out, args)
+    except ValueError as exc:
+        raise SystemExit(f"bench/learn.py: {exc}") from None
+    setting.write_text(json.dumps(said) + "\n")
     print(json.dumps(info, indent=1), f"prepare {time.monotonic() - started:.0f}s", file=sys.stderr)
     if args.prepare_only:
         return
-    from weblica.policy.tiny import WARM_START_STEPS, build_tiny_qwen3_vl
-    from weblica.train.config import GRPOConfig, SFTConfig
-    from weblica.train.grpo import train_grpo
-    from weblica.train.sft import train_sft
-
-    out, seed = args.out, args.seed
-    train_file, heldout_file = out / "train.jsonl", out / "heldout.jsonl"
-    stages: dict[str, dict[str, Any]] = {}
-
-    def measure(name: str) -> None:
-        stage = stages[name]
-        for split, tasks_file in (("train", train_file), ("heldout", heldout_file)):
-            stage[split] = evaluate_checkpoint(stage["checkpoint"], tasks_file, out / "eval" / f"{name}-{split}", seed)
-        print(f"{name}: train {stage['train']['success']:.0%}, held-out {stage['heldout']['success']:.0%} "
-              f"({_s(stage['train_seconds'])} s training)", file=sys.stderr, flush=True)
-
-    t0 = time.monotonic()
-    base = out / "base"
-    if not (base / "config.json").exists():
-        build_tiny_qwen3_vl(base, seed=seed, warm_start_steps=WARM_START_STEPS)
-        (base / "build_seconds.txt").write_text(f"{time.monotonic() - t0:.1f}\n")
-    built = base / "build_seconds.txt"
-    stages["base"] = {"train_seconds": float(built.read_text()) if built.exists() else None, "checkpoint": base,
-                      "updates": WARM_START_STEPS}
-    measure("base")
-
-    t0: float | None = time.monotonic()
-    sft = done_sft(out / "sft", args.sft_epochs)
-    if sft is None:
-        sft = train_sft(SFTConfig(model=str(base), output_dir=str(out / "sft"), tasks=str(train_file), seed=seed,
-                                  epochs=args.sft_epochs, batch_size=4, learning_rate=args.sft_lr, parallel=2,
-                                  oracle_thoughts=args.oracle_thoughts))
-    else:
-        t0 = None  # trained already (a rerun of the bench)
-    stages["sft"] = {"train_seconds": round(time.monotonic() - t0, 1) if t0 is not None else None,
-                     "checkpoint": Path(sft["final"]),
-                     "updates": sft["steps"], "samples": sft["samples"], "last_loss": sft["last_loss"]}
-    measure("sft")
-    if args.stop_after_sft:
-        return
-
-    t0 = time.monotonic()
-    grpo_config = GRPOConfig(model=sft["final"], output_dir=str(out / "grpo"), tasks=str(train_file), seed=seed,
-                             iterations=args.grpo_iterations, groups_per_batch=args.groups,
-                             group_size=args.group_size, temperature=args.temperature, max_new_tokens=96,
-                             learning_rate=args.grpo_lr, mini_batches=2, ppo_epochs=args.ppo_epochs,
-                             max_refill_rounds=args.refill_rounds, kl_coef=args.kl_coef,
-                             parallel=2, save_every=args.grpo_save_every)
-    metrics_file = out / "grpo" / "metrics.jsonl"
-    if (out / "grpo" / "final" / "config.json").exists() and metrics_file.exists() and \
-            len(metrics_file.read_text().splitlines()) == grpo_config.iterations:
-        grpo = {"final": str(out / "grpo" / "final")}  # trained already (a rerun of the bench)
-        t0 = None
-    else:
-        grpo = train_grpo(grpo_config)
-    metrics = [json.loads(line) for line in (out / "grpo" / "metrics.jsonl").read_text().splitlines()]
-    stages["grpo"] = {"train_seconds": round(time.monotonic() - t0, 1) if t0 is not None else None,
-                      "checkpoint": Path(grpo["final"]),
-                      "updates": sum(grpo_config.ppo_epochs * grpo_config.mini_batches for m in metrics if m["samples"]),
-                      "episodes": sum(m["episodes"] for m in metrics),
-                      "rollout_success": [m["success"] for m in metrics]}
-    measure("grpo")
-    print_report(info, stages, out)
-
-
-def _s(seconds: float | None) -> str:
-    return "cached" if seconds is None else f"{seconds:.0f}"
-
-
-def print_report(info: dict[str, Any], stages: dict[str, dict[str, Any]], out: Path) -> None:
-    heldout_ids = [json.loads(line)["id"] for line in (out / "heldout.jsonl").read_text().splitlines()]
-    print(f"skill {SKILL}, category {CATEGORY}, one pinned layout; sites {len(info['sites'])}; "
-          f"train tasks {info['train_tasks']}, held-out tasks {info['heldout_tasks']} on other sites "
-          f"({info['heldout_instruction_seen_in_train']} with an instruction text also seen in training)")
-    print(f"{'stage':6} {'train':>12} {'held-out':>12} {'held-out steps':>15} {'updates':>8} {'train wall s':>13} "
-          f"{'eval wall s':>12}")
-    for name, st in stages.items():
-        tr, ho = st["train"], st["heldout"]
-        evals = tr["seconds"] + ho["seconds"] if tr["seconds"] is not None and ho["seconds"] is not None else None
-        print(f"{name:6} {tr['solved']:>4}/{tr['tasks']:<3} {tr['success']:4.0%} {ho['solved']:>4}/{ho['tasks']:<3} "
-              f"{ho['success']:4.0%} {ho['mean_steps']:>15} {st.get('updates')!s:>8} {_s(st['train_seconds']):>13} "
-              f"{_s(evals):>12}")
-    print_by_target(out, stages)
-    summary = {name: {k: (str(v) if isinstance(v, Path) else v) for k, v in st.items()} for name, st in stages.items()}
-    (out / "learn.json").write_text(json.dumps({"data": info, "heldout_ids": heldout_ids, "stages": summary},
-                                               indent=1, sort_keys=True) + "\n")
-    print(f"details: {out / 'learn.json'}")
-
-
-def print_by_target(out: Path, stages: dict[str, dict[str, Any]]) -> None:
-    """Held-out successes per section asked for (the url_match target's department/section): a gain that
-    only comes from one section per department (a policy ignoring the instruction's section) shows here."""
-    from urllib.parse import urlparse
-
-    tasks = [json.loads(line) for line in (out / "heldout.jsonl").read_text().splitlines()]
-    target = {t["id"]: urlparse(t["checks"][0]["expected"]).path.removeprefix("/d/") for t in tasks}
-    names = [n for n in stages if "heldout" in stages[n]]
-    print(f"held-out by target  {'tasks':>5} " + " ".join(f"{n:>6}" for n in names))
-    for path in sorted(set(target.values())):
-        ids = {i for i, p in target.items() if p == path}
-        solved = [len(ids & set(stages[n]["heldout"].get("solved_ids", []))) for n in names]
-        print(f"  {path:<28} {len(ids):>5} " + " ".join(f"{k:>6}" for k in solved))
+    splits = split_names(args.heldout_layouts)
+    skipped: dict[int, dict[str, str]] = {seed: {} for seed in args.seeds}
+    by_seed = {seed: run_seed(seed, args, splits, skipped[seed]) for seed in args.seeds}
+    print_report(info, by_seed, splits, args, skipped)
+    print(f"total {math.ceil(time.monotonic() - started)} s", file=sys.stderr)
 
 
 if __name__ == "__main__":

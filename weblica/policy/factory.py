@@ -12,8 +12,9 @@
 Options (keyword arguments, or `;key=value` pairs after the spec on a command line):
 `temperature`, `top_p`, `top_k`, `max_new_tokens`, `keep_images` (screenshots kept in context, default 1),
 `coords` (relative1000 | smart_resize | viewport; default: from the model family), `format` (the prompt
-format: weblica, our tool schema, the default; computer_use, Qwen3-VL's native computer_use tool), `device` and `dtype`
-(hf), `base_url`, `api_key`, `timeout_s` (API backends).
+format: weblica, our tool schema, the default; computer_use, Qwen3-VL's native computer_use tool), `device`, `dtype`
+and `blind` (hf; `blind=1` zeroes every screenshot's pixels, the no-vision control of bench/learn.py),
+`base_url`, `api_key`, `timeout_s` (API backends).
 """
 from __future__ import annotations
 
@@ -83,8 +84,11 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
     if kind == "hf":
         from weblica.policy.backends.hf import HFBackend
 
+        blind = str(opts.pop("blind", "0")).lower()
+        if blind not in ("0", "1", "true", "false"):
+            raise PolicySpecError(f"blind must be 1 or 0 (true or false), not '{blind}' (in '{spec}')")
         backend: Any = HFBackend(target, sampling, device=opts.pop("device", None), frame=frame,
-                                 dtype=opts.pop("dtype", None))
+                                 dtype=opts.pop("dtype", None), blind=blind in ("1", "true"))
     elif kind == "vllm":
         from weblica.policy.backends.vllm_engine import VLLMBackend
 

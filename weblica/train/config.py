@@ -33,6 +33,9 @@ class ModelOptions:
     parallelism: str = _f("ddp", "with several ranks: ddp (each rank a full replica, gradients summed) | fsdp (FSDP2: "
                                  "parameters, gradients and AdamW moments sharded over the ranks, one unit per "
                                  "decoder layer; train/README.md 'Memory')")
+    blind: bool = _f(False, "a control without vision: every screenshot reaches the model as zeros (same tokens "
+                            "and image grid), in training and in the rollouts (bench/learn.py; evaluate with "
+                            "hf:DIR;blind=1)")
     micro_batch_size: int = _f(1, "samples per training forward/backward pass, left-padded into one batch; on a "
                                   "GPU 4 gave 2.1x the tokens/s of 1 (H200, 1B model, train/README.md)")
 
@@ -168,6 +171,9 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
         if config.top_p < 1.0:
             raise ConfigError(f"{where}: rollout_backend vllm needs top_p: 1.0 (vLLM's log-probs would include the "
                               "nucleus truncation the trainer does not recompute); shape sampling with temperature")
+        if config.blind:
+            raise ConfigError(f"{where}: blind is for the hf rollout backend (vLLM processes the screenshots itself); "
+                              "use rollout_backend: hf")
         if config.vllm_sleep_level not in (0, 1, 2):
             raise ConfigError(f"{where}: vllm_sleep_level must be 0, 1 or 2, not {config.vllm_sleep_level!r}")
     for name in AT_LEAST_ONE:

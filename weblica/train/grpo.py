@@ -46,9 +46,11 @@ from weblica.train.samples import TurnSample
 class TrainingModelBackend(HFBackend):
     """The HF backend over the weights being trained (no reload between iterations)."""
 
-    def __init__(self, trainable: Trainable, sampling: SamplingOptions) -> None:  # noqa: loads nothing
+    def __init__(self, trainable: Trainable, sampling: SamplingOptions,  # noqa: loads nothing
+                 blind: bool = False) -> None:
         self._attach(f"hf:{trainable.path}", trainable.model, trainable.tokenizer, trainable.image_processor,
-                     trainable.device, sampling, _frame_for(trainable.model.config, trainable.image_processor))
+                     trainable.device, sampling, _frame_for(trainable.model.config, trainable.image_processor),
+                     blind)
 
 
 class _Recorder:
@@ -162,13 +164,15 @@ class GRPOTrainer:
         if config.rollout_backend == "vllm":
             from weblica.policy.backends.vllm_engine import VLLMBackend
 
+            if config.blind:
+                raise ValueError("blind is for the hf rollout backend (vLLM processes the screenshots itself)")
             # vLLM shares the GPU with training; it sleeps during each update and gets the new weights after
             self.backend: Any = VLLMBackend(self.trainable.path, sampling, gpu_memory_utilization=0.35,
                                             dtype=config.dtype, sleep_level=config.vllm_sleep_level,
                                             for_training=True)
         elif config.rollout_backend == "hf":
             rollout = self.trainable if self.replica is None else replace(self.trainable, model=self.replica)
-            self.backend = TrainingModelBackend(rollout, sampling)
+            self.backend = TrainingModelBackend(rollout, sampling, blind=config.blind)
         else:
             raise ValueError(f"rollout_backend must be hf or vllm, not {config.rollout_backend!r}")
         self.optimizer = make_optimizer(self.trainable, config)
@@ -263,7 +267,8 @@ class GRPOTrainer:
             if not record.token_ids or (keep is not None and i not in keep):
                 continue
             prompt = encode_qwen_prompt(messages, self.trainable.tokenizer, self.trainable.image_processor,
-                                        assistant_prefix=getattr(self.backend, "assistant_prefix", ""))
+                                        assistant_prefix=getattr(self.backend, "assistant_prefix", ""),
+                                        blind=self.config.blind)
             if prompt.input_ids != record.prompt_token_ids:
                 raise RuntimeError("rebuilt prompt differs from the one sampled from; training would be off-policy")
             out.append(TurnSample(prompt, list(record.token_ids), list(record.logprobs or []), advantage,

@@ -103,8 +103,9 @@ def in_frame(traj: Trajectory, frame: CoordinateFrame, prompt_format: str = "web
 
 
 def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: ContextBuilder, tokenizer: Any,
-                image_processor: Any, only_successful: bool = True) -> list[TurnSample]:
-    """Behaviour-cloning samples from run directories: every turn of every (successful) episode."""
+                image_processor: Any, only_successful: bool = True, blind: bool = False) -> list[TurnSample]:
+    """Behaviour-cloning samples from run directories: every turn of every (successful) episode; `blind`
+    zeroes their pixels (`encode_qwen_prompt`)."""
     from weblica.rollout import load_trajectories
 
     samples = []
@@ -117,7 +118,7 @@ def sft_samples(tasks: dict[str, Task], run_dirs: Sequence[Path], builder: Conte
             traj = in_frame(traj, builder.frame, builder.prompt_format)
             for messages, record in zip(turn_messages(task, traj, Path(run_dir) / "screens", builder), traj.steps):
                 ids = list(record.token_ids) if record.token_ids else response_ids(record.response, tokenizer, prefix)
-                prompt = encode_qwen_prompt(messages, tokenizer, image_processor, assistant_prefix=prefix)
+                prompt = encode_qwen_prompt(messages, tokenizer, image_processor, assistant_prefix=prefix, blind=blind)
                 samples.append(TurnSample(prompt, ids, task_id=traj.task_id, episode_id=traj.episode_id))
     return samples
 

@@ -111,7 +111,7 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
         raise ValueError("SFT needs trajectories (run directories) or tasks for a teacher to play")
     builder = ContextBuilder(_frame(trainable), config.keep_images, prompt_format=config.prompt_format)
     samples = sft_samples(tasks_by_id, run_dirs, builder, trainable.tokenizer, trainable.image_processor,
-                          config.only_successful)
+                          config.only_successful, blind=config.blind)
     if not samples:
         raise ValueError("no training samples: no successful episodes in the trajectories")
     report_memory(trainable.model, config, world)

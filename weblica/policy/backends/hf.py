@@ -128,14 +128,18 @@ def detect_assistant_prefix(tokenizer: Any) -> str:
 
 def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_processor: Any | None,
                        expand_images: bool = True, add_generation_prompt: bool = True,
-                       assistant_prefix: str = "") -> EncodedPrompt:
+                       assistant_prefix: str = "", blind: bool = False) -> EncodedPrompt:
     """Token ids of the Qwen chat template over `messages`, with sampled assistant ids spliced verbatim.
 
     `expand_images=False` leaves one `<|image_pad|>` per image (engines such as vLLM expand it);
-    `assistant_prefix` as in `qwen_segments` (a backend's `assistant_prefix`).
+    `assistant_prefix` as in `qwen_segments` (a backend's `assistant_prefix`). `blind` zeroes the pixel
+    values (a control without vision): the ids and image grid stay those of the real screenshots, so a
+    blind and a sighted model read the same text at the same positions and differ only in what they see.
     """
     from PIL import Image
 
+    if blind and not expand_images:  # the engine would process the real screenshots itself
+        raise BackendError("blind needs expand_images (the zeroed pixel values): it is for the hf backend")
     pngs = [img for m in messages for img in m.images]
     images = [Image.open(io.BytesIO(png)).convert("RGB") for png in pngs]
     pixel_values = grid = None
@@ -144,6 +148,9 @@ def encode_qwen_prompt(messages: Sequence[Message], tokenizer: Any, image_proces
             raise BackendError("this checkpoint has no image processor (preprocessor_config.json)")
         processed = image_processor(images=images, return_tensors="pt")
         pixel_values, grid = processed["pixel_values"], processed["image_grid_thw"]
+        if blind:
+            pixel_values = pixel_values.new_zeros(pixel_values.shape)
+            images = []
     ids_of = tokenizer.convert_tokens_to_ids
     vs, ve, pad, im_end = ids_of(VISION_START), ids_of(VISION_END), ids_of(IMAGE_PAD), ids_of(IM_END)
     ids: list[int] = []
@@ -165,7 +172,7 @@ class HFBackend:
     per-call rope state on the module, and a CPU has no spare cores to overlap them anyway."""
 
     def __init__(self, path: str | Path, sampling: SamplingOptions | None = None, device: str | None = None,
-                 frame: CoordinateFrame | None = None, dtype: str | None = None) -> None:
+                 frame: CoordinateFrame | None = None, dtype: str | None = None, blind: bool = False) -> None:
         import torch
         from transformers import AutoConfig, AutoModelForImageTextToText, AutoTokenizer
 
@@ -179,12 +186,14 @@ class HFBackend:
         image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
         model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype).to(device).eval()
         self._attach(f"hf:{path}", model, tokenizer, image_processor, device, sampling,
-                     frame or _frame_for(AutoConfig.from_pretrained(path), image_processor))
+                     frame or _frame_for(AutoConfig.from_pretrained(path), image_processor), blind)
 
     def _attach(self, name: str, model: Any, tokenizer: Any, image_processor: Any, device: str,
-                sampling: SamplingOptions | None, frame: CoordinateFrame) -> None:
-        """Set up sampling over an already loaded model (the trainer shares its weights this way)."""
+                sampling: SamplingOptions | None, frame: CoordinateFrame, blind: bool = False) -> None:
+        """Set up sampling over an already loaded model (the trainer shares its weights this way).
+        `blind`: every screenshot reaches the model as zeros (`encode_qwen_prompt`)."""
         self.name = name
+        self.blind = blind
         self.sampling = sampling or SamplingOptions()
         self.device = device
         self.tokenizer = tokenizer
@@ -200,7 +209,8 @@ class HFBackend:
 
     def encode(self, messages: Sequence[Message]) -> EncodedPrompt:
         return encode_qwen_prompt(messages, self.tokenizer, self.image_processor,
-                                  assistant_prefix=getattr(self, "assistant_prefix", ""))
+                                  assistant_prefix=getattr(self, "assistant_prefix", ""),
+                                  blind=getattr(self, "blind", False))
 
     async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
         prompt = self.encode(messages)

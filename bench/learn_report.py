@@ -1,0 +1,130 @@
+"""The report of bench/learn.py: success per stage and split, paired comparisons with intervals, the
+compute each stage trained on, held-out successes per section; all of it also in learn.json."""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from learn_data import section_of
+
+# (a, b): a - b is reported; each asks whether a stage beats the stage (or control) it is set against
+COMPARISONS = (("grpo", "sft"), ("grpo", "sft_more"), ("grpo", "filtered_bc"), ("sft", "blind_sft"),
+               ("grpo", "blind_grpo"))
+Stages = dict[int, dict[str, dict[str, Any]]]  # seed -> stage -> its record (with "eval": split -> result)
+
+
+def task_ids(out: Path, split: str) -> list[str]:
+    path = out / f"{split}.jsonl"
+    return [json.loads(line)["id"] for line in path.read_text().splitlines() if line.strip()]
+
+
+def comparisons(by_seed: Stages, splits: Sequence[str], out: Path, resamples: int) -> list[dict[str, Any]]:
+    """Every comparison of COMPARISONS on every held-out split, over the seeds where both stages ran."""
+    from weblica.eval.paired import compare, solved_table
+
+    rows = []
+    for split in splits:
+        ids = task_ids(out, split)
+        if split == "train" or not ids:
+            continue
+        for a, b in COMPARISONS:
+            seeds = [s for s, stages in sorted(by_seed.items()) if a in stages and b in stages]
+            if not seeds:
+                continue
+            table = {name: solved_table([by_seed[s][name]["eval"][split]["solved_ids"] for s in seeds], ids)
+                     for name in (a, b)}
+            result = compare(table[a], table[b], resamples=resamples)
+            rows.append({"split": split, "a": a, "b": b, "seed_list": seeds, **result.to_dict()})
+    return rows
+
+
+def verdict(row: dict[str, Any]) -> str:
+    """What the interval says: a ahead, b ahead, or no clear difference (it holds 0)."""
+    if row["low"] > 0:
+        return f"{row['a']} ahead"
+    if row["high"] < 0:
+        return f"{row['b']} ahead"
+    return "no clear difference"
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:+.1f}"
+
+
+def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], args: argparse.Namespace,
+                 skipped: dict[int, dict[str, str]] | None = None) -> None:
+    out = args.out
+    skipped = skipped or {}
+    print(f"sites {info['sites']}; tasks per split {info['tasks']}")
+    print(f"held-out sections (never asked in training): {', '.join(info['heldout_sections'])}; "
+          f"held-out-site tasks whose instruction text a training task has: "
+          f"{info['heldout_sites_instruction_seen_in_train']}/{info['tasks']['heldout_sites']}")
+    names = [n for n in dict.fromkeys(n for stages in by_seed.values() for n in stages)]
+    seeds = sorted(by_seed)
+    print(f"\nsolved, summed over seeds {seeds} (per seed in brackets)")
+    print(f"{'stage':12} " + " ".join(f"{s:>24}" for s in splits))
+    for name in names:
+        cells = []
+        for split in splits:
+            results = [by_seed[s][name]["eval"][split] for s in seeds if name in by_seed[s]]
+            solved, tasks = sum(r["solved"] for r in results), sum(r["tasks"] for r in results)
+            rate = f"{solved / tasks:4.0%}" if tasks else "  - "
+            cells.append(f"{solved}/{tasks} {rate} [{','.join(str(r['solved']) for r in results)}]")
+        print(f"{name:12} " + " ".join(f"{c:>24}" for c in cells))
+    for seed, reasons in sorted(skipped.items()):
+        for name, reason in reasons.items():
+            print(f"{name:12} not run in seed {seed}: {reason}")
+    rows = comparisons(by_seed, splits, out, args.resamples)
+    print("\npaired differences in success (points), 95% bootstrap interval over seeds and tasks, "
+          "sign test over discordant (seed, task) pairs")
+    print(f"{'split':24} {'a - b':24} {'diff':>6} {'95% interval':>16} {'a>b':>4} {'b>a':>4} {'sign p':>7} "
+          f"{'per seed':>20}  verdict")
+    for r in rows:
+        interval = f"[{_pct(r['low'])}, {_pct(r['high'])}]"
+        per_seed = ",".join(_pct(d) for d in r["per_seed"])
+        print(f"{r['split']:24} {r['a'] + ' - ' + r['b']:24} {_pct(r['difference']):>6} {interval:>16} "
+              f"{r['wins']:>4} {r['losses']:>4} {r['sign_p']:>7.3f} {per_seed:>20}  {verdict(r)}")
+    print("\ncompute trained on (mean over seeds): optimizer steps, trained samples (forward+backward), "
+          "GRPO rollout episodes, wall times (stages trained in an earlier run: that run's)")
+    for name in names:
+        records = [by_seed[s][name] for s in seeds if name in by_seed[s]]
+        mean = {k: sum(r["compute"].get(k, 0) for r in records) / len(records)
+                for k in ("steps", "samples", "episodes")}
+        train = sum(r["train_seconds"] for r in records) / len(records)
+        evaluation = sum(r.get("eval_seconds", 0.0) for r in records) / len(records)
+        print(f"  {name:12} steps {mean['steps']:>8.0f}  samples {mean['samples']:>8.0f}  "
+              f"episodes {mean['episodes']:>6.0f}  training {train:>6.0f} s  evaluation {evaluation:>6.0f} s")
+    print_by_section(out, by_seed, names)
+    (out / "learn.json").write_text(json.dumps({"data": info, "seeds": {str(s): st for s, st in by_seed.items()},
+                                                "skipped": {str(s): r for s, r in skipped.items()},
+                                                "comparisons": rows}, indent=1, sort_keys=True) + "\n")
+    print(f"details: {out / 'learn.json'}")
+
+
+def print_by_section(out: Path, by_seed: Stages, names: Sequence[str]) -> None:
+    """Held-out successes per section asked for (tasks and successes summed over seeds): a gain from always clicking one
+    section per department (a policy ignoring the instruction) shows here. * marks held-out sections."""
+    from weblica.env.task import load_tasks
+
+    target: dict[str, str] = {}
+    held: set[str] = set()
+    for split in ("heldout_sites", "heldout_sections"):
+        for task in load_tasks(out / f"{split}.jsonl"):
+            target[task.id] = section_of(task) or "?"
+            if split == "heldout_sections":
+                held.add(target[task.id])
+    print(f"\nheld-out sites, by section  {'tasks':>5} " + " ".join(f"{n:>11}" for n in names))
+    for section in sorted(set(target.values())):
+        ids = {i for i, s in target.items() if s == section}
+        solved = []
+        for name in names:
+            got = 0
+            for stages in by_seed.values():
+                if name in stages:
+                    for split in ("heldout_sites", "heldout_sections"):
+                        got += len(ids & set(stages[name]["eval"][split]["solved_ids"]))
+            solved.append(got)
+        mark = "*" if section in held else " "
+        print(f"  {mark}{section:<25} {len(ids) * len(by_seed):>5} " + " ".join(f"{k:>11}" for k in solved))
