@@ -127,7 +127,7 @@ def page_context(site: SiteBuilder, layout: Layout) -> dict[str, Any]:
             "arrivals": sorted(items, key=lambda i: (i["date"], i["id"]), reverse=True)[:12],
             "top_rated": sorted(items, key=lambda i: (-i["rating"], i["id"]))[:12],
             "deals": sorted(items, key=lambda i: (i["price"], i["id"]))[:8],
-            "picks": rng.sample(items, min(12, len(items))),
+            "picks": rng.sample(items, min(8, len(items))),
             "promo": {"title": promo_title, "text": f"a new selection of {w['items']} picked by our team.",
                       "cta": "Take a look"},
             "related_of": related_of, "reviews_of": reviews_of,

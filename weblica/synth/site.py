@@ -172,8 +172,9 @@ def _site_images(site: SiteBuilder) -> dict[str, bytes | Callable[[], bytes]]:
     palette = site.spec.style.palette
     hero = hero_copy(site)
     kinds = site.cat.get("kinds") or [None]
+    kind = random.Random(f"hero-kind:{site.spec.site_id}").choice(kinds)
     return {"img/hero.png": partial(images.hero_image, site.spec.site_id, hero["title"], hero["tagline"], palette,
-                                    kind=kinds[0], cta=hero["cta"]),
+                                    kind=kind, cta=hero["cta"]),
             "img/logo.png": partial(images.logo_image, site.name, palette, 64, seed=spec_seed(site.spec))}
 
 
