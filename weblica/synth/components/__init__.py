@@ -28,5 +28,5 @@ VARIANTS: dict[str, tuple[str, ...]] = {
 LISTINGS_FOR: dict[str, tuple[str, ...]] = {
     "cards": ("grid", "cards", "masonry"),
     "rows": ("list", "cards", "table"),
-    "table": ("table", "list"),
+    "table": ("table",),  # a pinned table look (government-plain) stays a table
 }
