@@ -74,7 +74,7 @@ def compose(site: SiteBuilder) -> Layout:
         return existing
     layout = choose_layout(site)
     site.layout = layout  # type: ignore[attr-defined]
-    info_pages.add_pages(site, layout)
+    info_pages.add_pages(site)
     return layout
 
 

@@ -14,7 +14,6 @@ from weblica.synth.components import content
 
 if TYPE_CHECKING:
     from weblica.synth.site import SiteBuilder
-    from weblica.synth.page_grammar import Layout
 
 Links = list[tuple[str, str]]
 
@@ -117,7 +116,7 @@ def info_specs(site: SiteBuilder) -> dict[str, dict[str, Any]]:
     return pages
 
 
-def add_pages(site: SiteBuilder, layout: "Layout") -> None:
+def add_pages(site: SiteBuilder) -> None:
     """Register the info pages, the collections and the sitemap (never over a page that exists)."""
     for path, ctx in info_specs(site).items():
         if path not in site.pages:
@@ -130,7 +129,8 @@ def add_pages(site: SiteBuilder, layout: "Layout") -> None:
         if path not in site.pages:
             site.page(path, "listing.html.j2", title=coll["name"], heading=coll["name"],
                       intro=f"Every {coll['name'].lower()} on {site.name}, from all our {w['makers']}.",
-                      items=coll["entries"], pages=0, crumb=(w["Items"], "/items" if "/items" in site.pages else None),
+                      items=coll["entries"], pages=0,
+                      **({"crumb": (w["Items"], "/items")} if "/items" in site.pages else {}),
                       page_kind="collection")
     site.page("/sitemap", "info.html.j2", title="Sitemap", heading="Sitemap", page_kind="info",
               intro=f"Every section of {site.name}.", blocks=[{"h": "Pages", "links": sitemap_links(site)}])
