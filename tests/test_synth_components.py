@@ -10,7 +10,7 @@ import random
 import re
 import statistics
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
@@ -123,13 +123,17 @@ def test_car_bodies_follow_the_kind_and_the_seed_where_the_kind_names_none():
 
 
 def _refs(root: Path) -> list[tuple[str, str]]:
-    """(page file, URL path) of every href, src and form action in the bundle's HTML."""
+    """(page file, URL path) of every href, src and form action in the bundle's HTML, resolved against
+    its page ("?sort=price" is the page itself)."""
     out = []
-    for file in sorted((root / "public").rglob("*.html")):
+    public = root / "public"
+    for file in sorted(public.rglob("*.html")):
+        rel = file.relative_to(public).as_posix()
+        url = "/" if rel == "index.html" else "/" + rel[: -len(".html")]
         for ref in REFS.findall(file.read_text(encoding="utf-8")):
             if ref.startswith(("data:", "mailto:", "javascript:")):
                 continue
-            out.append((file.name, urlsplit(ref).path))
+            out.append((rel, urlsplit(urljoin(url, ref)).path))
     return out
 
 

@@ -171,7 +171,7 @@ def _site_images(site: SiteBuilder) -> dict[str, bytes | Callable[[], bytes]]:
     """The hero banner (keyed by the site id: no two sites share one) and the logo in the header."""
     palette = site.spec.style.palette
     hero = hero_copy(site)
-    kinds = site.cat.get("kinds") or [None]
+    kinds = list(site.cat.get("kinds") or [None])  # a list of kinds, or a genre model's kind -> nouns
     kind = random.Random(f"hero-kind:{site.spec.site_id}").choice(kinds)
     return {"img/hero.png": partial(images.hero_image, site.spec.site_id, hero["title"], hero["tagline"], palette,
                                     kind=kind, cta=hero["cta"]),
