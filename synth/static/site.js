@@ -204,8 +204,18 @@
     });
   }
 
+  // ---- the hamburger header's drawer: the toggle opens it, Escape or a click outside closes it ----
+  function drawer() {
+    const btn = $("[data-drawer-toggle]"), panel = $("[data-drawer]");
+    if (!btn || !panel) return;
+    const set = (open) => { panel.hidden = !open; btn.setAttribute("aria-expanded", String(open)); };
+    btn.addEventListener("click", (e) => { e.stopPropagation(); set(panel.hidden); });
+    document.addEventListener("keydown", (e) => { if (e.key === "Escape") set(false); });
+    document.addEventListener("click", (e) => { if (!panel.hidden && !panel.contains(e.target)) set(false); });
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
-    distractors(); lazy(); forms(); customSelects(); tabs(); addToCart(); cartCount();
+    distractors(); lazy(); forms(); customSelects(); tabs(); addToCart(); cartCount(); drawer();
     const page = document.body.dataset.page;
     for (const [key, fn] of Object.entries(W.handlers)) {
       if (key === "page:" + page || key === "*") fn();

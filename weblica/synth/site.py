@@ -20,6 +20,7 @@ import jinja2
 from weblica.env.task import Check, Task, TaskSource
 from weblica.synth import images
 from weblica.synth.data import make_items, make_makers, site_name
+from weblica.synth.page_grammar import compose, hero_copy, page_context
 from weblica.synth.spec import SiteSpec, categories, synth_dir
 
 PUBLIC = "public"
@@ -74,6 +75,7 @@ class SiteBuilder:
         self.nav: list[tuple[str, str]] = [("Home", "/")]
         self.public_json: dict[str, Any] = {}  # served as /assets/catalog.json for client-side pages
         self.features: set[str] = set()
+        self.layout: Any = None  # the page grammar's Layout, chosen when the site is rendered
 
     # ---- content ---------------------------------------------------------------------------------
     def items(self, count: int = 30) -> list[dict[str, Any]]:
@@ -83,7 +85,8 @@ class SiteBuilder:
             self.data["makers"] = make_makers(self.spec, self.rng)
             for item in items:
                 # drawn when the bundle is written, so building a site (tests, previews) stays cheap
-                self.files[item["image"].lstrip("/")] = partial(images.item_image, item["name"], item["kind"], item["color"])
+                self.files[item["image"].lstrip("/")] = partial(images.item_image, item["name"], item["kind"], item["color"],
+                                                                seed=spec_seed(self.spec))
             self.public_json["items"] = [{k: v for k, v in item.items() if k != "facts"} for item in items]
         return self.data["items"]
 
@@ -172,8 +175,27 @@ def page_file(path: str) -> str:
     return "index.html" if path == "/" else path.strip("/") + ".html"
 
 
-def render_site(site: SiteBuilder) -> dict[str, bytes]:
-    """All served files of the site, path -> bytes, in a deterministic order."""
+def spec_seed(spec: SiteSpec) -> str:
+    """What varies a site's drawings: two sites drawing one item (or one name) get different pictures."""
+    return f"{spec.site_id}:{spec.seed}"
+
+
+def _site_images(site: SiteBuilder) -> dict[str, bytes | Callable[[], bytes]]:
+    """The hero banner (keyed by the site id: no two sites share one) and the logo in the header."""
+    palette = site.spec.style.palette
+    hero = hero_copy(site)
+    kinds = list(site.cat.get("kinds") or [None])  # a list of kinds, or a genre model's kind -> nouns
+    kind = random.Random(f"hero-kind:{site.spec.site_id}").choice(kinds)
+    return {"img/hero.png": partial(images.hero_image, site.spec.site_id, hero["title"], hero["tagline"], palette,
+                                    kind=kind, cta=hero["cta"]),
+            "img/logo.png": partial(images.logo_image, site.name, palette, 64, seed=spec_seed(site.spec))}
+
+
+def _renderer(site: SiteBuilder) -> tuple[jinja2.Environment, dict[str, Any]]:
+    """The site's jinja environment (its locale's filters) and the context every page shares, after the
+    page grammar (weblica/synth/page_grammar.py) picked the site's component variants and added its
+    info pages."""
+    layout = compose(site)
     env = _jinja_env()
     env.filters["money"] = site.money
     env.filters["date"] = site.date
@@ -181,7 +203,24 @@ def render_site(site: SiteBuilder) -> dict[str, bytes]:
     common = {"site": site, "spec": site.spec, "style": style, "nav": site.nav, "fmt": site.fmt,
               "distractors": site.spec.distractors, "cat": site.cat,
               "site_config": json.dumps({"locale": site.fmt, "id": site.spec.site_id, "name": site.name,
-                                         "widgets": style.widgets, "listing": style.listing}, sort_keys=True)}
+                                         "widgets": style.widgets, "listing": style.listing}, sort_keys=True),
+              **page_context(site, layout)}
+    return env, common
+
+
+def render_pages(site: SiteBuilder, paths: list[str] | None = None) -> dict[str, str]:
+    """The HTML of the site's pages (all, or those of `paths`), URL path -> text; draws no image."""
+    env, common = _renderer(site)
+    wanted = sorted(site.pages) if paths is None else paths
+    return {path: env.get_template(site.pages[path][0]).render(**common, path=path, **site.pages[path][1])
+            for path in wanted}
+
+
+def render_site(site: SiteBuilder) -> dict[str, bytes]:
+    """All served files of the site, path -> bytes, in a deterministic order."""
+    env, common = _renderer(site)
+    for rel, body in _site_images(site).items():
+        site.files.setdefault(rel, body)
     files: dict[str, bytes] = {path: body() if callable(body) else body for path, body in site.files.items()}
     for path, (template, context) in sorted(site.pages.items()):
         html = env.get_template(template).render(**common, path=path, **context)
@@ -220,7 +259,8 @@ def write_bundle(site: SiteBuilder, out_dir: Path, tasks: list[Task]) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(body)
     site_json = {"spec": site.spec.to_dict(), "name": site.name, "initial_state": site.initial_state,
-                 "pages": sorted(site.pages), "generator": site.spec.generator}
+                 "pages": sorted(site.pages), "generator": site.spec.generator,
+                 "layout": site.layout.to_dict()}
     (root / "site.json").write_text(json.dumps(site_json, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                                     encoding="utf-8")
     (root / "data.json").write_text(json.dumps(site.data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",

@@ -299,34 +299,66 @@ def camera(p: Pen, c: Colors, rng: random.Random, kind: str, name: str) -> None:
 
 
 # ---- vehicles and buildings -----------------------------------------------------------------------------------
+CAR_BODIES = ("sedan", "hatchback", "coupe", "suv", "van", "pickup")
+# words of a kind (or name) that say which body to draw; "estate" and "wagon" read as a long hatchback
+_BODY_WORDS = (("pickup", "pickup"), ("truck", "pickup"), ("van", "van"), ("minivan", "van"),
+               ("suv", "suv"), ("crossover", "suv"), ("4x4", "suv"), ("hatchback", "hatchback"), ("estate", "hatchback"),
+               ("wagon", "hatchback"), ("coupe", "coupe"), ("coupé", "coupe"), ("sport", "coupe"), ("sedan", "sedan"),
+               ("saloon", "sedan"))
+
+
+def car_body(kind: str, name: str, rng: random.Random) -> str:
+    """The body a car is drawn with: the one its kind (else its name) names, so a "Pickup" is a pickup;
+    a kind that names none ("Electric", "Family car") gets one by the drawing's seed."""
+    for text in (kind, name):
+        words = [w.rstrip("s") for w in text.lower().replace("/", " ").replace("-", " ").split()]
+        for word, body in _BODY_WORDS:
+            if word in words:
+                return body
+    return rng.choice(CAR_BODIES)
+
+
 @family("car", 2.3)
 def car(p: Pen, c: Colors, rng: random.Random, kind: str, name: str) -> None:
-    tall = any(w in kind for w in ("suv", "van", "pickup"))
-    roof = 0.12 if tall else 0.26
-    low = 0.52 if not tall else 0.46
-    if "van" in kind:
-        p.poly([(0.12, low), (0.2, roof), (0.92, roof), (0.95, low)], fill=c.body)
-    elif "pickup" in kind:
-        p.poly([(0.2, low), (0.3, roof), (0.55, roof), (0.6, low)], fill=c.body)
-    else:
-        p.poly([(0.2, low), (0.34, roof), (0.66, roof), (0.8, low)], fill=c.body)
-    p.rect(0.01, low - 0.02, 0.99, 0.8, fill=c.body, radius=0.1)
+    body = car_body(kind, name, rng)
+    tall = body in ("suv", "van", "pickup")
+    roof = 0.12 if tall else 0.3 if body == "coupe" else 0.26
+    low = 0.46 if tall else 0.52
     glass = (170, 205, 235)
-    if "pickup" in kind:
-        p.poly([(0.26, low), (0.33, roof + 0.05), (0.52, roof + 0.05), (0.55, low)], fill=glass)
-        p.rect(0.62, low - 0.06, 0.97, low + 0.02, fill=c.dark)  # the bed's rim
+    if body == "pickup":  # a tall cab in front, an open bed behind it: lower sides, a rim, no roof
+        p.poly([(0.5, low), (0.56, roof), (0.8, roof), (0.86, low)], fill=c.body)
+        p.rect(0.44, low - 0.02, 0.99, 0.8, fill=c.body, radius=0.08)
+        p.rect(0.01, low + 0.1, 0.5, 0.8, fill=c.body, radius=0.04)  # the bed's side
+        p.rect(0.01, low + 0.06, 0.46, low + 0.12, fill=c.dark)  # its rim
+        p.poly([(0.56, low), (0.6, roof + 0.05), (0.78, roof + 0.05), (0.82, low)], fill=glass)
     else:
-        end = 0.9 if "van" in kind else 0.74
-        start = 0.17 if "van" in kind else 0.26
+        if body == "van":
+            p.poly([(0.03, low), (0.05, roof), (0.8, roof), (0.95, low)], fill=c.body)
+            start, end = 0.1, 0.9
+        elif body == "hatchback":  # a short tail that falls steeply
+            p.poly([(0.08, low), (0.14, roof), (0.62, roof), (0.8, low)], fill=c.body)
+            start, end = 0.15, 0.74
+        elif body == "coupe":  # a low, long sloping roof and a single long door
+            p.poly([(0.16, low), (0.4, roof), (0.6, roof), (0.84, low)], fill=c.body)
+            start, end = 0.24, 0.78
+        else:  # sedan and suv: a three-box outline
+            p.poly([(0.2, low), (0.34, roof), (0.66, roof), (0.8, low)], fill=c.body)
+            start, end = 0.26, 0.74
+        p.rect(0.01, low - 0.02, 0.99, 0.8, fill=c.body, radius=0.1)
         p.poly([(start, low), (start + 0.1, roof + 0.05), (end - 0.07, roof + 0.05), (end, low)], fill=glass)
-        p.rect(0.49, roof + 0.04, 0.52, low, fill=c.body)  # pillar
-    p.line([(0.5, low), (0.5, 0.76)], fill=c.dark, width=0.01)  # door gap
-    p.rect(0.55, low + 0.06, 0.6, low + 0.09, fill=c.dark, radius=0.01)
+        if body != "coupe":
+            p.rect(0.49, roof + 0.04, 0.52, low, fill=c.body)  # pillar
+        if body == "van":
+            p.rect(0.74, roof + 0.04, 0.76, low, fill=c.body)
+    if body == "suv":
+        p.rect(0.3, roof - 0.04, 0.7, roof - 0.01, fill=c.dark)  # roof rails
+    p.line([(0.5 if body != "coupe" else 0.56, low), (0.5 if body != "coupe" else 0.56, 0.76)], fill=c.dark, width=0.01)
+    p.rect(0.55 if body != "pickup" else 0.64, low + 0.06, 0.6 if body != "pickup" else 0.69, low + 0.09, fill=c.dark, radius=0.01)
     p.rect(0.93, low + 0.04, 0.99, low + 0.1, fill=(255, 240, 170), radius=0.02)  # headlight
-    p.rect(0.01, low + 0.04, 0.04, low + 0.1, fill=(220, 40, 40), radius=0.01)
+    p.rect(0.01, low + 0.12, 0.04, low + 0.18, fill=(220, 40, 40), radius=0.01)
     p.rect(0.01, 0.72, 0.99, 0.8, fill=c.dark, radius=0.04)
     for u in (0.22, 0.78):
-        p.circle(u, 0.8, 0.17, fill=(30, 30, 34))
+        p.circle(u, 0.8, 0.17 if not tall else 0.19, fill=(30, 30, 34))
         p.circle(u, 0.8, 0.09, fill=(190, 192, 200))
         p.circle(u, 0.8, 0.03, fill=(80, 80, 90))
 
