@@ -7,7 +7,8 @@ from typing import Any
 
 from weblica.env.task import Check
 from weblica.synth.checks import state_count, state_is
-from weblica.synth.intents import Intent, phrase
+from weblica.synth.intents import Intent, say
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.forms import _fill
 from weblica.synth.spec import synth_dir
@@ -63,18 +64,20 @@ def record_checks(collection: str, fields: list[dict[str, Any]], values: dict[st
 
 def ask(site: SiteBuilder, which: Intent, slots: dict[str, Any], start: str, plan: Plan, answer: str,
         check: Check, wrong: list[str], difficulty: str, rubric: str) -> None:
-    """A question task: the plan ends by answering `answer`, which `check` accepts and `wrong` are not."""
-    site.task(TaskDraft(instruction=phrase(which, site.rng, **slots), start_path=start,
-                        plan=plan + [{"op": "done", "answer": answer}], checks=[check], difficulty=difficulty,
-                        rubric=[rubric], wrong_answers=[w for w in wrong if w != answer][:3], intent=which.name))
+    """A question task: the plan ends by answering `answer`, which `check` accepts and `wrong` are not.
+    `difficulty` is the flow's own estimate; the level recorded is computed from the plan (then from the
+    compiled oracle in validation), as for every task."""
+    full = plan + [{"op": "done", "answer": answer}]
+    site.task(TaskDraft(**say(site, which, **slots), start_path=start, plan=full, checks=[check],
+                        difficulty=planned(full), rubric=[rubric], wrong_answers=[w for w in wrong if w != answer][:3]))
 
 
 def act(site: SiteBuilder, which: Intent, slots: dict[str, Any], start: str, plan: Plan, checks: list[Check],
         difficulty: str, rubric: str, maximal: Plan | None = None) -> None:
     """A state task: the plan changes the site's server-side state, which `checks` read; `maximal` is
     the plan with everything else of its kind done too (it must fail)."""
-    site.task(TaskDraft(instruction=phrase(which, site.rng, **slots), start_path=start, plan=plan, checks=checks,
-                        difficulty=difficulty, rubric=[rubric], maximal=maximal or [], intent=which.name))
+    site.task(TaskDraft(**say(site, which, **slots), start_path=start, plan=plan, checks=checks,
+                        difficulty=planned(plan), rubric=[rubric], maximal=maximal or []))
 
 
 def unique_by(entities: list[dict[str, Any]], key: str, value: Any) -> dict[str, Any] | None:
