@@ -41,6 +41,7 @@
     v.control = pick(menu.controls);
     if (!v.blocking && (v.control === "escape" || v.control === "outside")) v.control = "x";
     if (kind !== "cookie" && (v.control === "accept" || v.control === "reject")) v.control = "decline";
+    if (v.position === "full" && v.control === "outside") v.control = "link";  // a full page has no outside
     v.size = pick(["s", "m", "l"]);
     v.inset = int(6, 56);
     v.shift = int(0, 140);

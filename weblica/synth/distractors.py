@@ -46,7 +46,7 @@ OVERLAYS: dict[str, dict[str, list[str]]] = {
                 "controls": ["x", "decline", "link"]},
     "interstitial": {"positions": ["full"],
                      "timings": ["load", "clicks"],
-                     "controls": ["link", "x", "decline", "escape", "outside"]},
+                     "controls": ["link", "x", "decline", "escape"]},
 }
 BLOCKING_POSITIONS = frozenset({"center", "center-top", "full"})
 STRUCTURAL = ("sticky_header", "lazy_loading")  # page classes read by base.html.j2, per site
