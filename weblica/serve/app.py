@@ -155,6 +155,7 @@ def serve_page(path: str) -> Response:
             response = Response(target.read_bytes(), mimetype=mime)
             # HTML is revalidated so a new episode's state shows; assets may be reused within a context
             response.headers["Cache-Control"] = "no-store" if mime == "text/html" else "max-age=600"
+            response.headers["Vary"] = INSTANCE_HEADER  # one URL, other bytes in another instance of the data
             return response
     return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
 
