@@ -125,6 +125,9 @@ def test_variants_differ_across_episode_seeds_and_sites_and_repeat_for_one_seed(
     assert len(set(per_seed.values())) == 6, "six episode seeds of one site should give six variants"
     per_site = {name: repr(runs[0][0]) for (name, seed), runs in seen.items() if seed == 7}
     assert len(set(per_site.values())) == 3
+    for runs in seen.values():  # blocking exactly where it covers the page
+        for d in runs[0][0]:
+            assert d["blocking"] == any(f" dx-{p} " in f" {d['cls']} " for p in BLOCKING_POSITIONS), d
     texts = {d["text"] for runs in seen.values() for d in runs[0][0] if d["kind"] == "cookie"}
     assert len(texts) >= 4  # phrasings vary, not one sentence everywhere
 
