@@ -32,7 +32,8 @@ def test_catalogs_cover_the_space():
     space = style_space()
     assert {"mode", "density", "archetype", "widgets", "locale"} <= set(space["axes"])
     assert len(space["aesthetics"]) >= 12
-    assert set(space["distractors"]) == {"cookie_banner", "promo_modal", "sticky_header", "lazy_loading"}
+    assert set(space["distractors"]) == {"cookie_banner", "promo_modal", "chat_widget", "slide_in", "interstitial",
+                                         "sticky_header", "lazy_loading"}
 
 
 def test_sampling_is_seeded_and_unknown_ids_name_the_choices():

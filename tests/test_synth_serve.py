@@ -9,7 +9,7 @@ import pytest
 
 from weblica.env.backend import EPISODE_HEADER
 from weblica.env.task import Task, TaskSource
-from weblica.serve.app import ADMIN_HEADER, ServeConfig, create_app
+from weblica.serve.app import ADMIN_HEADER, SEED_HEADER, ServeConfig, create_app
 from weblica.serve.backend import SynthBackend
 from weblica.serve.server import SiteServer
 from weblica.synth.generate import write_unvalidated
@@ -69,7 +69,8 @@ def test_absolute_form_proxy_requests_and_the_backend(bundle):
 
         async def flow():
             net = await backend.begin(task, "ep-1", 0)
-            assert net.proxy == server.url and net.extra_headers == {EPISODE_HEADER: "ep-1"}
+            # the episode's id and seed (the page draws its pop-ups from the seed); no instance header
+            assert net.proxy == server.url and net.extra_headers == {EPISODE_HEADER: "ep-1", SEED_HEADER: "0"}
             async with httpx.AsyncClient(proxy=server.url, trust_env=False) as c:
                 await c.put(f"http://{host}/api/doc/cart", json={"i002": 1}, headers=net.extra_headers)
             assert (await backend.state(task, "ep-1"))["cart"] == {"i002": 1}

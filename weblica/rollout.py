@@ -18,7 +18,7 @@ from weblica.env.browser_env import EnvConfig, WebEnv, episode_id_for
 from weblica.env.episode import ENV_FAILURES, StepRecord, Trajectory
 from weblica.env.observation import Observation
 from weblica.env.pool import EnvPool
-from weblica.env.task import Task, save_tasks
+from weblica.env.task import Task, episode_task, save_tasks
 from weblica.policy.base import Policy
 
 PolicyFactory = Callable[[], Policy]
@@ -53,6 +53,7 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
                       screens: ScreenshotStore | None = None, repeat: int = 0) -> Trajectory:
     """One episode of `policy` on `task`. Environment failures end it with their reason and mark it removed."""
     screens = screens or ScreenshotStore(None)
+    task = episode_task(task, seed)  # a task with instances: the policy and the env see this seed's one
     episode_id = episode_id_for(task, seed, repeat)
     traj = Trajectory(task_id=task.id, seed=seed, episode_id=episode_id, start_url=task.start_url,
                       start_screenshot_sha256="")

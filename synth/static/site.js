@@ -53,17 +53,7 @@
   function go(url) { status.leaving = true; window.location.assign(url); }
   const W = (window.WEBLICA = { api, money, catalog, esc, $, $$, go, status, handlers: {} });
 
-  // ---- distractors: dismissed for the rest of the episode (a fresh browser context per episode) ----
-  function distractors() {
-    for (const el of $$("[data-distractor]")) {
-      const key = "weblica-dismissed-" + el.dataset.distractor;
-      if (sessionStorage.getItem(key)) continue;
-      el.hidden = false;
-      for (const btn of $$("[data-close]", el)) {
-        btn.addEventListener("click", () => { sessionStorage.setItem(key, "1"); el.hidden = true; });
-      }
-    }
-  }
+  // distractors (cookie banners, pop-ups, chat...): synth/static/distractors.js
 
   // ---- lazy loading: rows below the fold appear once scrolled near ----
   function lazy() {
@@ -215,7 +205,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    distractors(); lazy(); forms(); customSelects(); tabs(); addToCart(); cartCount(); drawer();
+    lazy(); forms(); customSelects(); tabs(); addToCart(); cartCount(); drawer();
     const page = document.body.dataset.page;
     for (const [key, fn] of Object.entries(W.handlers)) {
       if (key === "page:" + page || key === "*") fn();

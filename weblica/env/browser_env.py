@@ -22,7 +22,7 @@ from weblica.env.executor import ActionExecutor, ActionResult
 from weblica.env.observation import Observation
 from weblica.env.sources import SOURCE_MODULES, SourceBackends
 from weblica.env.tabs import BrowserCrashed, SettleOptions, TabSet
-from weblica.env.task import Task, TaskError, evaluate_checks
+from weblica.env.task import Task, TaskError, episode_task, evaluate_checks
 
 
 @dataclass
@@ -77,6 +77,7 @@ class WebEnv:
         """Start a new episode on `task`: fresh context, determinism layer seeded by `seed`, start page
         loaded and settled. Raises on environment failure (after retries); the caller marks it env_error."""
         await self._end_episode()
+        task = episode_task(task, seed)  # a task with instances: the one of this seed's data
         backend = self.backends.get(task.source.kind)
         if backend is None and task.source.kind in SOURCE_MODULES:
             backend = self.backends[task.source.kind] = SourceBackends(task.source.kind)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from weblica.env.popups import OPEN_POPUPS_JS
+
 _SNAPSHOT_JS = """() => {
   const controls = [];
   const sel = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button], [role=option], [data-toggle], [data-delete]';
@@ -22,18 +24,19 @@ _SNAPSHOT_JS = """() => {
                    id: el.id || '', checked: !!el.checked, disabled: !!el.disabled});
   }
   const scroller = document.scrollingElement || document.documentElement;
-  return {text: document.body ? document.body.innerText : '', controls,
+  return {text: document.body ? document.body.innerText : '', controls, popups: (POPUPS)(),
           can_scroll: scroller.scrollHeight > innerHeight + scrollY + 1};
-}"""
+}""".replace("(POPUPS)", f"({OPEN_POPUPS_JS})")
 
 
 async def page_snapshot(page: Any) -> dict[str, Any]:
     """{"text": visible text, "controls": [{x, y, tag, type, label, href, id, checked, disabled}],
-    "can_scroll": bool} of the page; an empty snapshot while the document is being replaced."""
+    "popups": open pop-ups (weblica.env.popups), "can_scroll": bool} of the page; an empty snapshot
+    while the document is being replaced."""
     try:
         return await page.evaluate(_SNAPSHOT_JS)
     except Exception:  # navigating: no document to read
-        return {"text": "", "controls": [], "can_scroll": False}
+        return {"text": "", "controls": [], "popups": [], "can_scroll": False}
 
 
 # ---- candidate answers on a page ---------------------------------------------------------------------

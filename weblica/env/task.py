@@ -194,6 +194,25 @@ class Task:
 
 
 # what a task file may hold (a task is a few sentences and a URL; a 20 MB instruction is a mistake or an attack)
+def episode_task(task: Task, seed: int) -> Task:
+    """The task an episode with `seed` plays. A task with `metadata.instances` (a family of the same
+    task on other instances of its site's data: weblica/synth/instances.py) becomes its member
+    `seed % len(members)`, with that member's instruction, start URL, checks and oracle; any other task
+    is itself. Resolving a resolved task changes nothing."""
+    members = task.metadata.get("instances")
+    if not members:
+        return task
+    member = members[int(seed) % len(members)]
+    data = task.to_dict()
+    data["metadata"] = {k: v for k, v in data.get("metadata", {}).items() if k != "instances"}
+    if member.get("instance", 0):
+        data.update({k: v for k, v in member.items() if k != "instance"})
+        data["metadata"] = {**member.get("metadata", {}), "instance": member["instance"]}
+        if "oracle" not in member:
+            data.pop("oracle", None)
+    return Task.from_dict(data)
+
+
 MAX_ID_CHARS = 256
 MAX_URL_CHARS = 8192
 MAX_INSTRUCTION_CHARS = 20_000

@@ -1,21 +1,37 @@
-"""The oracle policy: plays a task's `oracle` actions, one per step, then `done`."""
+"""The oracle policy: plays a task's `oracle` actions, one per step, then `done`.
+
+Pop-ups differ between episodes of one site (weblica/synth/distractors.py: the episode seed picks them),
+while the oracle was compiled in one episode. So the policy reads the page (`reads_page`): it skips
+the dismissals recorded with the oracle and dismisses, before a click, hover or drag, whatever pop-up
+is in its way in this episode (weblica.env.popups). Without a page reading it replays the recording as it is.
+"""
 from __future__ import annotations
 
 from weblica.env.actions import Action
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
+from weblica.env.popups import DISMISS, dismissal_thought, in_the_way
 from weblica.env.task import Task
 from weblica.policy.base import PolicyOutput, render_tool_calls
+
+_POINTED = ("click", "hover")
+_LEGACY_DISMISS = "Close the pop-up that covers the page."  # what bundles of before weblica.env.popups recorded
 
 
 class OraclePolicy:
     name = "oracle"
+    reads_page = True
+
+    def __init__(self) -> None:
+        self._next = 0  # the next recorded action to play
 
     def reset(self, task: Task, seed: int) -> None:
         if task.oracle is None:
             raise ValueError(f"task {task.id} has no oracle actions; the oracle policy cannot play it")
+        self._next = 0
 
-    async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
+    @staticmethod
+    def _plan(task: Task) -> tuple[list[Action], list[str]]:
         plan = list(task.oracle or [])
         thoughts = list(task.oracle_thoughts or [])
         if len(thoughts) != len(plan):  # none recorded (or a hand-edited plan): say nothing specific
@@ -23,5 +39,28 @@ class OraclePolicy:
         if not plan or plan[-1].name != "done":
             plan.append(Action("done", {"answer": ""}))
             thoughts.append("The task is complete.")
-        turn = min(len(history), len(plan) - 1)
-        return PolicyOutput(text=render_tool_calls([plan[turn]], thoughts[turn]), actions=[plan[turn]])
+        return plan, thoughts
+
+    async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
+        plan, thoughts = self._plan(task)
+        page = getattr(obs, "page", None)
+        if not page:  # no reading of the page: the recording, step by step
+            turn = min(len(history), len(plan) - 1)
+            return PolicyOutput(text=render_tool_calls([plan[turn]], thoughts[turn]), actions=[plan[turn]])
+        while self._next < len(plan) - 1 and thoughts[self._next].startswith((DISMISS, _LEGACY_DISMISS)):
+            self._next += 1  # this episode's pop-ups are dismissed as they come, below
+        turn = min(self._next, len(plan) - 1)
+        action = plan[turn]
+        a = action.args
+        point = (a["x"], a["y"]) if action.name in _POINTED and "x" in a else \
+            (a["x1"], a["y1"]) if action.name == "drag" else None
+        # only a pointer is stopped by a pop-up: keys go to the focused field under it (and a click to
+        # dismiss one first would take that focus away)
+        how = in_the_way(page.get("popups") or [], point) if action.name in (*_POINTED, "drag") else None
+        if how is not None:
+            thought = dismissal_thought(how["kind"], how.get("label", ""), how.get("key"), bool(how.get("outside")))
+            dismissal = Action("press_keys", {"keys": [how["key"]]}) if how.get("key") else \
+                Action("click", {"x": float(round(how["x"])), "y": float(round(how["y"]))})
+            return PolicyOutput(text=render_tool_calls([dismissal], thought), actions=[dismissal])
+        self._next = turn + 1
+        return PolicyOutput(text=render_tool_calls([action], thoughts[turn]), actions=[action])

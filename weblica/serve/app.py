@@ -21,6 +21,11 @@ from weblica.env.backend import EPISODE_HEADER
 from weblica.serve.store import StateStore, with_views
 
 ADMIN_HEADER = "X-Weblica-Admin"
+# what the env's backend says about the episode besides its id: the episode seed (the page draws its
+# distractors from it, through EPISODE_SCRIPT) and which instance of the site's data it plays
+SEED_HEADER = "X-Weblica-Seed"
+INSTANCE_HEADER = "X-Weblica-Instance"
+EPISODE_SCRIPT = "/_weblica/episode.js"
 DEFAULT_EPISODE = "default"
 MAX_PATH_CHARS = 2048          # longer paths are not a page of a synth site
 MAX_SEGMENT_CHARS = 255        # a file name the filesystem can hold
@@ -39,22 +44,37 @@ class ServeConfig:
 
 @dataclass
 class SiteEntry:
-    site_id: str
+    site_id: str  # the state store's key: the site id, with `#k` for instance k of its data
     host: str
     root: Path
     initial_state: dict[str, Any]
 
 
-def discover_bundles(paths: list[Path]) -> dict[str, SiteEntry]:
-    """Host name -> bundle, for every `site.json` at or one level below the given paths."""
-    found: dict[str, SiteEntry] = {}
+def _entry(root: Path) -> tuple[int, SiteEntry]:
+    meta = json.loads((root / "site.json").read_text(encoding="utf-8"))
+    spec, instance = meta["spec"], int(meta.get("instance", 0))
+    key = spec["site_id"] + (f"#{instance}" if instance else "")
+    return instance, SiteEntry(key, spec["host"], root, meta.get("initial_state", {}))
+
+
+def discover_bundles(paths: list[Path]) -> dict[str, dict[int, SiteEntry]]:
+    """Host name -> instance -> bundle, for every `site.json` at or one level below the given paths,
+    and the instances a bundle holds (weblica/synth/instances.py: `<bundle>/instances/<k>/<site id>/`).
+    Instance 0 is the bundle itself; an instance bundle given directly (validation) serves as its k."""
+    found: dict[str, dict[int, SiteEntry]] = {}
     for path in paths:
         candidates = [path] if (path / "site.json").exists() else sorted(p for p in path.iterdir() if (p / "site.json").exists()) if path.is_dir() else []
         for root in candidates:
-            meta = json.loads((root / "site.json").read_text(encoding="utf-8"))
-            spec = meta["spec"]
-            found[spec["host"]] = SiteEntry(spec["site_id"], spec["host"], root, meta.get("initial_state", {}))
+            for bundle in [root, *sorted((root / "instances").glob("*/*/site.json"))]:
+                instance, entry = _entry(bundle if bundle == root else bundle.parent)
+                found.setdefault(entry.host, {})[instance] = entry
     return found
+
+
+def requested_instance() -> int | None:
+    """The instance the request's episode plays (0 without the header); None for a malformed header."""
+    raw = request.headers.get(INSTANCE_HEADER, "0").strip()
+    return int(raw) if raw.isdigit() and len(raw) < 10 else None
 
 
 def _episode() -> str:
@@ -102,6 +122,17 @@ def _json_body(want: type | None = None, default: Any = None) -> Any:
 pages = Blueprint("pages", __name__)
 
 
+@pages.route(EPISODE_SCRIPT, methods=["GET", "HEAD"])
+def episode_script() -> Response:
+    """The episode's seed for the page's own draws (its distractors), from the env's header: the bundle's
+    bytes stay the same for every episode. Never cached: the next episode may share the browser's cache."""
+    raw = request.headers.get(SEED_HEADER, "0").strip()
+    seed = int(raw) & 0xFFFFFFFF if raw.isdigit() and len(raw) < 20 else 0
+    response = Response(f"window.WEBLICA_EPISODE = {json.dumps({'seed': seed})};\n", mimetype="text/javascript")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 @pages.route("/", defaults={"path": ""}, methods=["GET", "HEAD"])
 @pages.route("/<path:path>", methods=["GET", "HEAD"])
 def serve_page(path: str) -> Response:
@@ -124,6 +155,7 @@ def serve_page(path: str) -> Response:
             response = Response(target.read_bytes(), mimetype=mime)
             # HTML is revalidated so a new episode's state shows; assets may be reused within a context
             response.headers["Cache-Control"] = "no-store" if mime == "text/html" else "max-age=600"
+            response.headers["Vary"] = INSTANCE_HEADER  # one URL, other bytes in another instance of the data
             return response
     return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
 
@@ -256,11 +288,17 @@ def create_app(config: ServeConfig) -> Flask:
     @app.before_request
     def pick_site() -> Response | None:
         host = (request.host or "").split(":")[0].lower()
-        site = sites.get(host)
-        if site is None:
+        instances = sites.get(host)
+        if instances is None:
             return _error_page(502, "Not a synth site",
                                f"weblica serves only its synth sites; '{host}' is not one of them "
                                f"({len(sites)} served). Nothing was fetched from the network.")
+        instance = requested_instance()
+        site = instances.get(instance) if instance is not None else None
+        if site is None:
+            return _error_page(404, "No such instance",
+                               f"{host} has no instance {request.headers.get(INSTANCE_HEADER, '')!r} of its data "
+                               f"(served: {', '.join(map(str, sorted(instances)))}); regenerate with --instances.")
         g.site = site
         return None
 

@@ -1,5 +1,8 @@
 """SynthBackend: the env's hooks for synth tasks. The browser context uses the site server as its proxy
-and names the episode in a header; state is reset in begin() and read through the admin endpoint."""
+and names the episode in headers: its id (the server keeps state per episode), its seed (the page draws
+its distractors from it: weblica/synth/distractors.py) and, for a task of a site with instances, which
+instance of the data it plays (weblica/synth/instances.py). State is reset in begin() and read through
+the admin endpoint."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,7 +11,7 @@ import httpx
 
 from weblica.env.backend import EPISODE_HEADER, NetworkConfig
 from weblica.env.task import Task
-from weblica.serve.app import ADMIN_HEADER
+from weblica.serve.app import ADMIN_HEADER, INSTANCE_HEADER, SEED_HEADER
 from weblica.synth.spec import SYNTH_HOST_SUFFIX
 from weblica.tls import tls_context
 
@@ -24,7 +27,18 @@ class SynthBackend:
         site = task.source.site
         if not site:
             raise ValueError(f"task {task.id} has no source.site; synth tasks name their site id")
-        return {"Host": f"{site}.{SYNTH_HOST_SUFFIX}", EPISODE_HEADER: episode_id, ADMIN_HEADER: self.admin_token}
+        return {"Host": f"{site}.{SYNTH_HOST_SUFFIX}", ADMIN_HEADER: self.admin_token,
+                **self._episode_headers(task, episode_id)}
+
+    @staticmethod
+    def _episode_headers(task: Task, episode_id: str, seed: int | None = None) -> dict[str, str]:
+        out = {EPISODE_HEADER: episode_id}
+        if seed is not None:
+            out[SEED_HEADER] = str(int(seed) & 0xFFFFFFFF)
+        instance = int(task.metadata.get("instance", 0) or 0)
+        if instance:
+            out[INSTANCE_HEADER] = str(instance)
+        return out
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
         # a client per call: the backend may be used from several event loops (tests, CLI, trainers)
@@ -32,7 +46,7 @@ class SynthBackend:
                                      verify=tls_context()) as client:
             response = await client.post("/__weblica/reset", headers=self._headers(task, episode_id))
         response.raise_for_status()
-        return NetworkConfig(proxy=self.url, extra_headers={EPISODE_HEADER: episode_id},
+        return NetworkConfig(proxy=self.url, extra_headers=self._episode_headers(task, episode_id, seed),
                              offline_hint="(synth: only the generated sites are served)")
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:

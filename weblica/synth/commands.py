@@ -25,10 +25,12 @@ from weblica.synth.splits import SplitError
 @click.option("--model", default=None, help="LLM generator's model: anthropic:MODEL or openai:URL#MODEL "
               "(;key=value options as in policy specs); default $WEBLICA_SYNTH_MODEL.")
 @click.option("--parallel", type=int, default=1, show_default=True, help="LLM generator: sites written at a time.")
+@click.option("--instances", type=int, default=1, show_default=True,
+              help="Validated instances of each site's data; an episode plays instance seed %% K (MiniWoB-style).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
                   out: Path, no_validate: bool, split: str | None, model: str | None, parallel: int,
-                  as_json: bool) -> None:
+                  instances: int, as_json: bool) -> None:
     """Generate site bundles with tasks whose success a program can check (`synth gallery DIR`: look at them)."""
     if click.get_current_context().invoked_subcommand:  # `weblica synth gallery ...`
         return
@@ -39,12 +41,16 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
         raise UserError("--n must be at least 1")
     if parallel < 1:
         raise UserError("--parallel must be at least 1")
+    if instances < 1:
+        raise UserError("--instances must be at least 1")
+    if instances > 1 and (generator != "procedural" or no_validate):
+        raise UserError("--instances works with the procedural generator and validation (drop --no-validate)")
     if (model or parallel > 1) and generator != "llm":
         raise UserError("--model and --parallel are options of the LLM generator: add --generator llm")
     try:
         results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
                              generator=generator, validate=not no_validate, split=split, model=model,
-                             parallel=parallel, progress=not as_json)
+                             parallel=parallel, progress=not as_json, instances=instances)
     except (CatalogError, SplitError) as exc:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:

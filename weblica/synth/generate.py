@@ -36,13 +36,16 @@ class SynthResult:
                 "negatives_rejected": self.negatives_rejected, "failures": self.failures}
 
 
-def build_site(spec: SiteSpec) -> SiteBuilder:
+def build_site(spec: SiteSpec, instance: int = 0) -> SiteBuilder:
     """Run the skill's builder on a fresh SiteBuilder (pages, data, task drafts), then the genre's own
-    flows (weblica/synth/genres): the pages and intents every site of the category has."""
+    flows (weblica/synth/genres): the pages and intents every site of the category has. Instance k > 0
+    (weblica/synth/instances.py) keeps the site (name, look, host) and draws its data afresh."""
     from weblica.synth.genres import FLOWS
     from weblica.synth.skills import SKILLS
 
     site = SiteBuilder(spec)
+    if instance:
+        site.rng = random.Random(f"site:{spec.site_id}:{spec.seed}:instance:{instance}")
     SKILLS[spec.skill](site)
     flow = FLOWS.get(spec.category)
     if flow is not None:
@@ -80,10 +83,11 @@ def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
 def synthesize(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
                seed: int = 0, out: Path = Path("sites"), generator: str = "procedural", validate: bool = True,
                concurrency: int = 4, split: str | None = None, model: str | None = None,
-               parallel: int = 1, progress: bool = False) -> list[SynthResult]:
+               parallel: int = 1, progress: bool = False, instances: int = 1) -> list[SynthResult]:
     """Generate N bundles; with `validate`, compile oracles in Chromium and drop invalid tasks. With
     `split` (train | val) seeds, categories and aesthetics come from that split only. `model` and
-    `parallel` (sites at a time) are the LLM generator's."""
+    `parallel` (sites at a time) are the LLM generator's. `instances` > 1 gives each site that many
+    validated instances of its data, one per episode seed class (weblica/synth/instances.py)."""
     from weblica.synth.splits import split_site_seeds
 
     if generator == "llm":
@@ -93,6 +97,11 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
     if generator != "procedural":
         raise ValueError(f"unknown generator '{generator}': use procedural or llm")
     specs = [sample_spec(s, skill, category, style, split=split) for s in split_site_seeds(site_seeds(seed, n), split)]
+    if instances > 1:
+        if not validate:
+            raise ValueError("--instances needs validation: an instance is only served once its tasks are checked")
+        from weblica.synth.instances import synthesize_instances
+        return synthesize_instances(specs, out, instances, concurrency, progress)
     return synthesize_specs(specs, out, validate, concurrency, progress)
 
 

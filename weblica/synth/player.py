@@ -14,6 +14,7 @@ from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env import gestures
+from weblica.env.popups import OPEN_POPUPS_JS, dismissal_thought, in_the_way
 from weblica.env.tabs import probe_script
 
 
@@ -216,25 +217,8 @@ _BOX_JS = """([sel, text]) => {
           canScroll: document.scrollingElement.scrollHeight > innerHeight + scrollY + 1};
 }"""
 
-_DISTRACTOR_JS = """() => {
-  // the close button of an open distractor that is really on top (a promo modal covers a cookie bar)
-  for (const d of document.querySelectorAll('[data-distractor]')) {
-    if (d.hidden) continue;
-    for (const btn of d.querySelectorAll('[data-close]')) {
-      const b = btn.getBoundingClientRect();
-      const x = b.left + b.width / 2, y = b.top + b.height / 2;
-      const hit = document.elementFromPoint(x, y);
-      if (hit && (hit === btn || btn.contains(hit))) return {x, y};
-    }
-  }
-  return null;
-}"""
-
-# one round trip for the common case of `reach`: an open distractor to dismiss first, else the box
-_DISTRACTOR_OR_BOX_JS = f"""([sel, text]) => {{
-  const distractor = ({_DISTRACTOR_JS})();
-  return distractor ? {{distractor}} : {{box: ({_BOX_JS})([sel, text])}};
-}}"""
+# one round trip for the common case of `reach`: the element's box and the open pop-ups (weblica/env/popups.py)
+_POPUPS_AND_BOX_JS = f"""([sel, text]) => ({{box: ({_BOX_JS})([sel, text]), popups: ({OPEN_POPUPS_JS})()}})"""
 
 
 def _named(box: dict[str, Any]) -> str:
@@ -298,15 +282,24 @@ class Compiler:
         return await self.eval(_BOX_JS, [sel, text])
 
     async def dismissed_box(self, sel: str, text: str | None = None) -> dict[str, Any] | None:
-        """Dismiss the open distractors that are really on top (up to four), then measure the element's
-        box; one round trip per look."""
+        """Dismiss the open distractors in the way (a blocking one, or one over the element; up to four),
+        then measure the element's box; one round trip per look. A non-blocking one elsewhere stays."""
         for _ in range(4):
-            found = await self.eval(_DISTRACTOR_OR_BOX_JS, [sel, text])
-            if "distractor" not in found:
-                return found["box"]
-            await self.emit("click", "Close the pop-up that covers the page.", x=found["distractor"]["x"],
-                            y=found["distractor"]["y"])
+            found = await self.eval(_POPUPS_AND_BOX_JS, [sel, text])
+            box = found["box"]
+            how = in_the_way(found["popups"], (box["x"], box["y"]) if box and not box["hit"] else None)
+            if how is None:
+                return box
+            await self.dismiss(how)
         return await self.box(sel, text)
+
+    async def dismiss(self, how: dict[str, Any]) -> None:
+        """One distractor dismissed as a person would: its close control, Escape, or a click beside it."""
+        what = dismissal_thought(how["kind"], how.get("label", ""), how.get("key"), bool(how.get("outside")))
+        if how.get("key"):
+            await self.emit("press_keys", what, keys=[how["key"]])
+        else:
+            await self.emit("click", what, x=how["x"], y=how["y"])
 
     async def reach(self, sel: str, text: str | None = None) -> dict[str, Any]:
         """Scroll until the element is visible, in the viewport, below a sticky header and unobstructed."""

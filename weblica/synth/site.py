@@ -226,7 +226,7 @@ def render_site(site: SiteBuilder) -> dict[str, bytes]:
         html = env.get_template(template).render(**common, path=path, **context)
         files[page_file(path)] = html.encode("utf-8")
     files["assets/site.css"] = env.get_template("site.css.j2").render(**common).encode("utf-8")
-    for script in ("site.js", "widgets.js"):
+    for script in ("site.js", "widgets.js", "distractors.js"):
         files[f"assets/{script}"] = (synth_dir() / "static" / script).read_bytes()
     files["assets/catalog.json"] = json.dumps(site.public_json, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return dict(sorted(files.items()))

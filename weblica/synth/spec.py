@@ -129,7 +129,7 @@ class SiteSpec:
     category: str
     style: Style
     seed: int
-    distractors: dict[str, bool] = field(default_factory=dict)
+    distractors: dict[str, Any] = field(default_factory=dict)  # the menu of weblica/synth/distractors.py
     generator: str = "procedural"
 
     @property
@@ -161,6 +161,7 @@ def sample_spec(seed: int, skill: str | None = None, category: str | None = None
                 generator: str = "procedural", split: str | None = None) -> SiteSpec:
     """Resolve the axes left as None from the seed; the same arguments always give the same spec.
     With `split` (train | val), categories and aesthetics come only from that split (synth/splits.py)."""
+    from weblica.synth.distractors import sample_menu
     from weblica.synth.splits import allowed
 
     rng = random.Random(f"spec:{seed}:{skill}:{category}:{style}")
@@ -189,6 +190,6 @@ def sample_spec(seed: int, skill: str | None = None, category: str | None = None
     resolved = Style(aesthetic=aesthetic, palette=dict(preset["palette"]), font=preset["font"],
                      heading=preset["heading"], radius=int(preset["radius"]), surface=preset["surface"],
                      shadow=preset["shadow"], **axes)
-    distractors = {name: rng.random() < p for name, p in space["distractors"].items()}
+    distractors = sample_menu(rng, space["distractors"])
     return SiteSpec(skill=skill, category=category, style=resolved, seed=seed, distractors=distractors,
                     generator=generator)
