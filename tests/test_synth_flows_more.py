@@ -1,0 +1,137 @@
+"""Genre flows of real estate, news, education, events and restaurants (weblica/synth/genres): one site
+per genre built and validated in real Chromium; the flow's tasks are kept (oracles pass, every negative
+rejected), the wrong action fails the state checks, and the same seed gives the same bytes."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from weblica.env.task import evaluate_checks, load_tasks, save_tasks
+from weblica.synth.generate import build_site, keep_valid, write_unvalidated
+from weblica.synth.genres import FLOWS
+from weblica.synth.intents import INTENTS, MIN_PHRASINGS
+from weblica.synth.spec import sample_spec
+
+# genre -> (skill the site is built with, seed, prefix of the flow's intents)
+GENRES = {"restaurants": ("search", 33, "food-")}
+
+
+def flow_tasks(path: Path, prefix: str) -> list:
+    return [t for t in load_tasks(path / "tasks.jsonl") if t.metadata.get("intent", "").startswith(prefix)]
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory):
+    out = tmp_path_factory.mktemp("flows_more")
+    paths, generated = {}, {}
+    for genre, (skill, seed, prefix) in GENRES.items():
+        path = write_unvalidated(sample_spec(seed, skill, genre), out)
+        tasks = flow_tasks(path, prefix)
+        save_tasks(tasks, path / "tasks.jsonl")
+        paths[genre], generated[genre] = path, tasks
+    results = asyncio.run(keep_valid(list(paths.values()), concurrency=4))
+    return paths, generated, {r.site_id: r for r in results}
+
+
+@pytest.mark.parametrize("genre", sorted(GENRES))
+def test_flow_is_registered_with_grammatical_intents(genre):
+    skill, seed, prefix = GENRES[genre]
+    assert genre in FLOWS
+    for s in (seed, seed + 1, seed + 2):
+        site = build_site(sample_spec(s, skill, genre))
+        drafts = [d for d in site.tasks if d.intent.startswith(prefix)]
+        assert 3 <= len(drafts) <= 6, (genre, s, len(drafts))
+        assert any(d.checks[0].type == "state_match" for d in drafts), genre
+        assert any(d.difficulty == "hard" for d in drafts), genre
+        for d in drafts:
+            assert len(INTENTS[d.intent].phrasings) >= MIN_PHRASINGS
+            assert d.instruction[0].isupper() and d.instruction.rstrip()[-1] in ".?", d.instruction
+            assert "maker" not in d.instruction.lower(), d.instruction
+            assert not any(w in d.instruction.lower() for w in ("click", "use the search", "scroll")), d.instruction
+
+
+def test_flow_tasks_are_kept_and_every_negative_rejected(validated):
+    paths, generated, results = validated
+    for genre, path in paths.items():
+        result = results[path.name]
+        assert result.tasks_kept == len(generated[genre]) >= 3, (genre, result.failures)
+        kept = load_tasks(path / "tasks.jsonl")
+        assert all(t.oracle for t in kept)
+        assert result.negatives_tried == result.negatives_rejected, (genre, result.negatives_tried)
+        assert result.negatives_tried.get("noop") == len(kept)
+        assert result.negatives_tried.get("maximal", 0) >= 1, genre
+        assert result.negatives_tried.get("altered_state", 0) >= 3, genre
+
+
+def _task(path: Path, intent: str):
+    return next(t for t in load_tasks(path / "tasks.jsonl") if t.metadata.get("intent") == intent)
+
+
+def _wrong_restaurants(path: Path, data: dict):
+    """Another size of the same dish: a basket line is stored, not the one asked for."""
+    task = _task(path, "food-order-delivery")
+    size = next(c.expected for c in task.checks if c.path == "basket.0.size")
+    sizes = [s["name"] for d in data["dishes"] for s in d["sizes"]]
+    index = sizes.index(size) % 3 + 1
+    other = 1 if index != 1 else 2
+    plan = [dict(s, sel=f"#size-{other}") if s.get("sel", "").startswith("#size-") else s
+            for s in task.metadata["plan"]]
+    return task, plan, "basket"
+
+
+WRONG = {"restaurants": _wrong_restaurants}
+
+
+def test_the_wrong_action_fails_the_state_checks(validated):
+    """Each wrong plan runs in Chromium against the real site server: it stores something, and the
+    task's checks reject what it stored."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import context_kwargs, launch_browser
+    from weblica.serve.backend import SynthBackend
+    from weblica.serve.server import SiteServer
+    from weblica.synth.player import Compiler, RequestTracker, settle
+
+    paths, _, _ = validated
+    cases = [(g, *WRONG[g](p, json.loads((p / "data.json").read_text()))) for g, p in paths.items() if g in WRONG]
+
+    async def run() -> list:
+        scores = []
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            try:
+                with SiteServer(list(paths.values())) as server:
+                    backend = SynthBackend(server)
+                    context = await browser.new_context(**context_kwargs(proxy=server.url))
+                    for genre, task, plan, stored in cases:
+                        net = await backend.begin(task, f"wrong-{genre}", 0)
+                        page = await context.new_page()
+                        await page.set_extra_http_headers(net.extra_headers)
+                        tracker = RequestTracker(page)
+                        await page.goto(task.start_url, wait_until="load")
+                        await settle(page, tracker)
+                        await Compiler(page, tracker).run(plan)
+                        state = await backend.state(task, f"wrong-{genre}")
+                        scores.append((genre, stored, evaluate_checks(task, None, page.url, state)[0], state))
+                        await page.close()
+                    await context.close()
+            finally:
+                await browser.close()
+        return scores
+
+    for genre, stored, reward, state in asyncio.run(run()):
+        assert len(state[stored]) >= 1, (genre, state)  # the wrong thing was really done
+        assert reward == 0.0, (genre, state[stored])
+
+
+@pytest.mark.parametrize("genre", sorted(GENRES))
+def test_same_seed_same_bytes(genre, tmp_path):
+    skill, seed, _ = GENRES[genre]
+    a = write_unvalidated(sample_spec(seed, skill, genre), tmp_path / "a")
+    b = write_unvalidated(sample_spec(seed, skill, genre), tmp_path / "b")
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
