@@ -16,7 +16,7 @@ from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
-GENRES = {"restaurants": ("search", 33, "food-")}
+GENRES = {"restaurants": ("search", 33, "food-"), "education": ("search", 41, "edu-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -79,10 +79,26 @@ def _wrong_restaurants(path: Path, data: dict):
     other = 1 if index != 1 else 2
     plan = [dict(s, sel=f"#size-{other}") if s.get("sel", "").startswith("#size-") else s
             for s in task.metadata["plan"]]
-    return task, plan, "basket"
+    return [(task, plan, "basket", 1)]
 
 
-WRONG = {"restaurants": _wrong_restaurants}
+def _wrong_education(path: Path, data: dict):
+    """Another course the student may take: it is stored, and fails; a course whose prerequisite is
+    missing: the enrollment is refused, nothing is stored."""
+    task = _task(path, "edu-enroll")
+    course = next(c.expected for c in task.checks if c.path == "enrollments.0.course")
+    done = set(data["completed"])
+    base = task.start_url.rstrip("/")
+    other = next(c for c in data["courses"] if c["id"] != course and c["id"] not in done
+                 and (c["prereq"] is None or c["prereq"] in done))
+    blocked = next(c for c in data["courses"] if c["prereq"] and c["prereq"] not in done)
+    return [(task, [{"op": "goto", "url": f"{base}/courses/{other['slug']}"}, {"op": "click", "sel": "#enroll"}],
+             "enrollments", 1),
+            (task, [{"op": "goto", "url": f"{base}/courses/{blocked['slug']}"}, {"op": "click", "sel": "#enroll"},
+                    {"op": "reach", "sel": "[data-prereq-error]"}], "enrollments", 0)]
+
+
+WRONG = {"restaurants": _wrong_restaurants, "education": _wrong_education}
 
 
 def test_the_wrong_action_fails_the_state_checks(validated):
@@ -96,7 +112,8 @@ def test_the_wrong_action_fails_the_state_checks(validated):
     from weblica.synth.player import Compiler, RequestTracker, settle
 
     paths, _, _ = validated
-    cases = [(g, *WRONG[g](p, json.loads((p / "data.json").read_text()))) for g, p in paths.items() if g in WRONG]
+    cases = [(g, *case) for g, p in paths.items() if g in WRONG
+             for case in WRONG[g](p, json.loads((p / "data.json").read_text()))]
 
     async def run() -> list:
         scores = []
@@ -106,24 +123,24 @@ def test_the_wrong_action_fails_the_state_checks(validated):
                 with SiteServer(list(paths.values())) as server:
                     backend = SynthBackend(server)
                     context = await browser.new_context(**context_kwargs(proxy=server.url))
-                    for genre, task, plan, stored in cases:
-                        net = await backend.begin(task, f"wrong-{genre}", 0)
+                    for n, (genre, task, plan, stored, count) in enumerate(cases):
+                        net = await backend.begin(task, f"wrong-{genre}-{n}", 0)
                         page = await context.new_page()
                         await page.set_extra_http_headers(net.extra_headers)
                         tracker = RequestTracker(page)
                         await page.goto(task.start_url, wait_until="load")
                         await settle(page, tracker)
                         await Compiler(page, tracker).run(plan)
-                        state = await backend.state(task, f"wrong-{genre}")
-                        scores.append((genre, stored, evaluate_checks(task, None, page.url, state)[0], state))
+                        state = await backend.state(task, f"wrong-{genre}-{n}")
+                        scores.append((genre, stored, count, evaluate_checks(task, None, page.url, state)[0], state))
                         await page.close()
                     await context.close()
             finally:
                 await browser.close()
         return scores
 
-    for genre, stored, reward, state in asyncio.run(run()):
-        assert len(state[stored]) >= 1, (genre, state)  # the wrong thing was really done
+    for genre, stored, count, reward, state in asyncio.run(run()):
+        assert len(state[stored]) == count, (genre, state)  # the wrong thing was done (or refused)
         assert reward == 0.0, (genre, state[stored])
 
 
