@@ -16,7 +16,8 @@ from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
-GENRES = {"restaurants": ("search", 33, "food-"), "education": ("search", 41, "edu-")}
+GENRES = {"restaurants": ("search", 33, "food-"), "education": ("search", 41, "edu-"),
+          "events": ("search", 51, "events-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -98,7 +99,20 @@ def _wrong_education(path: Path, data: dict):
                     {"op": "reach", "sel": "[data-prereq-error]"}], "enrollments", 0)]
 
 
-WRONG = {"restaurants": _wrong_restaurants, "education": _wrong_education}
+def _wrong_events(path: Path, data: dict):
+    """The same quantities for another event: an order is stored, for the wrong event."""
+    task = _task(path, "events-buy-tickets")
+    event = next(c.expected for c in task.checks if c.path == "ticket_orders.0.event")
+    wanted = {c.path.split(".")[-1]: c.expected for c in task.checks if c.path.startswith("ticket_orders.0.qty_")}
+    other = next(e for e in data["events"] if e["id"] != event and
+                 all(not t["sold_out"] for t in e["tickets"]))
+    start = task.start_url.rstrip("/")
+    steps = [s for s in task.metadata["plan"] if s.get("sel", "").startswith("#f-")]
+    return [(task, [{"op": "goto", "url": f"{start}/events/{other['slug']}"}] + steps +
+             [{"op": "click", "sel": "#buy-tickets"}], "ticket_orders", 1)] if wanted else []
+
+
+WRONG = {"restaurants": _wrong_restaurants, "education": _wrong_education, "events": _wrong_events}
 
 
 def test_the_wrong_action_fails_the_state_checks(validated):

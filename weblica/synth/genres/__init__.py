@@ -22,5 +22,5 @@ def flow(category: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[S
 
 
 # the genres with flows of their own; importing them registers them in FLOWS
-from weblica.synth.genres import (banking, education, government, healthcare, jobs, restaurants,  # noqa: E402,F401
-                                  travel)
+from weblica.synth.genres import (banking, education, events, government, healthcare, jobs,  # noqa: E402,F401
+                                  restaurants, travel)
