@@ -17,7 +17,7 @@ from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
 GENRES = {"restaurants": ("search", 33, "food-"), "education": ("search", 41, "edu-"),
-          "events": ("search", 51, "events-")}
+          "events": ("search", 51, "events-"), "real-estate": ("search", 61, "homes-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -112,7 +112,26 @@ def _wrong_events(path: Path, data: dict):
              [{"op": "click", "sel": "#buy-tickets"}], "ticket_orders", 1)] if wanted else []
 
 
-WRONG = {"restaurants": _wrong_restaurants, "education": _wrong_education, "events": _wrong_events}
+def _wrong_real_estate(path: Path, data: dict):
+    """The same viewing booked at another home of the same type and neighbourhood (not the cheapest)."""
+    task = _task(path, "homes-tour-cheapest")
+    home = next(c.expected for c in task.checks if c.path == "tours.0.listing")
+    best = next(h for h in data["homes"] if h["id"] == home)
+    other = next(h for h in data["homes"] if h["id"] != home and (h["kind"], h["district"]) == (best["kind"], best["district"]))
+    plan = [dict(s, sel=f"[data-row={other['id']}] [data-home-link]") if "[data-home-link]" in s.get("sel", "") else
+            dict(s, value=f"{other['tour_days'][0]} 10:00") if s.get("sel") == "#f-slot" else s
+            for s in task.metadata["plan"]]
+    return [(task, plan, "tours", 1)]
+
+
+def test_mortgage_formula_matches_the_calculator():
+    from weblica.synth.genres.real_estate import monthly_payment
+    assert round(monthly_payment(300000, 60000, 6, 30), 2) == 1438.92  # the standard amortization table
+    assert monthly_payment(1200, 0, 0, 1) == 100
+
+
+WRONG = {"restaurants": _wrong_restaurants, "education": _wrong_education, "events": _wrong_events,
+         "real-estate": _wrong_real_estate}
 
 
 def test_the_wrong_action_fails_the_state_checks(validated):
