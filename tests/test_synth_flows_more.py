@@ -17,7 +17,8 @@ from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
 GENRES = {"restaurants": ("search", 33, "food-"), "education": ("search", 41, "edu-"),
-          "events": ("search", 51, "events-"), "real-estate": ("search", 61, "homes-")}
+          "events": ("search", 51, "events-"), "real-estate": ("search", 61, "homes-"),
+          "news": ("search", 71, "news-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -124,6 +125,19 @@ def _wrong_real_estate(path: Path, data: dict):
     return [(task, plan, "tours", 1)]
 
 
+def _wrong_news(path: Path, data: dict):
+    """The same comment under the author's older article of that section."""
+    task = _task(path, "news-comment-latest-by-author")
+    article = next(c.expected for c in task.checks if c.path == "comments.0.article")
+    latest = next(a for a in data["articles"] if a["id"] == article)
+    older = next(a for a in data["articles"] if a["id"] != article and
+                 (a["author"], a["section"]) == (latest["author"], latest["section"]))
+    start = task.start_url.rstrip("/")
+    steps = [s for s in task.metadata["plan"] if s.get("sel", "").startswith("#f-")]
+    return [(task, [{"op": "goto", "url": f"{start}/articles/{older['slug']}"}] + steps +
+             [{"op": "click", "sel": "#post-comment"}], "comments", 1)]
+
+
 def test_mortgage_formula_matches_the_calculator():
     from weblica.synth.genres.real_estate import monthly_payment
     assert round(monthly_payment(300000, 60000, 6, 30), 2) == 1438.92  # the standard amortization table
@@ -131,7 +145,7 @@ def test_mortgage_formula_matches_the_calculator():
 
 
 WRONG = {"restaurants": _wrong_restaurants, "education": _wrong_education, "events": _wrong_events,
-         "real-estate": _wrong_real_estate}
+         "real-estate": _wrong_real_estate, "news": _wrong_news}
 
 
 def test_the_wrong_action_fails_the_state_checks(validated):
