@@ -116,7 +116,7 @@ def _eligible(course: dict[str, Any], done: set[str]) -> bool:
 
 
 def _open(course: dict[str, Any]) -> Plan:
-    return [{"op": "click", "sel": "a[href='/courses']"}, {"op": "click", "sel": f"[data-course={course['id']}] a"}]
+    return [{"op": "click", "sel": f"[data-course={course['id']}] a"}]
 
 
 def _enrolled(course: dict[str, Any]) -> list:
@@ -125,7 +125,7 @@ def _enrolled(course: dict[str, Any]) -> list:
 
 def _tasks(site: SiteBuilder, courses: list[dict[str, Any]], done: set[str]) -> None:
     rng = site.rng
-    start = "/"
+    start = "/courses"  # the flow's own page: a site's nav may be folded into a menu
     eligible = [c for c in courses if _eligible(c, done)]
     extras = lambda course: [s for c in [c for c in eligible if c is not course][:MAXIMAL_EXTRAS]  # noqa: E731
                              for s in [{"op": "goto", "url": site.url(f"/courses/{c['slug']}")},

@@ -103,7 +103,8 @@ def events_flow(site: SiteBuilder) -> None:
               events=events, page_kind="event-calendar")
     for event in events:
         site.page(f"/events/{event['slug']}", "genres/events/event.html.j2", title=event["name"], event=event,
-                  fields=_fields(event), page_kind="event")
+                  fields=_fields(event), page_kind="event",
+                  more=[e for e in events if e["venue_id"] == event["venue_id"] and e is not event][:4])
     site.page("/venues", "genres/events/venues.html.j2", title="Venues", heading="Venues", venues=venues,
               page_kind="venues")
     for venue in venues:
@@ -115,12 +116,12 @@ def events_flow(site: SiteBuilder) -> None:
 
 
 def _open(event: dict[str, Any]) -> Plan:
-    return [{"op": "click", "sel": "a[href='/events']"}, {"op": "click", "sel": f"[data-event={event['id']}] a.item-name"}]
+    return [{"op": "click", "sel": f"[data-event={event['id']}] a.item-name"}]
 
 
 def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
     rng = site.rng
-    start = "/"
+    start = "/events"  # the flow's own page: a site's nav may be folded into a menu
     for event in rng.sample(events, len(events)):
         same = [e for e in events if (e["kind"], e["venue"], e["day"]) == (event["kind"], event["venue"], event["day"])]
         open_types = [t for t in event["tickets"] if not t["sold_out"]]

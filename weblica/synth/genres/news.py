@@ -108,7 +108,8 @@ def news_flow(site: SiteBuilder) -> None:
                   articles=listed, page_kind="news-section")
     for article in articles:
         site.page(f"/articles/{article['slug']}", "genres/news/article.html.j2", title=article["headline"],
-                  article=article, fields=COMMENT_FIELDS, page_kind="article")
+                  article=article, fields=COMMENT_FIELDS, page_kind="article",
+                  related=[a for a in articles if a["section"] == article["section"] and a is not article][:4])
     for author in authors:
         site.page(f"/authors/{author['slug']}", "genres/news/author.html.j2", title=author["name"], author=author,
                   page_kind="author")
@@ -118,16 +119,15 @@ def news_flow(site: SiteBuilder) -> None:
 
 
 def _open(article: dict[str, Any]) -> Plan:
-    """The front page, the article's section, the article (the first two steps reach its section page)."""
-    return [{"op": "click", "sel": "a[href='/news']"},
-            {"op": "click", "sel": f"[data-news-section={article['section_slug']}] h2 a"},
+    """The article's section from the front page, then the article (the first step reaches the section)."""
+    return [{"op": "click", "sel": f"[data-news-section={article['section_slug']}] h2 a"},
             {"op": "click", "sel": f"[data-section-articles] [data-article={article['id']}] a.item-name"}]
 
 
 def _tasks(site: SiteBuilder, sections: list[dict[str, Any]], authors: list[dict[str, Any]],
            articles: list[dict[str, Any]]) -> None:
     rng = site.rng
-    start = "/"
+    start = "/news"  # the flow's own page: a site's nav may be folded into a menu
     combos = sorted({(a["author"], a["section"]) for a in articles})
     rng.shuffle(combos)
     for author, section in combos:
@@ -137,7 +137,7 @@ def _tasks(site: SiteBuilder, sections: list[dict[str, Any]], authors: list[dict
         latest = theirs[0]
         person = make_people(rng, 1)[0]
         values = {"display_name": person["name"], "text": rng.choice(REMARKS)}
-        plan = _open(latest)[:2] + [{"op": "click", "sel": f"[data-article={latest['id']}] a[href='/authors/{latest['author_slug']}']"},
+        plan = _open(latest)[:1] + [{"op": "click", "sel": f"[data-article={latest['id']}] a[href='/authors/{latest['author_slug']}']"},
                                     {"op": "click", "sel": f"[data-author-articles] [data-article={latest['id']}] a"}] + \
             fill_plan(site, COMMENT_FIELDS, values) + [{"op": "click", "sel": "#post-comment"}]
         maximal = plan + [{"op": "goto", "url": site.url(f"/articles/{theirs[1]['slug']}")}] + \
@@ -167,7 +167,7 @@ def _tasks(site: SiteBuilder, sections: list[dict[str, Any]], authors: list[dict
         if gold >= 1 and confusers:
             slug = next(a["author_slug"] for a in articles if a["author"] == author)
             first = next(a for a in articles if a["author"] == author)
-            plan = _open(first)[:2] + [{"op": "click", "sel": f"[data-article={first['id']}] a[href='/authors/{slug}']"},
+            plan = _open(first)[:1] + [{"op": "click", "sel": f"[data-article={first['id']}] a[href='/authors/{slug}']"},
                                        {"op": "reach", "sel": "[data-author-articles]"}]
             ask(site, COUNT_BY, {"section": section, "author": author}, start, plan, str(gold),
                 answer_count(gold, confusers, unit="articles"), [str(c) for c in confusers], "medium",

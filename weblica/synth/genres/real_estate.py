@@ -136,12 +136,12 @@ def real_estate_flow(site: SiteBuilder) -> None:
 
 
 def _open(home: dict[str, Any]) -> Plan:
-    return [{"op": "click", "sel": "a[href='/homes']"}, {"op": "click", "sel": f"[data-map-pin={home['id']}]"}]
+    return [{"op": "click", "sel": f"[data-map-pin={home['id']}]"}]
 
 
 def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[str, Any]]) -> None:
     rng = site.rng
-    start = "/"
+    start = "/homes"  # the flow's own page: a site's nav may be folded into a menu
     people = make_people(rng, 2)
     combos = sorted({(h["kind"], h["district"]) for h in homes})
     rng.shuffle(combos)
@@ -153,7 +153,7 @@ def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[st
         fields = _tour_fields(site, best)
         slot = rng.choice(fields[0]["options"])
         values = {"slot": slot, "name": people[0]["name"], "email": people[0]["email"]}
-        plan = [{"op": "click", "sel": "a[href='/homes']"}] + fill_plan(site, filters, {"kind": kind, "district": district}) + \
+        plan = fill_plan(site, filters, {"kind": kind, "district": district}) + \
             [{"op": "click", "sel": "#filter-homes"}, {"op": "click", "sel": "a[data-sort='price']"},
              {"op": "click", "sel": f"[data-row={best['id']}] [data-home-link]"}] + fill_plan(site, fields, values) + \
             [{"op": "click", "sel": "#book-tour"}]
@@ -174,7 +174,7 @@ def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[st
     act(site, CONTACT, {"kind": home["kind"].lower(), "address": home["address"], "name": values["sender"],
                         "email": values["reply_to"], "message": values["message"]}, start, plan,
         record_checks("agent_messages", CONTACT_FIELDS, values, {"listing": home["id"]}), "medium",
-        "One message about that home with that text", maximal=plan + _open(home) +
+        "One message about that home with that text", maximal=plan + [{"op": "goto", "url": site.url("/homes")}] + _open(home) +
         [{"op": "click", "sel": "#book-tour"}] + fill_plan(site, CONTACT_FIELDS, values) + [{"op": "click", "sel": "#send-agent"}])
 
     decimals = site.fmt["decimals"]
