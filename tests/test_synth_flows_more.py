@@ -68,6 +68,12 @@ def test_flow_tasks_are_kept_and_every_negative_rejected(validated):
         assert result.negatives_tried.get("altered_state", 0) >= 3, genre
 
 
+def _root(task) -> str:
+    """The site's origin (a task starts on a flow page such as /courses)."""
+    scheme, rest = task.start_url.split("://", 1)
+    return f"{scheme}://{rest.split('/', 1)[0]}"
+
+
 def _task(path: Path, intent: str):
     return next(t for t in load_tasks(path / "tasks.jsonl") if t.metadata.get("intent") == intent)
 
@@ -90,7 +96,7 @@ def _wrong_education(path: Path, data: dict):
     task = _task(path, "edu-enroll")
     course = next(c.expected for c in task.checks if c.path == "enrollments.0.course")
     done = set(data["completed"])
-    base = task.start_url.rstrip("/")
+    base = _root(task)
     other = next(c for c in data["courses"] if c["id"] != course and c["id"] not in done
                  and (c["prereq"] is None or c["prereq"] in done))
     blocked = next(c for c in data["courses"] if c["prereq"] and c["prereq"] not in done)
@@ -107,7 +113,7 @@ def _wrong_events(path: Path, data: dict):
     wanted = {c.path.split(".")[-1]: c.expected for c in task.checks if c.path.startswith("ticket_orders.0.qty_")}
     other = next(e for e in data["events"] if e["id"] != event and
                  all(not t["sold_out"] for t in e["tickets"]))
-    start = task.start_url.rstrip("/")
+    start = _root(task)
     steps = [s for s in task.metadata["plan"] if s.get("sel", "").startswith("#f-")]
     return [(task, [{"op": "goto", "url": f"{start}/events/{other['slug']}"}] + steps +
              [{"op": "click", "sel": "#buy-tickets"}], "ticket_orders", 1)] if wanted else []
@@ -132,7 +138,7 @@ def _wrong_news(path: Path, data: dict):
     latest = next(a for a in data["articles"] if a["id"] == article)
     older = next(a for a in data["articles"] if a["id"] != article and
                  (a["author"], a["section"]) == (latest["author"], latest["section"]))
-    start = task.start_url.rstrip("/")
+    start = _root(task)
     steps = [s for s in task.metadata["plan"] if s.get("sel", "").startswith("#f-")]
     return [(task, [{"op": "goto", "url": f"{start}/articles/{older['slug']}"}] + steps +
              [{"op": "click", "sel": "#post-comment"}], "comments", 1)]
