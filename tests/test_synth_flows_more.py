@@ -55,6 +55,12 @@ def test_flow_is_registered_with_grammatical_intents(genre):
             assert not any(w in d.instruction.lower() for w in ("click", "use the search", "scroll")), d.instruction
 
 
+def test_other_categories_get_none_of_these_pages():
+    site = build_site(sample_spec(3, "search", "books"))
+    assert not any(p.startswith(("/menu", "/dishes", "/courses", "/homes", "/mortgage", "/events", "/venues",
+                                 "/news", "/articles", "/authors")) for p in site.pages)
+
+
 def test_flow_tasks_are_kept_and_every_negative_rejected(validated):
     paths, generated, results = validated
     for genre, path in paths.items():
