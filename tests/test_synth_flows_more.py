@@ -191,15 +191,18 @@ def test_the_wrong_action_fails_the_state_checks(validated):
                         await settle(page, tracker)
                         await Compiler(page, tracker).run(plan)
                         state = await backend.state(task, f"wrong-{genre}-{n}")
-                        scores.append((genre, stored, count, evaluate_checks(task, None, page.url, state)[0], state))
+                        text = await page.inner_text("body")
+                        scores.append((genre, stored, count, evaluate_checks(task, None, page.url, state)[0], state, text))
                         await page.close()
                     await context.close()
             finally:
                 await browser.close()
         return scores
 
-    for genre, stored, count, reward, state in asyncio.run(run()):
+    for genre, stored, count, reward, state, text in asyncio.run(run()):
         assert len(state[stored]) == count, (genre, state)  # the wrong thing was done (or refused)
+        if genre == "education" and count == 0:
+            assert "You cannot enroll yet: complete" in text  # the refusal says why
         assert reward == 0.0, (genre, state[stored])
 
 
