@@ -9,7 +9,6 @@ from functools import partial
 from typing import Any
 
 from weblica.synth import images
-from weblica.synth.checks import answer_text
 from weblica.synth.data import BASE_DATE, FIRST_NAMES, LAST_NAMES, STREETS, make_people
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, ask, day_text, fill_plan, record_checks, use_script

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from weblica.synth.checks import answer_text, state_count, state_is
+from weblica.synth.checks import answer_text
 from weblica.synth.data import STREETS, make_people, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, amounts, ask, fill_plan, record_checks, use_script
