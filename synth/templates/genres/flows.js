@@ -185,5 +185,36 @@
     }
   }
 
-  on("*", () => { resultLists(); steppedForms(); fromQuery(); eligibility(); confirmStep(); saving(); });
+  // ---- prerequisites: an enrollment form refuses (stores nothing) while a required course is missing ----
+  function prerequisites() {
+    for (const form of $$("form[data-prereq]")) {
+      const rule = JSON.parse(form.dataset.prereq);
+      W.handlers["before-submit:" + form.id] = () => {
+        const missing = rule.needs.filter((c) => !rule.done.includes(c));
+        const out = $("[data-prereq-error]", form);
+        if (!missing.length) return true;
+        out.textContent = "You cannot enroll yet: complete " + missing.join(", ") + " first.";
+        out.hidden = false;
+        return false;
+      };
+    }
+  }
+
+  // ---- mortgage calculator: the monthly payment of a fixed-rate loan (genres/real_estate.py has the same formula) ----
+  function mortgage() {
+    for (const form of $$("form[data-mortgage]")) {
+      prefill(form, params());
+      const out = $("[data-monthly]", form.parentElement);
+      form.addEventListener("submit", (ev) => {
+        ev.preventDefault();
+        const v = (name) => Number(form.elements[name].value);
+        const principal = v("price") - v("down"), r = v("rate") / 1200, n = v("years") * 12;
+        if (!(principal > 0) || !(n > 0) || !(r >= 0)) { out.textContent = "Enter a price above the down payment and a term."; return; }
+        const monthly = r === 0 ? principal / n : principal * r / (1 - Math.pow(1 + r, -n));
+        out.textContent = money(monthly) + " a month";
+      });
+    }
+  }
+
+  on("*", () => { resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); });
 })();

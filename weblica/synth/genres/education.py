@@ -1,0 +1,168 @@
+"""Education: a course catalog by department with credits and prerequisites, course pages with their
+instructor and meeting time, a weekly timetable, the student's record of completed courses, and
+enrollment (stored server-side; refused, storing nothing, while a prerequisite is missing)."""
+from __future__ import annotations
+
+from typing import Any
+
+from weblica.synth.checks import answer_text, state_count, state_is
+from weblica.synth.data import FIRST_NAMES, LAST_NAMES, slugify
+from weblica.synth.genres import flow
+from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask, use_script
+from weblica.synth.intents import intent
+from weblica.synth.site import SiteBuilder
+from weblica.synth.skills.common import distinct, name_check
+
+DEPARTMENTS = {"Mathematics": ("MATH", ["Calculus", "Linear Algebra", "Statistics", "Number Theory", "Geometry"]),
+               "Computer Science": ("CS", ["Programming", "Data Structures", "Databases", "Networks", "Algorithms"]),
+               "History": ("HIST", ["Ancient Worlds", "Modern Europe", "World Wars", "Empires", "Revolutions"]),
+               "Biology": ("BIO", ["Cell Biology", "Genetics", "Ecology", "Microbiology", "Evolution"]),
+               "Economics": ("ECON", ["Microeconomics", "Macroeconomics", "Econometrics", "Public Finance", "Trade"])}
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
+TIMES = ["09:00", "11:00", "14:00", "16:00"]
+GRADES = ["A", "A-", "B+", "B", "B-", "C+"]
+
+ENROLL_SLOT = intent(
+    "edu-enroll-by-timetable",
+    "Enroll me in the {dept} course that meets on {day} at {time}.",
+    "Sign me up for the {dept} class held {day} at {time}.",
+    "There is a {dept} course on {day} at {time}; enroll me in it.",
+    "I'm free on {day} at {time}. Register me for the {dept} course in that slot.",
+    "Put me on the roll of the {dept} class that runs {day}s at {time}.")
+PREREQ = intent(
+    "edu-prerequisite",
+    "Which course must I complete before taking {title}?",
+    "What is the prerequisite for {title}?",
+    "Before I can enroll in {title}, which course do I need?",
+    "Name the course required before {title}.",
+    "{title} has a prerequisite. Which course is it?")
+INSTRUCTOR = intent(
+    "edu-instructor",
+    "Who teaches {title}?",
+    "Which instructor is running {title} this term?",
+    "Name the instructor of {title}.",
+    "Who is the teacher for the {title} course?",
+    "I'm taking {title}. Who will be teaching it?")
+MEETS = intent(
+    "edu-meeting-day",
+    "On which day of the week does {title} meet?",
+    "What day is {title} taught?",
+    "Which weekday are the {title} classes held on?",
+    "Tell me the day {title} takes place each week.",
+    "When in the week is {title}? Give the day.")
+ENROLL = intent(
+    "edu-enroll",
+    "Enroll me in {title}.",
+    "Sign me up for {title} this term.",
+    "Register me for the course {title}.",
+    "I want to take {title}: enroll me.",
+    "Add {title} to my enrollments.")
+
+
+def _courses(site: SiteBuilder) -> list[dict[str, Any]]:
+    rng = site.rng
+    courses: list[dict[str, Any]] = []
+    names = {f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}" for _ in range(40)}
+    teachers = rng.sample(sorted(names), 12)
+    rooms = [f"Room {b}{n}" for b in "ABC" for n in range(101, 106)]
+    for dept, (prefix, titles) in rng.sample(sorted(DEPARTMENTS.items()), 4):
+        levels = [101, 102, 201, 301]
+        dept_courses: list[dict[str, Any]] = []
+        for level, title in zip(levels, rng.sample(titles, 4)):
+            course = {"id": f"c{len(courses) + 1}", "code": f"{prefix} {level}", "title": title, "dept": dept,
+                      "slug": slugify(f"{prefix} {level} {title}"), "credits": rng.choice([2, 3, 4, 5]),
+                      "instructor": rng.choice(teachers), "day": rng.choice(DAYS), "time": rng.choice(TIMES),
+                      "room": rng.choice(rooms), "prereq": None}
+            if level >= 200:  # upper-level courses need one course of the department below them
+                needed = rng.choice(dept_courses)
+                course.update(prereq=needed["id"], prereq_code=needed["code"], prereq_title=needed["title"],
+                              prereq_slug=needed["slug"])
+            dept_courses.append(course)
+            courses.append(course)
+    return courses
+
+
+@flow("education")
+def education_flow(site: SiteBuilder) -> None:
+    use_script(site)
+    rng = site.rng
+    courses = _courses(site)
+    by_id = {c["id"]: c for c in courses}
+    done = [c for c in courses if c["code"].endswith(("101", "102")) and rng.random() < 0.5]
+    done_ids = [c["id"] for c in done]
+    record = [{"code": c["code"], "title": c["title"], "grade": rng.choice(GRADES)} for c in done]
+    site.data["courses"], site.data["completed"] = courses, done_ids
+    site.initial_state.update({"enrollments": []})
+    site.nav += [("Courses", "/courses"), ("Timetable", "/timetable"), ("My record", "/my/record")]
+    departments = [(d, [c for c in courses if c["dept"] == d]) for d in dict.fromkeys(c["dept"] for c in courses)]
+    site.page("/courses", "genres/education/catalog.html.j2", title="Course catalog", heading="Course catalog",
+              departments=departments, courses=courses, page_kind="course-catalog")
+    for c in courses:
+        rule = {"needs": [by_id[c["prereq"]]["code"]] if c["prereq"] else [], "done": [by_id[i]["code"] for i in done_ids]}
+        site.page(f"/courses/{c['slug']}", "genres/education/course.html.j2", title=c["title"], course=c, rule=rule,
+                  page_kind="course")
+    grid = {f"{d} {t}": [c for c in courses if (c["day"], c["time"]) == (d, t)] for d in DAYS for t in TIMES}
+    site.page("/timetable", "genres/education/timetable.html.j2", title="Timetable", heading="Weekly timetable",
+              days=DAYS, times=TIMES, grid=grid, page_kind="timetable")
+    site.page("/my/record", "genres/education/record.html.j2", title="My record", heading="Completed courses",
+              done=record, page_kind="record")
+    site.page("/my/enrollments", "genres/education/enrollments.html.j2", title="My enrollments",
+              heading="Your enrollments", page_kind="enrollments")
+    _tasks(site, courses, set(done_ids))
+
+
+def _eligible(course: dict[str, Any], done: set[str]) -> bool:
+    return course["id"] not in done and (course["prereq"] is None or course["prereq"] in done)
+
+
+def _open(course: dict[str, Any]) -> Plan:
+    return [{"op": "click", "sel": f"[data-course={course['id']}] a"}]
+
+
+def _enrolled(course: dict[str, Any]) -> list:
+    return [state_count("enrollments", 1), state_is("enrollments.0.course", course["id"])]
+
+
+def _tasks(site: SiteBuilder, courses: list[dict[str, Any]], done: set[str]) -> None:
+    rng = site.rng
+    start = "/courses"  # the flow's own page: a site's nav may be folded into a menu
+    eligible = [c for c in courses if _eligible(c, done)]
+    extras = lambda course: [s for c in [c for c in eligible if c is not course][:MAXIMAL_EXTRAS]  # noqa: E731
+                             for s in [{"op": "goto", "url": site.url(f"/courses/{c['slug']}")},
+                                       {"op": "click", "sel": "#enroll"}]]
+    for course in rng.sample(eligible, len(eligible)):
+        same = [c for c in courses if (c["dept"], c["day"], c["time"]) == (course["dept"], course["day"], course["time"])]
+        if len(same) == 1:
+            plan = [{"op": "click", "sel": "a[href='/timetable']"},
+                    {"op": "click", "sel": f"[data-timetable] a[href='/courses/{course['slug']}']"},
+                    {"op": "click", "sel": "#enroll"}]
+            act(site, ENROLL_SLOT, {"dept": course["dept"], "day": course["day"], "time": course["time"]}, start, plan,
+                _enrolled(course), "hard", "Enrolled in exactly that course", maximal=plan + extras(course))
+            break
+
+    course = rng.choice([c for c in eligible if c["prereq"]] or eligible)
+    plan = _open(course) + [{"op": "click", "sel": "#enroll"}]
+    act(site, ENROLL, {"title": course["title"]}, start, plan, _enrolled(course), "medium",
+        "Enrolled in exactly that course", maximal=plan + extras(course))
+
+    titles = [c["title"] for c in courses]
+    course = rng.choice([c for c in courses if c["prereq"]])
+    ask(site, PREREQ, {"title": course["title"]}, start, _open(course) + [{"op": "reach", "sel": "[data-prereq-of]"}],
+        course["prereq_title"], name_check(course["prereq_title"], titles),
+        distinct([c["title"] for c in courses if c["dept"] == course["dept"]], course["prereq_title"]), "medium",
+        "The prerequisite on the course's page")
+
+    def instructor() -> None:
+        course = rng.choice(courses)
+        teachers = [c["instructor"] for c in courses]
+        ask(site, INSTRUCTOR, {"title": course["title"]}, start, _open(course) + [{"op": "reach", "sel": "[data-instructor]"}],
+            course["instructor"], name_check(course["instructor"], teachers), distinct(teachers, course["instructor"]),
+            "easy", "The instructor on the course's page")
+
+    def meets() -> None:
+        course = rng.choice(courses)
+        ask(site, MEETS, {"title": course["title"]}, start, _open(course) + [{"op": "reach", "sel": "[data-meets]"}],
+            course["day"], answer_text(course["day"], [d for d in DAYS if d != course["day"]]),
+            [d for d in DAYS if d != course["day"]], "easy", "The weekday the course meets")
+
+    rng.choice([instructor, meets])()

@@ -1,0 +1,170 @@
+"""Events and ticketing: a calendar of events by day, venue pages with what is on there, event pages
+with ticket types (price, sold out) and quantities per type, and the ticket order stored server-side."""
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from weblica.synth.checks import answer_date
+from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
+from weblica.synth.genres import flow
+from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill_plan, record_checks, use_script
+from weblica.synth.intents import intent
+from weblica.synth.site import SiteBuilder
+from weblica.synth.skills.common import distinct, name_check, price_check
+
+TICKETS = ["General admission", "Reserved seat", "VIP"]
+# how an instruction names an event of a kind ("the comedy show at ...")
+KIND_WORDS = {"Sports": "sports match", "Theatre": "theatre show", "Comedy": "comedy show"}
+
+
+def _said(name: str) -> str:
+    return name if name.isupper() else name.lower()
+PERFORMERS = ["The Lanterns", "Nova Quartet", "Maya Ortiz", "City Brass", "The Driftwood Band", "Kai Lennox",
+              "Northern Lights Choir", "Ruby & The Reeds", "Atlas Crew", "Juno Park", "The Paper Kites Trio"]
+
+BUY = intent(
+    "events-buy-tickets",
+    "Buy {count_a} {type_a} and {count_b} {type_b} tickets for the {kind} at {venue} on {day}, for {name} ({email}).",
+    "Get me {count_a} {type_a} tickets and {count_b} {type_b} tickets to the {kind} at {venue} on {day}; name {name}, email {email}.",
+    "{name} ({email}) wants {count_a} x {type_a} plus {count_b} x {type_b} for the {kind} happening at {venue} on {day}. Order them.",
+    "Order tickets for the {day} {kind} at {venue}: {count_a} {type_a}, {count_b} {type_b}. Buyer {name}, {email}.",
+    "Book {count_a} {type_a} and {count_b} {type_b} tickets to the {kind} at {venue} on {day} in the name of {name}, {email}.")
+TOTAL = intent(
+    "events-ticket-total",
+    "How much do {count} {type} tickets for {event} cost in total?",
+    "What would {count} {type} tickets to {event} come to?",
+    "I need {count} {type} tickets for {event}. What is the total price?",
+    "Work out the cost of {count} {type} tickets for {event}.",
+    "What is the price of {count} tickets of the {type} kind for {event}, all together?")
+WHERE = intent(
+    "events-venue-of",
+    "At which venue is {event}?",
+    "Where is {event} taking place? Name the venue.",
+    "Which venue hosts {event}?",
+    "Name the venue of {event}.",
+    "I have tickets for {event}. Which venue do I go to?")
+WHEN = intent(
+    "events-date-of",
+    "On what date is {event}?",
+    "When does {event} take place?",
+    "What is the date of {event}?",
+    "Which day is {event} on?",
+    "Tell me the date {event} is scheduled for.")
+
+
+def _programme(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    rng = site.rng
+    venues = [{"id": f"v{i + 1}", "name": name, "slug": slugify(name),
+               "address": f"{rng.randint(1, 200)} {rng.choice(STREETS)}", "capacity": rng.randrange(200, 5000, 50)}
+              for i, name in enumerate(site.cat["makers"])]
+    events: list[dict[str, Any]] = []
+    scale = 100 if site.fmt["decimals"] == 0 else 1
+    names: set[str] = set()
+    for index in range(18):
+        kind = rng.choice(site.cat["kinds"])
+        name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(site.cat['nouns'])}"
+        while name in names:
+            name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(site.cat['nouns'])}"
+        names.add(name)
+        venue = rng.choice(venues)
+        base = amounts(rng, 15, 60, site.fmt["decimals"], 3)
+        prices = sorted(p * scale for p in base)
+        prices[2] += 40 * scale
+        tickets = [{"name": t, "slug": slugify(t).replace("-", "_"), "price": float(p), "price_text": site.money(p),
+                    "sold_out": t != TICKETS[0] and rng.random() < 0.2} for t, p in zip(TICKETS, prices)]
+        day = (BASE_DATE + dt.timedelta(days=rng.randint(3, 40))).isoformat()
+        events.append({"id": f"e{index + 1}", "name": name, "slug": slugify(f"{name} {index + 1}"), "kind": kind,
+                       "venue": venue["name"], "venue_slug": venue["slug"], "venue_id": venue["id"], "day": day,
+                       "time": rng.choice(["18:30", "19:00", "19:30", "20:00", "21:00"]), "tickets": tickets,
+                       "from_text": tickets[0]["price_text"]})
+    events.sort(key=lambda e: (e["day"], e["time"], e["id"]))
+    for venue in venues:
+        venue["events"] = [e for e in events if e["venue_id"] == venue["id"]]
+    return venues, events
+
+
+def _fields(event: dict[str, Any]) -> list[dict[str, Any]]:
+    return ([{"name": f"qty_{t['slug']}", "label": f"{t['name']} ({t['price_text']})", "type": "number", "min": 0,
+              "max": 10, "value": 0} for t in event["tickets"] if not t["sold_out"]]
+            + [{"name": "name", "label": "Name on the tickets", "type": "text", "required": True},
+               {"name": "email", "label": "Email for the tickets", "type": "email", "required": True}])
+
+
+@flow("events")
+def events_flow(site: SiteBuilder) -> None:
+    use_script(site)
+    venues, events = _programme(site)
+    site.data["venues"], site.data["events"] = venues, events
+    site.initial_state.update({"ticket_orders": []})
+    site.nav += [("Events", "/events"), ("Venues", "/venues"), ("Your tickets", "/tickets")]
+    days = [(d, [e for e in events if e["day"] == d]) for d in dict.fromkeys(e["day"] for e in events)]
+    site.page("/events", "genres/events/calendar.html.j2", title="Events", heading="What's on", days=days,
+              events=events, page_kind="event-calendar")
+    for event in events:
+        site.page(f"/events/{event['slug']}", "genres/events/event.html.j2", title=event["name"], event=event,
+                  fields=_fields(event), page_kind="event",
+                  more=[e for e in events if e["venue_id"] == event["venue_id"] and e is not event][:4])
+    site.page("/venues", "genres/events/venues.html.j2", title="Venues", heading="Venues", venues=venues,
+              page_kind="venues")
+    for venue in venues:
+        site.page(f"/venues/{venue['slug']}", "genres/events/venue.html.j2", title=venue["name"], venue=venue,
+                  page_kind="venue")
+    site.page("/tickets", "genres/events/tickets.html.j2", title="Your tickets", heading="Your tickets",
+              page_kind="tickets")
+    _tasks(site, venues, events)
+
+
+def _open(event: dict[str, Any]) -> Plan:
+    return [{"op": "click", "sel": f"[data-event={event['id']}] a.item-name"}]
+
+
+def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    rng = site.rng
+    start = "/events"  # the flow's own page: a site's nav may be folded into a menu
+    for event in rng.sample(events, len(events)):
+        same = [e for e in events if (e["kind"], e["venue"], e["day"]) == (event["kind"], event["venue"], event["day"])]
+        open_types = [t for t in event["tickets"] if not t["sold_out"]]
+        if len(same) != 1 or len(open_types) < 2:
+            continue
+        a, b = rng.sample(open_types, 2)
+        person = make_people(rng, 1)[0]
+        values = {f"qty_{a['slug']}": rng.randint(1, 4), f"qty_{b['slug']}": rng.randint(1, 3),
+                  "name": person["name"], "email": person["email"]}
+        fields = _fields(event)
+        plan = [{"op": "click", "sel": "a[href='/venues']"},
+                {"op": "click", "sel": f"[data-venue={event['venue_id']}] a"},
+                {"op": "click", "sel": f"[data-venue-events] [data-event={event['id']}] a"}] + \
+            fill_plan(site, fields, values) + [{"op": "click", "sel": "#buy-tickets"}]
+        maximal = plan + [{"op": "goto", "url": site.url(f"/events/{event['slug']}")}] + \
+            fill_plan(site, fields, {f["name"]: 1 for f in fields if f["type"] == "number"}) + \
+            fill_plan(site, fields, {"name": person["name"], "email": person["email"]}) + [{"op": "click", "sel": "#buy-tickets"}]
+        act(site, BUY, {"count_a": values[f"qty_{a['slug']}"], "type_a": _said(a["name"]),
+                        "count_b": values[f"qty_{b['slug']}"], "type_b": _said(b["name"]),
+                        "kind": KIND_WORDS.get(event["kind"], event["kind"].lower()),
+                        "venue": event["venue"], "day": day_text(event["day"]), "name": person["name"],
+                        "email": person["email"]}, start, plan,
+            record_checks("ticket_orders", fields, values, {"event": event["id"]}), "hard",
+            "One order for that event with those quantities per ticket type", maximal=maximal)
+        break
+
+    event = rng.choice(events)
+    ticket = rng.choice([t for t in event["tickets"] if not t["sold_out"]])
+    count = rng.randint(2, 5)
+    gold = count * ticket["price"]
+    wrong = [ticket["price"]] + [count * t["price"] for t in event["tickets"] if t is not ticket] + [gold + ticket["price"]]
+    ask(site, TOTAL, {"count": count, "type": _said(ticket["name"]), "event": event["name"]}, start,
+        _open(event) + [{"op": "reach", "sel": "[data-ticket-types]"}], site.money(gold), price_check(site, gold, wrong),
+        [site.money(w) for w in distinct(wrong, gold)], "medium", "The ticket type's price times the count")
+
+    event = rng.choice(events)
+    names = [v["name"] for v in venues]
+    ask(site, WHERE, {"event": event["name"]}, start, _open(event) + [{"op": "reach", "sel": "[data-event-venue]"}],
+        event["venue"], name_check(event["venue"], names), distinct(names, event["venue"]), "easy",
+        "The venue on the event's page")
+
+    event = rng.choice(events)
+    days = [e["day"] for e in events]
+    ask(site, WHEN, {"event": event["name"]}, start, _open(event) + [{"op": "reach", "sel": "[data-event-date]"}],
+        site.date(event["day"]), answer_date(event["day"], distinct(days, event["day"]), site.locale),
+        [site.date(d) for d in distinct(days, event["day"])], "easy", "The event's date")
