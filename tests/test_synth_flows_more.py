@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from weblica.env.task import evaluate_checks, load_tasks, save_tasks
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
 from weblica.synth.genres import FLOWS
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
@@ -47,7 +48,7 @@ def test_flow_is_registered_with_grammatical_intents(genre):
         drafts = [d for d in site.tasks if d.intent.startswith(prefix)]
         assert 3 <= len(drafts) <= 6, (genre, s, len(drafts))
         assert any(d.checks[0].type == "state_match" for d in drafts), genre
-        assert any(d.difficulty == "hard" for d in drafts), genre
+        assert all(d.difficulty == planned(d.plan) for d in drafts), genre  # computed, never typed
         for d in drafts:
             assert len(INTENTS[d.intent].phrasings) >= MIN_PHRASINGS
             assert d.instruction[0].isupper() and d.instruction.rstrip()[-1] in ".?", d.instruction
@@ -65,11 +66,16 @@ def test_flow_tasks_are_kept_and_every_negative_rejected(validated):
     paths, generated, results = validated
     for genre, path in paths.items():
         result = results[path.name]
-        assert result.tasks_kept == len(generated[genre]) >= 3, (genre, result.failures)
+        # a random run that happens to land on a small count's gold is a drop validation must make (the
+        # generator's last stage), not a flow bug; any other failure is
+        luck = [f for f in result.failures if "random negative accepted" in f]
+        assert result.tasks_kept >= 3 and result.tasks_kept + len(luck) == len(generated[genre]), \
+            (genre, result.failures)
         kept = load_tasks(path / "tasks.jsonl")
         assert all(t.oracle for t in kept)
-        assert result.negatives_tried == result.negatives_rejected, (genre, result.negatives_tried)
-        assert result.negatives_tried.get("noop") == len(kept)
+        passed = {k: n - result.negatives_rejected.get(k, 0) for k, n in result.negatives_tried.items()}
+        assert {k: n for k, n in passed.items() if n} == ({"random": len(luck)} if luck else {}), (genre, passed)
+        assert result.negatives_tried.get("noop") == len(kept) + len(luck)
         assert result.negatives_tried.get("maximal", 0) >= 1, genre
         assert result.negatives_tried.get("altered_state", 0) >= 3, genre
 

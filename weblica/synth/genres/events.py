@@ -62,10 +62,11 @@ def _programme(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, 
     scale = 100 if site.fmt["decimals"] == 0 else 1
     names: set[str] = set()
     for index in range(18):
-        kind = rng.choice(site.cat["kinds"])
-        name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(site.cat['nouns'])}"
+        kind = rng.choice(list(site.cat["kinds"]))
+        nouns = site.cat["kinds"][kind]  # an event is named like its kind (a concert "Live Set", not a "Play")
+        name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(nouns)}"
         while name in names:
-            name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(site.cat['nouns'])}"
+            name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(nouns)}"
         names.add(name)
         venue = rng.choice(venues)
         base = amounts(rng, 15, 60, site.fmt["decimals"], 3)

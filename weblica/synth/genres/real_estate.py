@@ -73,7 +73,7 @@ def _homes(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         while any(abs(spot[0] - x) < 4 and abs(spot[1] - y) < 4 for x, y in spots):  # pins must not overlap
             spot = (rng.randint(4, 96), rng.randint(4, 56))
         spots.add(spot)
-        kind, agent = rng.choice(site.cat["kinds"]), rng.choice(agents)
+        kind, agent = rng.choice(list(site.cat["kinds"])), rng.choice(agents)
         value = float(price * 1000 * scale)
         days = sorted(rng.sample(range(1, 12), 2))
         homes.append({"id": f"h{index + 1}", "slug": f"h{index + 1}-{address.lower().replace(' ', '-').replace(chr(39), '')}",
