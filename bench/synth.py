@@ -1,78 +1,229 @@
-"""Synth benchmark: validated sites per minute, and visual diversity of the sites' first screenshots.
+"""Synth benchmark (issue 18 point 9): how varied and how large the generated sites are, and what
+validating them costs, side by side with an older generator's sites and an older validation code.
 
-Diversity is the mean pairwise perceptual-hash (pHash, 64 bits) distance between the first screenshots
-of N sites with sampled styles, against the same for N sites sharing one resolved style (aesthetic, mode,
-density, layout, widgets, locale and distractors pinned; skill, category and content still vary): the
-ratio says how much the style space, beyond the content, changes what an agent sees.
+Every figure is measured in this run, in real Chromium at 1280x720, on whatever the generator makes
+(N sites, skills taken in turn, styles sampled; nothing here names a site or a template):
+- structure distance: the mean pairwise Jaccard distance of the start pages' tag-path sets (a tag
+  path: the chain of tag names from <html> to an element of the rendered page);
+- visual distance: the mean pairwise pHash distance (64 bits) of the start pages' first screens, and
+  its ratio to the same for N sites sharing one resolved style (what styles add beyond content);
+- skeleton share: distinct instruction skeletons (names, numbers, quoted text masked) per kept task;
+- page size: the median start page's elements, `a[href]` links and screens of content;
+- validation cost: CPU seconds per validated site (the validating process, its site server and its
+  Chromium, from /proc), against the floor its page loads alone cost: the documents validation loaded,
+  times the CPU of one load of a start page, measured here in a browser set up like validation's.
+  Sites per CPU-minute count generation and validation.
 
-Where the time goes: the machine's CPU seconds per validated site, against the budget the goal of 60
-sites a minute leaves on this machine's cores, and the share of it that page loads alone take (the
-documents validation loads per site, times the CPU of one load of a validated site's start page,
-measured in the same run in a browser set up like validation's).
+Validation runs in a child process with a tree's code on its own copy of the same bundles, so
+`--old-code TREE` (a checkout of an older commit) puts the older validation's cost and decisions (the
+tasks it keeps, the negatives it tries and rejects) beside this tree's. `--baseline DIR` is a folder of
+bundles an older generator made; its sites are measured like the new ones. To make both:
 
-    python bench/synth.py --n 12 [--seed 0] [--style brutalist] [--concurrency 4] [--json]
+    git worktree add /tmp/weblica-old <older-commit>
+    (cd /tmp/weblica-old && PYTHONPATH=$PWD python -m weblica.cli synth --n 12 --seed 0 --out /tmp/old-sites)
+    python bench/synth.py --n 12 --baseline /tmp/old-sites --old-code /tmp/weblica-old [--json]
+
+`--tasks K` validates only the first K tasks of each site (a quick run; a site then counts as
+validated when it keeps all of them).
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
+import io
 import itertools
 import json
 import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from weblica.synth.generate import synthesize_specs, write_unvalidated
-from weblica.synth.spec import SiteSpec, categories, sample_spec, skills
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from weblica.env.task import load_tasks, save_tasks  # noqa: E402
+from weblica.synth.generate import MIN_TASKS, write_unvalidated  # noqa: E402
+from weblica.synth.page_metrics import PageSize, mean_pairwise_jaccard, measure  # noqa: E402
+from weblica.synth.intents.skeleton import names_in, skeleton_share  # noqa: E402
+from weblica.synth.spec import SiteSpec, categories, sample_spec, skills  # noqa: E402
+
+GOALS = {  # figure: (comparison, goal); issue 18 point 9
+    "structure_distance": (">=", 0.5), "skeleton_share": (">=", 0.6), "median_elements": (">=", 500),
+    "median_links": (">=", 40), "median_screens": (">=", 2.5), "validation_cost_ratio": ("<=", 2.0),
+}
+FLOOR_SITES, FLOOR_PAGES, FLOOR_LOADS = 4, 4, 5  # sites and pages of each reloaded for the per-load CPU, and how often
 
 
-GOAL_SITES_PER_MINUTE = 60
+def process_tree_cpu() -> float:
+    """CPU seconds of this process (all its threads) and every live descendant, each with what its
+    reaped children used (a closed Chromium renderer's time is in its parent's cutime/cstime). Read
+    while the browser still runs: a killed browser's orphans would take their time with them."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parent, spent = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # it exited meanwhile
+            continue
+        parent[int(entry)] = int(fields[1])
+        spent[int(entry)] = sum(int(v) for v in fields[11:15]) / ticks  # utime stime cutime cstime
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parent.items():
+        children.setdefault(ppid, []).append(pid)
+    total, stack = 0.0, list(children.get(os.getpid(), []))
+    while stack:
+        pid = stack.pop()
+        total += spent.get(pid, 0.0)
+        stack += children.get(pid, [])
+    own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return total + own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
 
 
-def machine_cpu_seconds() -> float:
-    """CPU time used by every process on this machine (Linux): Chromium's processes are not children
-    this process waits for, so its own rusage would miss them."""
-    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle and iowait
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+# Run by a child Python with the code tree under test on PYTHONPATH: only APIs older trees have too.
+_VALIDATE = """
+import asyncio, json, os, resource, sys
+from pathlib import Path
+from playwright.async_api import async_playwright
+from weblica.browser.launcher import launch_browser
+from weblica.synth.generate import keep_valid
+{tree_cpu}
+async def main(paths, concurrency):
+    async with async_playwright() as pw:
+        browser = await launch_browser(pw)
+        start = process_tree_cpu()
+        results = await keep_valid(paths, concurrency, browser=browser)
+        spent = process_tree_cpu() - start
+        await browser.close()
+    sites = {{r.site_id: {{"generated": r.tasks_generated, "kept": r.tasks_kept, "page_loads": r.page_loads,
+                         "negatives_tried": r.negatives_tried, "negatives_rejected": r.negatives_rejected}}
+             for r in results}}
+    kept = {{r.site_id: sorted(json.loads(line)["id"] for line in (r.path / "tasks.jsonl").read_text().splitlines()
+                              if line.strip()) for r in results}}
+    print(json.dumps({{"cpu_seconds": spent, "sites": sites, "kept": kept}}))
+folder = Path(sys.argv[1])
+asyncio.run(main(sorted(p for p in folder.iterdir() if (p / "site.json").exists()), int(sys.argv[2])))
+"""
 
 
-async def page_load_cpu_ms(paths: list[Path], loads: int = 20) -> float:
-    """Machine CPU per load of a site's start page, reloaded in one page as validation reuses its pages."""
-    from playwright.async_api import async_playwright
+def validate_with(tree: Path, bundles: Path, out: Path, concurrency: int) -> dict[str, Any]:
+    """Validate a copy of the bundles with the code of `tree` in a child process; its CPU, page loads
+    per site, kept task ids and negatives (the copy's tasks.jsonl then holds the kept tasks)."""
+    shutil.copytree(bundles, out)
+    script = _VALIDATE.format(tree_cpu=inspect.getsource(process_tree_cpu))
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-c", script, str(out), str(concurrency)], env=env, cwd=tree,
+                          capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise SystemExit(f"validation with the code of {tree} failed:\n{done.stderr[-2000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["validated"] = sum(validated(s) for s in result["sites"].values())
+    result["page_loads"] = sum(s["page_loads"] for s in result["sites"].values())
+    return result
 
-    from weblica.browser.launcher import context_kwargs, launch_browser
-    from weblica.serve.server import SiteServer
+
+def validated(site: dict[str, Any]) -> bool:
+    """A site is validated when it keeps MIN_TASKS tasks, or every task when it was given fewer."""
+    return site["generated"] > 0 and site["kept"] >= min(MIN_TASKS, site["generated"])
+
+
+def bundle_dirs(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if (p / "site.json").exists()) if folder.is_dir() else []
+
+
+def start_url(bundle: Path, path: str = "/") -> str:
+    spec = json.loads((bundle / "site.json").read_text(encoding="utf-8")).get("spec", {})
+    return (spec.get("base_url") or f"http://{spec.get('host') or bundle.name + '.synth.test'}").rstrip("/") + path
+
+
+def sample_pages(bundle: Path, count: int) -> list[str]:
+    """The start page and pages spread evenly over the rest of the site's page list (validation loads
+    listings, detail pages and forms, not only start pages)."""
+    listed = [p for p in json.loads((bundle / "site.json").read_text(encoding="utf-8")).get("pages", []) if p != "/"]
+    step = max(1, len(listed) // max(1, count - 1))
+    return ["/"] + listed[::step][:count - 1]
+
+
+async def _validation_like_context(browser: Any, server: Any) -> Any:
+    from weblica.browser.launcher import context_kwargs
     from weblica.synth.validate import _DETERMINISM
 
+    context = await browser.new_context(**context_kwargs(proxy=server.url))
+    await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+    return context
+
+
+async def start_pages(paths: list[Path]) -> list[tuple[PageSize, bytes]]:
+    """Each bundle's start page, loaded as validation loads it: its size and tag paths, and its first screen."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import launch_browser
+    from weblica.serve.server import SiteServer
+
+    out = []
     with SiteServer(paths) as server:
         async with async_playwright() as pw:
             browser = await launch_browser(pw)
-            context = await browser.new_context(**context_kwargs(proxy=server.url))
-            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
-            page = await context.new_page()
-            spent = 0.0
+            context = await _validation_like_context(browser, server)
             for path in paths:
-                url = f"http://{path.name}.synth.test/"
-                await page.goto(url, wait_until="load")
-                start = machine_cpu_seconds()
-                for _ in range(loads):
-                    await page.goto(url, wait_until="load")
-                spent += machine_cpu_seconds() - start
+                page = await context.new_page()
+                await page.goto(start_url(path), wait_until="load")
+                out.append((await measure(page, tag_paths=True), await page.screenshot()))
+                await page.close()
             await browser.close()
-    return spent / (loads * len(paths)) * 1000
+    return out
 
 
-def generate(n: int, seed: int, out: Path, style: str | None, concurrency: int) -> tuple[list[Any], float]:
-    """N validated sites, skills taken in turn, generated and then validated in one browser; returns the
-    results and the wall time of both."""
-    start = time.perf_counter()
+async def page_load_cpu_seconds(paths: list[Path]) -> float:
+    """CPU (this process with its site server, and Chromium) per load of a page of the sites (their
+    start pages and a sample of the others), each reloaded in one page as validation reuses its
+    pages; the browser's start and each page's first load (which fills the HTTP cache) not counted."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import launch_browser
+    from weblica.serve.server import SiteServer
+
+    spent, loads = 0.0, 0
+    with SiteServer(paths) as server:
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            page = await (await _validation_like_context(browser, server)).new_page()
+            for url in [start_url(path, p) for path in paths for p in sample_pages(path, FLOOR_PAGES)]:
+                await page.goto(url, wait_until="load")
+                start = process_tree_cpu()
+                for _ in range(FLOOR_LOADS):
+                    await page.goto(url, wait_until="load")
+                spent += process_tree_cpu() - start
+                loads += FLOOR_LOADS
+            await browser.close()
+    return spent / loads if loads else 0.0
+
+
+def mean_phash_distance(shots: list[bytes]) -> float:
+    import imagehash
+    from PIL import Image
+
+    hashes = [imagehash.phash(Image.open(io.BytesIO(s))) for s in shots]
+    pairs = list(itertools.combinations(hashes, 2))
+    return sum(a - b for a, b in pairs) / len(pairs) if pairs else 0.0
+
+
+def generate(n: int, seed: int, out: Path, tasks: int | None) -> tuple[list[Path], float]:
+    """N unvalidated bundles, skills taken in turn, styles sampled; returns them and the CPU it took."""
+    start = resource.getrusage(resource.RUSAGE_SELF)
     ids = sorted(skills())
-    specs = [sample_spec(seed * 1000 + i, ids[(seed + i) % len(ids)], style=style) for i in range(n)]
-    results = synthesize_specs(specs, out, concurrency=concurrency)
-    return results, time.perf_counter() - start
+    paths = [write_unvalidated(sample_spec(seed * 1000 + i, ids[(seed + i) % len(ids)]), out) for i in range(n)]
+    for path in paths if tasks else []:
+        save_tasks(load_tasks(path / "tasks.jsonl")[:tasks], path / "tasks.jsonl")
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    return paths, (end.ru_utime + end.ru_stime) - (start.ru_utime + start.ru_stime)
 
 
 def one_style_sites(n: int, seed: int, out: Path, style: str) -> list[Path]:
@@ -84,75 +235,126 @@ def one_style_sites(n: int, seed: int, out: Path, style: str) -> list[Path]:
     return [write_unvalidated(spec, out) for spec in specs]
 
 
-async def first_screenshots(paths: list[Path]) -> list[bytes]:
-    from playwright.async_api import async_playwright
-
-    from weblica.browser.launcher import context_kwargs, launch_browser
-    from weblica.serve.server import SiteServer
-
-    shots = []
-    with SiteServer(paths) as server:
-        async with async_playwright() as pw:
-            browser = await launch_browser(pw)
-            context = await browser.new_context(**context_kwargs(proxy=server.url))
-            for path in paths:
-                page = await context.new_page()
-                await page.goto(f"http://{path.name}.synth.test/", wait_until="load")
-                shots.append(await page.screenshot())
-                await page.close()
-            await browser.close()
-    return shots
+def instructions(paths: list[Path]) -> list[tuple[str, set[str]]]:
+    """(instruction, the site's names) for every task of the bundles."""
+    out = []
+    for path in paths:
+        data = json.loads((path / "data.json").read_text(encoding="utf-8")) if (path / "data.json").exists() else {}
+        site = json.loads((path / "site.json").read_text(encoding="utf-8"))
+        names = names_in(data) | ({site["name"]} if site.get("name") else set())
+        out += [(task.instruction, names) for task in load_tasks(path / "tasks.jsonl")] if (path / "tasks.jsonl").exists() else []
+    return out
 
 
-def mean_phash_distance(shots: list[bytes]) -> float:
-    import io
+def site_figures(paths: list[Path]) -> dict[str, Any]:
+    """Diversity and page size of a set of bundles (their start pages and their tasks)."""
+    pages = asyncio.run(start_pages(paths)) if paths else []
+    sizes = [size for size, _ in pages]
+    told = instructions(paths)
+    return {
+        "sites": len(paths), "tasks": len(told),
+        "structure_distance": round(mean_pairwise_jaccard([s.tag_paths for s in sizes]), 3),
+        "phash_distance": round(mean_phash_distance([shot for _, shot in pages]), 2),
+        "skeleton_share": round(skeleton_share(told), 3),
+        "median_elements": statistics.median([s.elements for s in sizes]) if sizes else 0,
+        "median_links": statistics.median([s.links for s in sizes]) if sizes else 0,
+        "median_screens": round(statistics.median([s.screens for s in sizes]), 2) if sizes else 0.0,
+    }
 
-    import imagehash
-    from PIL import Image
 
-    hashes = [imagehash.phash(Image.open(io.BytesIO(s))) for s in shots]
-    pairs = list(itertools.combinations(hashes, 2))
-    return sum(a - b for a, b in pairs) / len(pairs) if pairs else 0.0
+def cost_figures(run: dict[str, Any], load_cpu: float, generation_cpu: float) -> dict[str, Any]:
+    """CPU per validated site against its page-load floor, for one validation run."""
+    count = run["validated"]
+    per_site = run["cpu_seconds"] / count if count else None
+    floor = run["page_loads"] / count * load_cpu if count else None
+    return {
+        "validated_sites": count, "cpu_seconds": round(run["cpu_seconds"], 1),
+        "cpu_seconds_per_validated_site": round(per_site, 2) if per_site else None,
+        "page_loads_per_validated_site": round(run["page_loads"] / count, 1) if count else None,
+        "floor_cpu_seconds_per_validated_site": round(floor, 2) if floor else None,
+        "validation_cost_ratio": round(per_site / floor, 2) if per_site and floor else None,
+        "validated_sites_per_cpu_minute": round(count / (run["cpu_seconds"] + generation_cpu) * 60, 2),
+    }
+
+
+def decisions(run: dict[str, Any]) -> dict[str, Any]:
+    """What a validation decided, to compare two codes: kept task ids and negatives by site."""
+    return {site: (run["kept"].get(site), s["negatives_tried"], s["negatives_rejected"]) for site, s in run["sites"].items()}
+
+
+def verdict(figure: str, value: Any) -> str:
+    if figure not in GOALS or value is None:
+        return ""
+    op, goal = GOALS[figure]
+    ok = value >= goal if op == ">=" else value <= goal
+    return f"{'pass' if ok else 'FAIL'} (goal {op} {goal:g})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--n", type=int, default=12)
+    parser.add_argument("--n", type=int, default=12, help="sites to generate")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--tasks", type=int, default=None, help="validate only the first K tasks of each site")
+    parser.add_argument("--baseline", type=Path, default=None, help="a folder of bundles an older generator made")
+    parser.add_argument("--old-code", type=Path, default=None, help="a checkout of an older commit: its validation beside ours")
     parser.add_argument("--style", default="corporate-clean", help="the one style of the within-style set")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    for flag, path in (("--baseline", args.baseline), ("--old-code", args.old_code)):
+        if path is not None and not path.is_dir():
+            raise SystemExit(f"{flag} {path}: no such folder")
+    if args.old_code is not None and not (args.old_code / "weblica" / "synth" / "validate.py").exists():
+        raise SystemExit(f"--old-code {args.old_code}: not a weblica checkout (make one with `git worktree add DIR COMMIT`)")
+    baseline = bundle_dirs(args.baseline) if args.baseline else []
+    if args.baseline and not baseline:
+        raise SystemExit(f"--baseline {args.baseline}: no bundles (folders with a site.json) in it")
+    load_average = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
-        load = os.getloadavg()[0]
-        cpu = machine_cpu_seconds()
-        mixed, seconds = generate(args.n, args.seed, Path(tmp) / "mixed", None, args.concurrency)
-        cpu = machine_cpu_seconds() - cpu
-        load = max(load, os.getloadavg()[0])
-        load_ms = asyncio.run(page_load_cpu_ms([r.path for r in mixed if r.ok][:4]))
-        same = one_style_sites(args.n, args.seed + 1, Path(tmp) / "same", args.style)
-        validated = sum(r.ok for r in mixed)
-        across = mean_phash_distance(asyncio.run(first_screenshots([r.path for r in mixed])))
-        within = mean_phash_distance(asyncio.run(first_screenshots(same)))
-    cores = len(os.sched_getaffinity(0))
-    loads = sum(r.page_loads for r in mixed)
-    summary = {
-        "sites": args.n, "validated_sites": validated, "seconds": round(seconds, 1),
-        "validated_sites_per_minute": round(validated / seconds * 60, 2),
-        "load_average_1m": round(load, 1),  # a shared machine: the wall time depends on what else runs
-        "tasks_kept": sum(r.tasks_kept for r in mixed), "tasks_generated": sum(r.tasks_generated for r in mixed),
-        "phash_distance_across_styles": round(across, 2), "phash_distance_within_style": round(within, 2),
-        "diversity_ratio": round(across / within, 2) if within else None,
-        "cores": cores, "cpu_seconds_per_site": round(cpu / args.n, 2),
-        "cpu_seconds_per_site_at_goal": round(cores * 60 / GOAL_SITES_PER_MINUTE, 2),
-        "page_loads_per_site": round(loads / args.n, 1), "page_load_cpu_ms": round(load_ms, 1),
-        "page_loads_cpu_seconds_per_site": round(loads / args.n * load_ms / 1000, 2),
+        work = Path(tmp)
+        paths, generation_cpu = generate(args.n, args.seed, work / "generated", args.tasks)
+        runs = {"current_code": validate_with(ROOT, work / "generated", work / "current", args.concurrency)}
+        if args.old_code:
+            runs["old_code"] = validate_with(args.old_code.resolve(), work / "generated", work / "old", args.concurrency)
+        kept = [p for p in bundle_dirs(work / "current") if validated(runs["current_code"]["sites"].get(p.name, {"generated": 0, "kept": 0}))]
+        load_cpu = asyncio.run(page_load_cpu_seconds((kept or bundle_dirs(work / "current"))[:FLOOR_SITES]))
+        current = site_figures(bundle_dirs(work / "current"))
+        within = mean_phash_distance([shot for _, shot in asyncio.run(start_pages(
+            one_style_sites(args.n, args.seed + 1, work / "same", args.style)))])
+        current["phash_distance_within_style"] = round(within, 2)
+        current["phash_diversity_ratio"] = round(current["phash_distance"] / within, 2) if within else None
+        old_sites = site_figures(baseline) if baseline else None
+    summary: dict[str, Any] = {
+        "sites": current, "baseline_sites": old_sites,
+        "validation": {name: cost_figures(run, load_cpu, generation_cpu) for name, run in runs.items()},
+        "page_load_cpu_ms": round(load_cpu * 1000, 1), "generation_cpu_seconds": round(generation_cpu, 1),
+        "load_average_1m": round(max(load_average, os.getloadavg()[0]), 1),  # a shared machine: CPU is noisy
+        "cores": len(os.sched_getaffinity(0)), "tasks_per_site": args.tasks,
     }
-    if args.json:
-        print(json.dumps(summary, sort_keys=True))
-    else:
-        for key, value in summary.items():
-            print(f"{key}: {value}")
+    if "old_code" in runs:
+        summary["same_decisions"] = decisions(runs["old_code"]) == decisions(runs["current_code"])
+    summary["goals"] = {f: verdict(f, current.get(f, summary["validation"]["current_code"].get(f))) for f in GOALS}
+    print(json.dumps(summary, sort_keys=True) if args.json else report(summary))
+
+
+def report(summary: dict[str, Any]) -> str:
+    """The figures as columns: these sites beside the baseline's, this validation beside the older one."""
+    lines = []
+    old = summary["baseline_sites"] or {}
+    lines.append(f"{'sites':34} {'current':>12} {'baseline':>12}")
+    for key, value in summary["sites"].items():
+        lines.append(f"{key:34} {value!s:>12} {old.get(key, '') if old else '':>12}  {verdict(key, value)}")
+    runs = summary["validation"]
+    lines.append("")
+    lines.append(f"{'validation':34} {'this code':>12} {'old code' if 'old_code' in runs else '':>12}")
+    for key, value in runs["current_code"].items():
+        before = runs.get("old_code", {}).get(key, "")
+        lines.append(f"{key:34} {value!s:>12} {before!s:>12}  {verdict(key, value)}")
+    for key in ("page_load_cpu_ms", "generation_cpu_seconds", "same_decisions", "load_average_1m", "cores",
+                "tasks_per_site"):
+        if key in summary:
+            lines.append(f"{key}: {summary[key]}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_
             holding += 1
             assert len((traj.answer or "").split()) > 3 * len(gold.split()), (task.id, traj.answer)
         else:  # only a value the page does not show (a computed difference) may be missing
-            assert re.search(r"difference|together", task.instruction), (task.id, gold, traj.answer[:300])
+            assert task.metadata.get("intent") in ("price-difference", "price-together"), (task.id, gold, traj.answer[:300])
     assert holding >= 8, holding
 
 

@@ -3,9 +3,9 @@
 Rendered in real Chromium (the validation browser, the site server, the determinism layer):
 - every gold answer of the site's tasks appears in the rendered text of its pages (a task whose answer
   is on no page is a task the model invented an answer for);
-- the start page meets realism minimums, measured by one in-page probe: element count, `a[href]`
-  links, and screens of content (`scrollHeight / innerHeight`). Thresholds come from the generator's
-  config (`synth/prompts/llm_generator.yaml`, section `gate`).
+- the start page meets realism minimums, measured as the bench measures them (weblica.synth.page_metrics):
+  element count, `a[href]` links, and screens of content (`scrollHeight / innerHeight`). Thresholds
+  come from the generator's config (`synth/prompts/llm_generator.yaml`, section `gate`).
 """
 from __future__ import annotations
 
@@ -17,14 +17,8 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from weblica.env.task import Task, normalize_text, parse_number
+from weblica.synth.page_metrics import PageSize, measure
 
-# The page-size measure (issue 18 point 2): counted on the start page after load.
-PAGE_PROBE_JS = """() => ({
-  elements: document.getElementsByTagName('*').length,
-  links: document.querySelectorAll('a[href]').length,
-  screens: document.documentElement.scrollHeight / Math.max(1, window.innerHeight),
-  text: document.body ? document.body.innerText : ''
-})"""
 MAX_GATE_PAGES = 60  # pages rendered for the gold-answer search (a navigation each); the rest are counted
 
 
@@ -43,16 +37,6 @@ class GateThresholds:
             raise ValueError(f"unknown gate setting(s) {', '.join(sorted(unknown))}; known: "
                              f"{', '.join(cls.__dataclass_fields__)}")
         return cls(**raw)
-
-
-@dataclass
-class PageSize:
-    elements: int
-    links: int
-    screens: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"elements": self.elements, "links": self.links, "screens": round(self.screens, 2)}
 
 
 @dataclass
@@ -151,16 +135,16 @@ async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
         for index, url in enumerate(urls):
             try:
                 response = await page.goto(url, wait_until="load")
-                probe = await page.evaluate(PAGE_PROBE_JS)
+                shown = await measure(page, text=True)
             except Exception as exc:  # a page that does not load is the site's failure
                 report.failures.append(f"{url} did not load: {type(exc).__name__}: {str(exc)[:200]}")
                 continue
             report.pages += 1
             if response is not None and response.status >= 400 and index > 0:
                 continue  # a task start URL that 404s: validation reports it; its text is no page
-            texts.append(probe["text"])
+            texts.append(shown.text or "")
             if index == 0:
-                report.start_page = PageSize(int(probe["elements"]), int(probe["links"]), float(probe["screens"]))
+                report.start_page = PageSize(shown.elements, shown.links, shown.screens)
     size = report.start_page
     if size is not None:
         for have, need, what in ((size.elements, thresholds.min_elements, "elements"),

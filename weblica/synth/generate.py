@@ -56,9 +56,24 @@ def site_seeds(seed: int, n: int) -> list[int]:
     return [seed] + [rng.randrange(2 ** 31) for _ in range(n - 1)]
 
 
+def emitted_drafts(site: SiteBuilder) -> list:
+    """The drafts a site emits: those whose instruction passes the lint (weblica/synth/intents/lint.py),
+    each request once (intents/dedupe.py), with the difficulty their plan gives (the oracle's replaces
+    it after validation)."""
+    from weblica.synth.intents.dedupe import dedupe
+    from weblica.synth.intents.difficulty import planned
+    from weblica.synth.intents.lint import lint_drafts
+
+    kept, _ = lint_drafts(site.tasks)
+    kept = dedupe(kept, site)
+    for draft in kept:
+        draft.difficulty = planned(draft.plan)
+    return kept
+
+
 def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
     site = build_site(spec)
-    tasks = [draft_to_task(site, i + 1, d) for i, d in enumerate(site.tasks)]
+    tasks = [draft_to_task(site, i + 1, d) for i, d in enumerate(emitted_drafts(site))]
     return write_bundle(site, out, tasks)
 
 
@@ -109,6 +124,7 @@ def _write_all(specs: list[SiteSpec], out: Path, progress: bool) -> list[Path]:
 async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = None,
                      progress: bool = False) -> list[SynthResult]:
     """Compile and check every task of the bundles; rewrite tasks.jsonl with the valid ones only."""
+    from weblica.synth.intents.difficulty import oracle_effort
     from weblica.synth.validate import ValidationReport, validate_bundles
 
     report, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser,
@@ -120,6 +136,10 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
         for task, outcome in pairs:
             if outcome.valid:
                 task.oracle, task.oracle_thoughts = outcome.oracle, outcome.oracle_thoughts
+                # difficulty is what the compiled oracle took (actions, pages, reveals, dismissals, typing)
+                effort = oracle_effort(outcome.oracle or [], outcome.oracle_thoughts, task.metadata.get("plan", []))
+                task.difficulty = effort.level
+                task.metadata["effort"] = effort.to_dict()
                 if outcome.maximal:  # the task done with everything else: what the adversarial policy plays
                     task.metadata["maximal_oracle"] = [a.to_dict() for a in outcome.maximal]
                 # room for the oracle plus a few missteps: a long calendar walk must not hit the limit

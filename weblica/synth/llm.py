@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from weblica.synth.agent_tools import TOOL_ALIASES, BundleFiles, ToolCall, ToolError, ToolOutput, error
-from weblica.synth.gate import PAGE_PROBE_JS, GateThresholds, run_gate, site_page
+from weblica.synth.gate import GateThresholds, run_gate, site_page
 from weblica.synth.generate import SynthResult, site_seeds
 from weblica.synth.llm_chat import ChatClient, ChatOptions, ProviderError, RetryPolicy, make_client
+from weblica.synth.page_metrics import measure
 from weblica.synth.site import SiteBuilder, render_site
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills, synth_dir
 
@@ -276,8 +277,7 @@ async def _screenshot(browser: Any, root: Path, spec: SiteSpec, path: str) -> tu
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
         await page.goto(spec.base_url + path, wait_until="load")
-        probe = await page.evaluate(PAGE_PROBE_JS)
-        size = {"elements": probe["elements"], "links": probe["links"], "screens": round(probe["screens"], 2)}
+        size = (await measure(page)).to_dict()
         return await page.screenshot(), errors, size
 
 

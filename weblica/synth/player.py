@@ -69,23 +69,57 @@ _IDLE_JS = """async ([quiet, step]) => {
 }"""
 
 
-async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = 2) -> None:
+IDLE_POLL_S, QUIET_POLLS = 0.02, 2  # settle asks the page QUIET_POLLS times, IDLE_POLL_S apart
+
+
+def _idle_now(tracker: RequestTracker) -> bool:
+    return tracker.inflight == 0 and not tracker.loading
+
+
+async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = QUIET_POLLS) -> None:
     """Wait until the page is idle: no document loading and no request in flight (from events), and,
     asked inside the page, no state call or redirect of the site's own runtime pending, `quiet_polls`
     times 20 ms apart. The in-page question closes the gap between a click and its request's event;
     asking it in one round trip (the page waits between its polls) keeps the browser's load down.
     The validation context runs a real clock, so the page's timers fire."""
+    await settle_then(page, tracker, None, None, timeout, quiet_polls)
+
+
+async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: Any, timeout: float = 5.0,
+                      quiet_polls: int = QUIET_POLLS) -> tuple[bool, Any]:
+    """`settle`, and with `js` (a page function of one argument) that function run in the page in the
+    round trip of the last idle question, the moment the page is idle: (True, its value); (False,
+    None) when the page did not settle in time or `js` itself failed (then the caller asks as usual)."""
     loop = asyncio.get_running_loop()
-    deadline, step = loop.time() + timeout, 0.02
+    deadline, step = loop.time() + timeout, IDLE_POLL_S
     while loop.time() < deadline:
-        if tracker.inflight == 0 and not tracker.loading:
+        if _idle_now(tracker):
+            value = None
             try:
-                ready = bool(await page.evaluate(_IDLE_JS, [quiet_polls, step * 1000]))
-            except Exception:  # the document is being replaced by a navigation
+                if js is None:
+                    ready = bool(await page.evaluate(_IDLE_JS, [quiet_polls, step * 1000]))
+                else:
+                    found = await page.evaluate(_once_idle(js), [quiet_polls, step * 1000, arg])
+                    ready, value = bool(found["ready"]), found.get("value")
+            except Exception as exc:  # the document is being replaced by a navigation
                 ready = False
-            if ready and tracker.inflight == 0 and not tracker.loading:
-                return
+                if js is not None and not _navigating(exc):  # `js` failed: settle alone, the caller asks again
+                    js = None
+            if ready and _idle_now(tracker):
+                return js is not None, value
         await asyncio.sleep(step)
+    return False, None
+
+
+def _navigating(exc: Exception) -> bool:
+    return "context was destroyed" in str(exc) or "navigat" in str(exc).lower()
+
+
+def _once_idle(js: str) -> str:
+    """`js` (a function of one argument) run in the page right after settle's in-page idle question
+    says yes, in the same round trip: {ready, value}."""
+    return (f"async ([quiet, step, arg]) => (await ({_IDLE_JS})([quiet, step]))"
+            f" ? {{ready: true, value: await ({js})(arg)}} : {{ready: false}}")
 
 
 async def perform(page: Any, action: Action) -> str | None:
@@ -220,6 +254,9 @@ class Compiler:
     actions: list[Action] = field(default_factory=list)
     thoughts: list[str] = field(default_factory=list)  # one per action: what it does, naming the element
     answer: str | None = None
+    # An action was performed and the page not yet settled: the next look into the page settles it in
+    # its own round trip (`eval`), anything else first calls `settled` (a round trip fewer per step).
+    unsettled: bool = False
 
     async def emit(self, name: str, thought: str, **args: Any) -> None:
         for key in ("x", "y", "x1", "y1", "x2", "y2"):
@@ -229,18 +266,31 @@ class Compiler:
         action = Action(name, args)
         self.actions.append(action)
         self.thoughts.append(thought)
+        await self.settled()
         result = await perform(self.page, action)
         if name == "done":
             self.answer = result
-        await settle(self.page, self.tracker)
+        self.unsettled = True
+
+    async def settled(self) -> None:
+        """Settle the page after the last action, if that is still to do."""
+        if self.unsettled:
+            self.unsettled = False
+            await settle(self.page, self.tracker)
 
     async def eval(self, js: str, arg: Any = None) -> Any:
-        """page.evaluate that waits out a navigation in progress instead of failing."""
+        """page.evaluate once the last action settled (asked in settle's last round trip), waiting out
+        a navigation in progress instead of failing."""
+        if self.unsettled:
+            self.unsettled = False
+            looked, value = await settle_then(self.page, self.tracker, js, arg)
+            if looked:
+                return value
         for attempt in range(3):
             try:
                 return await self.page.evaluate(js, arg)
             except Exception as exc:
-                if "context was destroyed" not in str(exc) and "navigat" not in str(exc).lower() or attempt == 2:
+                if not _navigating(exc) or attempt == 2:
                     raise
                 await settle(self.page, self.tracker)
 
@@ -287,6 +337,7 @@ class Compiler:
     async def run(self, plan: list[dict[str, Any]]) -> list[Action]:
         for step in plan:
             await getattr(self, "op_" + step["op"].replace("-", "_"))(**{k: v for k, v in step.items() if k != "op"})
+        await self.settled()
         return self.actions
 
     # ---- plan operations ----------------------------------------------------------------------------
@@ -313,6 +364,7 @@ class Compiler:
         """A native <select> is driven by keyboard (its popup is not part of the page); a custom one by clicks."""
         b = await self.reach(sel)
         if b["tag"] == "SELECT":
+            await self.settled()
             current, target = await self.page.eval_on_selector(
                 sel, "(e, v) => [e.selectedIndex, Array.from(e.options).findIndex(o => o.value === v)]", value)
             if target < 0:
@@ -331,6 +383,7 @@ class Compiler:
         read = """e => { const i = e.matches('input') ? e : e.querySelector('input');
             const d = e.dataset; return [Number(i.min || d.min), Number(i.max || d.max),
             Number(i.step || d.step) || 1, Number(i.value), e.matches('input')]; }"""
+        await self.settled()
         lo, hi, step, current, native = await self.page.eval_on_selector(sel, read)
         if native:
             b = await self.reach(sel)
@@ -339,6 +392,7 @@ class Compiler:
             await self.emit("click", f"Click the slider {_named(b)} to focus it.", x=x, y=b["y"])
         else:
             await self.op_click(f"{sel} .cs-thumb")
+        await self.settled()
         now = (await self.page.eval_on_selector(sel, read))[3]
         n = round(abs(value - now) / step)
         if n:
@@ -348,6 +402,7 @@ class Compiler:
     async def op_calendar(self, sel: str, value: str) -> None:
         """Custom date picker: open it, page months until the day is shown, click the day."""
         await self.op_click(f"{sel} [data-dp-open]")
+        await self.settled()
         current = await self.page.eval_on_selector(sel, "e => e.dataset.month")
         forward = value[:7] >= current
         await self.op_click_until(f"{sel} [data-dp-{'next' if forward else 'prev'}]", f"{sel} [data-date='{value}']")

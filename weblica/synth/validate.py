@@ -186,6 +186,7 @@ class Validator:
         self._shared: Any = None
         self._idle: list[_Tab] = []
         self.page_loads: Counter[str] = Counter()
+        self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
 
     async def _context(self) -> Any:
@@ -276,11 +277,14 @@ class Validator:
                 outcome.failures.append("oracle failed: " + "; ".join(r.detail for r in results if not r.passed))
             if errors:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
-            page_text = await _visible_text(page)
+            # only answer negatives read the page's text (innerText lays out the whole page)
+            page_text = await _visible_text(page) if any(c.type == "answer_match" for c in task.checks) else None
             tried, accepted = negatives_rejected(task, answer, page.url, state, page_text)
             outcome.negatives_tried.update(tried)
             for kind, what in accepted:
                 outcome.accepted(kind, what)
+            if compile_plan and outcome.valid:
+                await self._continue_maximal(task, outcome, page, tracker, episode_id)
 
         try:
             await self._episode(task, episode_id, body)
@@ -319,6 +323,32 @@ class Validator:
             for task in group:
                 slipped[task.id].append(("random", f"random run error: {type(exc).__name__}: {exc}"))
 
+    async def _continue_maximal(self, task: Task, outcome: TaskOutcome, page: Any, tracker: RequestTracker,
+                                episode_id: str) -> None:
+        """Play the first maximal plan that starts with the oracle's plan (the task done twice always
+        does) on from the oracle's end, in its episode: a fresh episode would replay that prefix to the
+        same page and server state. Its result waits in `self._continued` for maximal_run; a run that
+        breaks here (not a PlanError) is left to a fresh episode."""
+        plan = task.metadata.get("plan", [])
+        done_last = bool(plan) and plan[-1].get("op") == "done"
+        prefix = plan[:-1] if done_last else plan
+        if not prefix or any(s.get("op") == "done" for s in prefix) or not outcome.oracle:
+            return
+        for index, (_, steps) in enumerate(maximal_plans(task)):
+            if steps[:len(prefix)] != prefix:
+                continue
+            played = outcome.oracle[:-1] if done_last and outcome.oracle[-1].name == "done" else outcome.oracle
+            compiler = Compiler(page, tracker, actions=list(played), thoughts=[""] * len(played))
+            try:
+                await compiler.run(steps[len(prefix):])
+                result: Any = (await self.backend.state(task, episode_id), page.url, compiler.actions)
+            except PlanError:
+                result = None
+            except Exception:  # the page navigated away mid-plan: a fresh episode decides
+                return
+            self._continued[(task.id, index)] = result
+            return
+
     async def maximal_run(self, task: Task, outcome: TaskOutcome) -> None:
         """The "do everything" runs of a state task (weblica.synth.negatives.maximal_plans), each in a
         fresh episode against the real site server; an end state other than the oracle's that the
@@ -336,7 +366,10 @@ class Validator:
                     return None
                 return await self.backend.state(task, episode_id), page.url, compiler.actions
             try:
-                result = await self._episode(task, episode_id, body)
+                if (task.id, index) in self._continued:
+                    result = self._continued.pop((task.id, index))
+                else:
+                    result = await self._episode(task, episode_id, body)
             except Exception:  # the page navigated away mid-plan: not a run the site allows
                 continue
             if result is None or _read_by_checks(task, result[0]) == _read_by_checks(task, outcome.end_state):

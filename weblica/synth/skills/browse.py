@@ -3,12 +3,19 @@ from __future__ import annotations
 
 from weblica.synth.checks import answer_count, url_is
 from weblica.synth.data import slugify
+from weblica.synth.intents import say
+from weblica.synth.intents import browse as asks
+from weblica.synth.intents import catalog as catalog_asks
+from weblica.synth.intents import composed as chains
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, name_check, others, price_check,
                                          shown_money, skill, unique_extreme)
 
 SORTS = {"price-asc": "Price: low to high", "price-desc": "Price: high to low", "rating-desc": "Rating: best first",
          "name-asc": "Name: A to Z"}
+SORTS_SAID = {"price-asc": "cheapest first", "price-desc": "most expensive first", "rating-desc": "best rated first",
+              "name-asc": "from A to Z"}  # how a person asks for each order
 
 
 def _facet_steps(site: SiteBuilder, kinds: list[str] = (), maker: str | None = None, max_price: int | None = None,
@@ -46,17 +53,18 @@ def filter_sort(site: SiteBuilder) -> None:
     rng = site.rng
     for kind in rng.sample(kinds, 3):
         sort = rng.choice(list(SORTS))
+        plan = _facet_steps(site, [kind], sort=sort)
         site.task(TaskDraft(
-            instruction=f"Show only {kind} {site.items_noun}, sorted by {SORTS[sort].lower()}.", start_path="/",
-            plan=_facet_steps(site, [kind], sort=sort), checks=[url_is(site.url(_facet_url(site, [kind], sort=sort)))],
-            difficulty="medium", rubric=["The listing shows only the type, in the requested order"],
+            **say(site, asks.SHOW_KIND_SORTED, kind=kind, order=SORTS_SAID[sort]), start_path="/",
+            plan=plan, checks=[url_is(site.url(_facet_url(site, [kind], sort=sort)))],
+            difficulty=planned(plan), rubric=["The listing shows only the type, in the requested order"],
             wrong_urls=[_facet_url(site, [kind]), _facet_url(site, sort=sort),
                         _facet_url(site, [others(kinds, kind, 1)[0]], sort=sort)]))
     for maker in rng.sample(makers, 2):
+        plan = _facet_steps(site, maker=maker, sort="rating-desc")
         site.task(TaskDraft(
-            instruction=f"Filter the {site.items_noun} to those made by {maker}, best rated first.", start_path="/",
-            plan=_facet_steps(site, maker=maker, sort="rating-desc"),
-            checks=[url_is(site.url(_facet_url(site, maker=maker, sort="rating-desc")))], difficulty="medium",
+            **say(site, asks.SHOW_MAKER_BEST_RATED, maker=maker), start_path="/", plan=plan,
+            checks=[url_is(site.url(_facet_url(site, maker=maker, sort="rating-desc")))], difficulty=planned(plan),
             rubric=["Only the maker's items, by rating"], wrong_urls=[_facet_url(site, maker=maker)]))
     names = [i["name"] for i in items]
     prices = [i["price"] for i in items]
@@ -69,17 +77,19 @@ def filter_sort(site: SiteBuilder) -> None:
         high = unique_extreme(group, "price", highest=True)
         if low is not None:
             overall = min(items, key=lambda i: i["price"])
+            # a guided variant on some sites: the first question says how (filters, sort)
+            which = asks.CHEAPEST_OF_KIND_GUIDED if answered == 0 and site.spec.seed % 3 == 0 else asks.CHEAPEST_OF_KIND
+            plan = _facet_steps(site, [kind], sort="price-asc") + [{"op": "done", "answer": low["name"]}]
             site.task(TaskDraft(
-                instruction=f"Which is the cheapest {kind}? Use the filters and answer with its name.", start_path="/",
-                plan=_facet_steps(site, [kind], sort="price-asc") + [{"op": "done", "answer": low["name"]}],
-                checks=[name_check(low["name"], names)], difficulty="medium", rubric=["The cheapest item of the type"],
+                **say(site, which, kind=kind), start_path="/", plan=plan,
+                checks=[name_check(low["name"], names)], difficulty=planned(plan), rubric=["The cheapest item of the type"],
                 wrong_answers=others([i["name"] for i in group], low["name"]) + [overall["name"]]
                 if overall is not low else others(names, low["name"])))
         if high is not None:
+            plan = _facet_steps(site, [kind], sort="price-desc") + [{"op": "done", "answer": site.money(high["price"])}]
             site.task(TaskDraft(
-                instruction=f"What does the most expensive {kind} cost?", start_path="/",
-                plan=_facet_steps(site, [kind], sort="price-desc") + [{"op": "done", "answer": site.money(high["price"])}],
-                checks=[price_check(site, high["price"], prices)], difficulty="medium",
+                **say(site, asks.TOP_PRICE_OF_KIND, kind=kind), start_path="/", plan=plan,
+                checks=[price_check(site, high["price"], prices)], difficulty=planned(plan),
                 rubric=["The top price of the type"],
                 wrong_answers=shown_money(site, distinct([i["price"] for i in group], high["price"]))))
         group_prices = sorted(i["price"] for i in group)
@@ -90,10 +100,10 @@ def filter_sort(site: SiteBuilder) -> None:
             [sum(i["price"] <= cap for i in items if i["kind"] == k) for k in kinds if k != kind]
         confusers = count_confusers(n, competing)
         if confusers is not None:
+            plan = _facet_steps(site, [kind], max_price=cap) + [{"op": "done", "answer": str(n)}]
             site.task(TaskDraft(
-                instruction=f"How many {kind} {site.items_noun} cost at most {site.money(cap)}?", start_path="/",
-                plan=_facet_steps(site, [kind], max_price=cap) + [{"op": "done", "answer": str(n)}],
-                checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="hard",
+                **say(site, asks.COUNT_KIND_UNDER, kind=kind, cap=site.money(cap)), start_path="/", plan=plan,
+                checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty=planned(plan),
                 rubric=["Count after filtering by type and price"], wrong_answers=[str(c) for c in confusers[:3]]))
         answered += 1
         if answered == 2:
@@ -103,12 +113,37 @@ def filter_sort(site: SiteBuilder) -> None:
         best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 else None
         if best is None:
             continue
+        plan = _facet_steps(site, maker=maker, sort="rating-desc") + [{"op": "done", "answer": best["name"]}]
         site.task(TaskDraft(
-            instruction=f"Which {site.item_noun} from {maker} has the best rating?", start_path="/",
-            plan=_facet_steps(site, maker=maker, sort="rating-desc") + [{"op": "done", "answer": best["name"]}],
-            checks=[name_check(best["name"], names)], difficulty="hard", rubric=["The best-rated item of the maker"],
+            **say(site, asks.BEST_RATED_OF_MAKER, maker=maker), start_path="/", plan=plan,
+            checks=[name_check(best["name"], names)], difficulty=planned(plan), rubric=["The best-rated item of the maker"],
             wrong_answers=others([i["name"] for i in group], best["name"])))
         break
+    _open_cheapest_of_kind_and_maker(site, items, kinds, makers)
+
+
+def _open_cheapest_of_kind_and_maker(site: SiteBuilder, items: list[dict], kinds: list[str], makers: list[str]) -> None:
+    """Composed (filter by two facets, sort, open): the cheapest of a type from one offerer, whose page
+    is the only right end. Only where two or more such entities exist and the cheapest is not tied."""
+    made = 0
+    for kind in site.rng.sample(kinds, len(kinds)):
+        for maker in makers:
+            group = [i for i in items if i["kind"] == kind and i["maker"] == maker]
+            low = unique_extreme(group, "price") if len(group) >= 2 else None
+            if low is None:
+                continue
+            plan = _facet_steps(site, [kind], maker=maker, sort="price-asc") + \
+                [{"op": "click", "sel": f"[data-link=item-{low['id']}]"}]
+            site.task(TaskDraft(
+                **say(site, chains.OPEN_CHEAPEST_OF_KIND_AND_MAKER, kind=kind, maker=maker), start_path="/", plan=plan,
+                checks=[url_is(site.url(f"/item/{low['slug']}"))], difficulty=planned(plan),
+                rubric=["The page of the cheapest entity of the type from that offerer is open"],
+                wrong_urls=[f"/item/{i['slug']}" for i in group if i is not low][:3]
+                + [_facet_url(site, [kind], maker=maker, sort="price-asc")]))
+            made += 1
+            break
+        if made == 2:
+            return
 
 
 @skill("pagination")
@@ -144,33 +179,35 @@ def pagination(site: SiteBuilder) -> None:
         return steps
 
     late = items[size:]
-    for item in rng.sample(late, 5):
+    for index, item in enumerate(rng.sample(late, 5)):
+        # the first asks with a hint (it is further down the list) on some sites: a guided variant
+        which = asks.PRICE_FAR_DOWN_GUIDED if index == 0 and site.spec.seed % 2 == 0 else catalog_asks.ASK_PRICE
+        plan = reach(item) + [{"op": "reach", "sel": f"[data-link=item-{item['id']}]"},
+                              {"op": "done", "answer": site.money(item["price"])}]
         site.task(TaskDraft(
-            instruction=f"What is the price of the {item['name']}? It is further down the list of {site.items_noun}.",
-            start_path="/", plan=reach(item) + [{"op": "reach", "sel": f"[data-link=item-{item['id']}]"},
-                                                {"op": "done", "answer": site.money(item["price"])}],
+            **say(site, which, item=item["name"]), start_path="/", plan=plan,
             checks=[price_check(site, item["price"], prices)],
-            difficulty="medium" if items.index(item) < 3 * size else "hard", rubric=["The price is read from the listing"],
+            difficulty=planned(plan), rubric=["The price is read from the listing"],
             wrong_answers=shown_money(site, distinct(prices, item["price"]))))
     for item in rng.sample(late, 3):
+        plan = reach(item) + [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Open the page of the {item['name']} from the list of all {site.items_noun}.", start_path="/",
-            plan=reach(item) + [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}],
-            checks=[url_is(site.url(f"/item/{item['slug']}"))], difficulty="medium",
+            **say(site, catalog_asks.OPEN_ITEM, item=item["name"]), start_path="/", plan=plan,
+            checks=[url_is(site.url(f"/item/{item['slug']}"))], difficulty=planned(plan),
             rubric=["The item's page is open"], wrong_urls=[f"/item/{i['slug']}" for i in others(items, item)]))
     last = items[-1]
+    plan = reach(last) + [{"op": "reach", "sel": f"[data-link=item-{last['id']}]"}, {"op": "done", "answer": last["name"]}]
     site.task(TaskDraft(
-        instruction=f"What is the name of the very last {site.item_noun} in the list of all {site.items_noun}?",
-        start_path="/", plan=reach(last) + [{"op": "reach", "sel": f"[data-link=item-{last['id']}]"},
-                                            {"op": "done", "answer": last["name"]}],
-        checks=[name_check(last["name"], names)], difficulty="hard", rubric=["The last item after paging to the end"],
+        **say(site, asks.LAST_IN_LIST), start_path="/", plan=plan,
+        checks=[name_check(last["name"], names)], difficulty=planned(plan), rubric=["The last item after paging to the end"],
         wrong_answers=[items[0]["name"], items[-2]["name"], items[size - 1]["name"]]))
+    _open_cheapest_in_list(site, items, reach)
     if variant == "pager":
         for p in rng.sample(range(2, pages + 1), 2):
+            plan = [{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": f"[data-pager='{p}']"}]
             site.task(TaskDraft(
-                instruction=f"Go to page {p} of the list of all {site.items_noun}.", start_path="/",
-                plan=[{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": f"[data-pager='{p}']"}],
-                checks=[url_is(site.url(f"/items/page/{p}"))], difficulty="easy", rubric=["The requested page is shown"],
+                **say(site, asks.GO_TO_PAGE, p=p), start_path="/", plan=plan,
+                checks=[url_is(site.url(f"/items/page/{p}"))], difficulty=planned(plan), rubric=["The requested page is shown"],
                 wrong_urls=["/items", f"/items/page/{p - 1 if p > 2 else p + 1}"]))
     else:
         kinds = sorted({i["kind"] for i in items})
@@ -182,18 +219,37 @@ def pagination(site: SiteBuilder) -> None:
                                         + [sum(i["kind"] == kind for i in items[:size])])
             if confusers is None:
                 continue
+            plan = reach(last) + [{"op": "done", "answer": str(n)}]
             site.task(TaskDraft(
-                instruction=f"How many {site.items_noun} of type {kind} are there in the full list?", start_path="/",
-                plan=reach(last) + [{"op": "done", "answer": str(n)}],
-                checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="hard",
+                **say(site, asks.COUNT_KIND_ALL, kind=kind), start_path="/", plan=plan,
+                checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty=planned(plan),
                 rubric=["All pages were loaded before counting"], wrong_answers=[str(c) for c in confusers[:3]]))
             break
         total = count_confusers(len(items), [size, len(late)])
+        plan = [{"op": "click", "sel": "a[href='/items']"}, {"op": "done", "answer": str(len(items))}]
         site.task(TaskDraft(
-            instruction=f"How many {site.items_noun} are there in total?", start_path="/",
-            plan=[{"op": "click", "sel": "a[href='/items']"}, {"op": "done", "answer": str(len(items))}],
-            checks=[answer_count(len(items), total, unit=site.items_noun)], difficulty="easy", rubric=["The total count"],
+            **say(site, asks.COUNT_ALL), start_path="/", plan=plan,
+            checks=[answer_count(len(items), total, unit=site.items_noun)], difficulty=planned(plan),
+            rubric=["The total count"],
             wrong_answers=[str(size), str(len(items) - 1)]))
+
+
+def _open_cheapest_in_list(site: SiteBuilder, items: list[dict], reach) -> None:
+    """Composed (compare over the whole long list, then open): the cheapest entity of a type, which
+    may sit on any page; its page is the only right end. Skipped for a tied cheapest."""
+    kinds = sorted({i["kind"] for i in items})
+    for kind in site.rng.sample(kinds, len(kinds)):
+        group = [i for i in items if i["kind"] == kind]
+        low = unique_extreme(group, "price") if len(group) >= 3 else None
+        if low is None or items.index(low) < 8:  # on the first screen it is no walk through the list
+            continue
+        plan = reach(low) + [{"op": "click", "sel": f"[data-link=item-{low['id']}]"}]
+        site.task(TaskDraft(
+            **say(site, chains.OPEN_CHEAPEST_MATCH, kind=kind), start_path="/", plan=plan,
+            checks=[url_is(site.url(f"/item/{low['slug']}"))], difficulty=planned(plan),
+            rubric=["The page of the cheapest entity of the type is open"],
+            wrong_urls=[f"/item/{i['slug']}" for i in group if i is not low][:3]))
+        return
 
 
 @skill("menus")
@@ -235,9 +291,10 @@ def menus(site: SiteBuilder) -> None:
 
     def open_task(s: dict) -> None:
         key = f"{s['dept']['slug']}/{s['slug']}"
+        plan = open_section(s)
         site.task(TaskDraft(
-            instruction=f"Open the {s['name']} section under {s['dept']['name']}.", start_path="/",
-            plan=open_section(s), checks=[url_is(site.url(f"/d/{key}"))], difficulty="easy",
+            **say(site, asks.OPEN_SECTION, section=s["name"], dept=s["dept"]["name"]), start_path="/",
+            plan=plan, checks=[url_is(site.url(f"/d/{key}"))], difficulty=planned(plan),
             rubric=["The section page is open"],
             wrong_urls=[f"/d/{o['dept']['slug']}/{o['slug']}" for o in others(sections, s)] + [f"/d/{s['dept']['slug']}"]))
 
@@ -254,10 +311,10 @@ def menus(site: SiteBuilder) -> None:
         confusers = count_confusers(n, [c for k, c in section_counts.items() if k != key] + [dept_total])
         if confusers is None:
             continue
+        plan = open_section(s) + [{"op": "done", "answer": str(n)}]
         site.task(TaskDraft(
-            instruction=f"How many {site.items_noun} are listed in {s['dept']['name']} › {s['name']}?", start_path="/",
-            plan=open_section(s) + [{"op": "done", "answer": str(n)}],
-            checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="medium",
+            **say(site, asks.COUNT_IN_SECTION, section=s["name"], dept=s["dept"]["name"]), start_path="/",
+            plan=plan, checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty=planned(plan),
             rubric=["Counted in the right section"], wrong_answers=[str(c) for c in confusers[:3]]))
         made += 1
         if made == 4:
@@ -270,10 +327,10 @@ def menus(site: SiteBuilder) -> None:
             pick = unique_extreme(group, "price", highest) if len(group) >= 2 else None
             if pick is None or done == 3 + 2 * highest:
                 continue
+            plan = open_section(s) + [{"op": "done", "answer": site.money(pick["price"])}]
             site.task(TaskDraft(
-                instruction=f"What is the price of the {word} {site.item_noun} in {s['dept']['name']} › {s['name']}?",
-                start_path="/", plan=open_section(s) + [{"op": "done", "answer": site.money(pick["price"])}],
-                checks=[price_check(site, pick["price"], prices)], difficulty="hard",
+                **say(site, asks.EXTREME_PRICE_IN_SECTION, extreme=word, section=s["name"], dept=s["dept"]["name"]),
+                start_path="/", plan=plan, checks=[price_check(site, pick["price"], prices)], difficulty=planned(plan),
                 rubric=[f"The {'maximum' if highest else 'minimum'} price in the section"],
                 wrong_answers=shown_money(site, distinct([i["price"] for i in group], pick["price"]))))
             done += 1
@@ -284,11 +341,25 @@ def menus(site: SiteBuilder) -> None:
         confusers = count_confusers(len(secs), widths[:index] + widths[index + 1:] + [len(menu)])
         if confusers is None:
             continue
+        plan = [open_section(secs[0])[0], {"op": "done", "answer": str(len(secs))}]
         site.task(TaskDraft(
-            instruction=f"How many sections does the {dept['name']} department have?", start_path="/",
-            plan=[open_section(secs[0])[0], {"op": "done", "answer": str(len(secs))}],
-            checks=[answer_count(len(secs), confusers, unit="sections")], difficulty="easy",
+            **say(site, asks.COUNT_SECTIONS, dept=dept["name"]), start_path="/", plan=plan,
+            checks=[answer_count(len(secs), confusers, unit="sections")], difficulty=planned(plan),
             rubric=["Counted from the menu"], wrong_answers=[str(c) for c in confusers[:3]]))
         break
+    names = [i["name"] for i in items]
+    best_made = 0
+    for s in rng.sample(sections, len(sections)):  # composed: open a section through the menu, then read it
+        group = assigned[f"{s['dept']['slug']}/{s['slug']}"]
+        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 else None
+        if best is None or best_made == 2:
+            continue
+        plan = open_section(s) + [{"op": "done", "answer": best["name"]}]
+        site.task(TaskDraft(
+            **say(site, chains.BEST_RATED_IN_SECTION, section=s["name"], dept=s["dept"]["name"]), start_path="/",
+            plan=plan, checks=[name_check(best["name"], names)], difficulty=planned(plan),
+            rubric=["The best-rated entity of the section"],
+            wrong_answers=others([i["name"] for i in group], best["name"]) + others(names, best["name"], 1)))
+        best_made += 1
     for s in opened[4:4 + max(0, 12 - len(site.tasks))]:  # ties left fewer answer tasks: more to open
         open_task(s)

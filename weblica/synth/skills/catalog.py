@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from weblica.synth.checks import answer_count, answer_infeasible, answer_text, url_is
+from weblica.synth.intents import catalog as asks
+from weblica.synth.intents import composed as chains
+from weblica.synth.intents import is_are, is_noun, say
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, matches, name_check, open_item,
                                          others, price_check, shown_money, skill, unique_extreme)
@@ -9,13 +13,14 @@ from weblica.synth.skills.common import (catalog_shell, count_confusers, distinc
 RUBRIC_READ = ["The final answer states the value shown on the site", "No data was invented"]
 
 
-def _price_task(site: SiteBuilder, item: dict, via: str, difficulty: str) -> TaskDraft:
+def _price_task(site: SiteBuilder, item: dict, via: str) -> TaskDraft:
     items = site.data["items"]
     prices = [i["price"] for i in items if i is not item]
+    plan = open_item(item, via) + [{"op": "done", "answer": site.money(item["price"])}]
     return TaskDraft(
-        instruction=f"What is the price of the {item['name']}? Answer with the price.",
-        start_path="/", plan=open_item(item, via) + [{"op": "done", "answer": site.money(item["price"])}],
-        checks=[price_check(site, item["price"], prices)], difficulty=difficulty, rubric=RUBRIC_READ,
+        **say(site, asks.ASK_PRICE, item=item["name"]),
+        start_path="/", plan=plan,
+        checks=[price_check(site, item["price"], prices)], difficulty=planned(plan), rubric=RUBRIC_READ,
         wrong_answers=shown_money(site, distinct(prices, item["price"])) + ["I don't know"])
 
 
@@ -24,14 +29,17 @@ def search(site: SiteBuilder) -> None:
     items = catalog_shell(site, 30, list_page=False)
     rng = site.rng
     picks = rng.sample(items, 10)
-    for item in picks[:4]:
+    for index, item in enumerate(picks[:4]):
+        # one guided variant per site says to use the search; the others only ask for the page
+        which = asks.SEARCH_OPEN_GUIDED if index == 0 else asks.OPEN_ITEM
+        plan = open_item(item, "search")
         site.task(TaskDraft(
-            instruction=f"Use the search box to find the {item['name']} and open its page.",
-            start_path="/", plan=open_item(item, "search"), checks=[url_is(site.url(f"/item/{item['slug']}"))],
-            difficulty="easy", rubric=["The page of the requested item is open"],
+            **say(site, which, item=item["name"]),
+            start_path="/", plan=plan, checks=[url_is(site.url(f"/item/{item['slug']}"))],
+            difficulty=planned(plan), rubric=["The page of the requested item is open"],
             wrong_urls=[f"/item/{i['slug']}" for i in others(items, item)] + ["/search?q=" + item["name"].split()[0]]))
     for item in picks[4:7]:
-        site.task(_price_task(site, item, "search", "medium"))
+        site.task(_price_task(site, item, "search"))
     kinds = sorted({i["kind"] for i in items})
     counts = {kind: sum(matches(i, kind) for i in items) for kind in kinds}
     made = 0
@@ -41,11 +49,11 @@ def search(site: SiteBuilder) -> None:
         confusers = count_confusers(count, [n for k, n in counts.items() if k != kind] + [len(items)])
         if confusers is None:
             continue
+        plan = [{"op": "fill", "sel": "#search-input", "text": kind, "enter": True},
+                {"op": "reach", "sel": "[data-search-summary]"}, {"op": "done", "answer": str(count)}]
         site.task(TaskDraft(
-            instruction=f"How many results does a search for \"{kind}\" return?",
-            start_path="/", plan=[{"op": "fill", "sel": "#search-input", "text": kind, "enter": True},
-                                  {"op": "reach", "sel": "[data-search-summary]"}, {"op": "done", "answer": str(count)}],
-            checks=[answer_count(count, confusers, unit="results")], difficulty="medium",
+            **say(site, asks.SEARCH_COUNT, query=kind),
+            start_path="/", plan=plan, checks=[answer_count(count, confusers, unit="results")], difficulty=planned(plan),
             rubric=["The answer is the number of results"], wrong_answers=[str(c) for c in confusers[:3]] + ["many"]))
         made += 1
         if made == 2:
@@ -57,16 +65,52 @@ def search(site: SiteBuilder) -> None:
         if len(group) < 2 or ratings[0] == ratings[1]:
             continue
         best = max(group, key=lambda i: i["rating"])
+        plan = [{"op": "fill", "sel": "#search-input", "text": maker["name"], "enter": True},
+                {"op": "click", "sel": f"[data-search-results] [data-link=item-{best['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Search for \"{maker['name']}\" and open the result with the highest rating.",
-            start_path="/", plan=[{"op": "fill", "sel": "#search-input", "text": maker["name"], "enter": True},
-                                  {"op": "click", "sel": f"[data-search-results] [data-link=item-{best['id']}]"}],
-            checks=[url_is(site.url(f"/item/{best['slug']}"))], difficulty="hard",
+            **say(site, asks.SEARCH_BEST_RESULT, query=maker["name"]),
+            start_path="/", plan=plan, checks=[url_is(site.url(f"/item/{best['slug']}"))], difficulty=planned(plan),
             rubric=["The open page is the best-rated result of the search"],
             wrong_urls=[f"/item/{i['slug']}" for i in group if i is not best][:3]))
         hard += 1
         if hard == 3:
             break
+    _search_and_compare(site, items)
+
+
+def _search_and_compare(site: SiteBuilder, items: list[dict]) -> None:
+    """Composed (search, compare the results, then open one or read it): the cheapest entity of a
+    type, opened; the best-rated one's price, read. Only where a search for the type finds exactly the
+    entities of that type (no name or offerer that also matches), two or more, with no tie."""
+    kinds = sorted({i["kind"] for i in items})
+    prices = [i["price"] for i in items]
+    opened = read = 0
+    for kind in site.rng.sample(kinds, len(kinds)):
+        group = [i for i in items if matches(i, kind)]
+        if len(group) < 2 or any(i["kind"] != kind for i in group):
+            continue
+        search = [{"op": "fill", "sel": "#search-input", "text": kind, "enter": True}]
+        low = unique_extreme(group, "price")
+        if low is not None and opened < 2:
+            plan = search + [{"op": "click", "sel": f"[data-search-results] [data-link=item-{low['id']}]"}]
+            site.task(TaskDraft(
+                **say(site, chains.OPEN_CHEAPEST_MATCH, kind=kind), start_path="/", plan=plan,
+                checks=[url_is(site.url(f"/item/{low['slug']}"))], difficulty=planned(plan),
+                rubric=["The page of the cheapest match is open"],
+                wrong_urls=[f"/item/{i['slug']}" for i in group if i is not low][:3] + ["/search?q=" + kind]))
+            opened += 1
+        best = unique_extreme(group, "rating", highest=True)
+        if best is not None and read < 1:
+            plan = search + [{"op": "reach", "sel": f"[data-search-results] [data-link=item-{best['id']}]"},
+                             {"op": "done", "answer": site.money(best["price"])}]
+            site.task(TaskDraft(
+                **say(site, chains.PRICE_OF_BEST_RATED_MATCH, kind=kind), start_path="/", plan=plan,
+                checks=[price_check(site, best["price"], prices)], difficulty=planned(plan),
+                rubric=["The price of the best-rated match"],
+                wrong_answers=shown_money(site, distinct([i["price"] for i in group], best["price"]))))
+            read += 1
+        if opened == 2 and read == 1:
+            return
 
 
 def _table_page(site: SiteBuilder, items: list[dict]) -> None:
@@ -83,30 +127,30 @@ def table_reasoning(site: SiteBuilder) -> None:
     to_table = [{"op": "click", "sel": "a[href='/table']"}]
     names = [i["name"] for i in items]
 
-    def add(instruction: str, answer: str, check, wrong: list[str], difficulty: str, reach: str | None = None) -> None:
+    def add(asked: dict, answer: str, check, wrong: list[str], reach: str | None = None) -> None:
         plan = list(to_table) + ([{"op": "reach", "sel": reach}] if reach else []) + [{"op": "done", "answer": answer}]
-        site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, checks=[check], difficulty=difficulty,
+        site.task(TaskDraft(**asked, start_path="/", plan=plan, checks=[check], difficulty=planned(plan),
                             rubric=["The answer is computed from the table's values"], wrong_answers=wrong))
 
     prices = [i["price"] for i in items]
-    for label, best in ((f"Which {site.item_noun} is the cheapest overall?", unique_extreme(items, "price")),
-                        (f"Which {site.item_noun} is the most expensive?", unique_extreme(items, "price", True))):
+    for which, best in ((asks.CHEAPEST_OVERALL, unique_extreme(items, "price")),
+                        (asks.PRICIEST_OVERALL, unique_extreme(items, "price", True))):
         if best is not None:
-            add(label, best["name"], name_check(best["name"], names), others(names, best["name"]), "easy")
+            add(say(site, which), best["name"], name_check(best["name"], names), others(names, best["name"]))
     kinds = sorted({i["kind"] for i in items})
     kind_counts = {k: sum(i["kind"] == k for i in items) for k in kinds}
     for kind in rng.sample(kinds, min(3, len(kinds))):
         group = [i for i in items if i["kind"] == kind]
         confusers = count_confusers(len(group), [n for k, n in kind_counts.items() if k != kind] + [len(items)])
         if confusers is not None:
-            add(f"How many {site.items_noun} of type {kind} are listed?", str(len(group)),
-                answer_count(len(group), confusers, unit=site.items_noun), [str(c) for c in confusers[:3]], "medium",
-                reach=f"[data-row]:nth-last-child(1)")
+            add(say(site, asks.COUNT_KIND_LISTED, kind=kind), str(len(group)),
+                answer_count(len(group), confusers, unit=site.items_noun), [str(c) for c in confusers[:3]],
+                reach="[data-row]:nth-last-child(1)")
         for highest, word in ((False, "cheapest"), (True, "most expensive")):
             pick = unique_extreme(group, "price", highest) if len(group) >= 2 else None
             if pick is not None and (not highest or len(site.tasks) < 8):  # the most expensive tops up
-                add(f"Which {kind} is the {word}?", pick["name"], name_check(pick["name"], names),
-                    others([i["name"] for i in group], pick["name"]) + others(names, pick["name"], 1), "medium")
+                add(say(site, asks.EXTREME_OF_KIND, kind=kind, extreme=word), pick["name"], name_check(pick["name"], names),
+                    others([i["name"] for i in group], pick["name"]) + others(names, pick["name"], 1))
     ratings = sorted(i["rating"] for i in items)
     threshold = ratings[len(items) // 2]
     n_good = sum(r >= threshold for r in ratings)
@@ -115,30 +159,30 @@ def table_reasoning(site: SiteBuilder) -> None:
     confusers = count_confusers(n_good, [sum(r > threshold for r in ratings), len(items)]
                                 + [sum(r >= t for r in ratings) for t in near])
     if confusers is not None:
-        add(f"How many {site.items_noun} have a rating of {threshold:.1f} or higher?", str(n_good),
-            answer_count(n_good, confusers, unit=site.items_noun), [str(c) for c in confusers[:3]], "hard",
+        add(say(site, asks.COUNT_RATED_AT_LEAST, t=f"{threshold:.1f}"), str(n_good),
+            answer_count(n_good, confusers, unit=site.items_noun), [str(c) for c in confusers[:3]],
             reach="[data-row]:nth-last-child(1)")
     a, b = rng.sample(items, 2)
     diff = round(abs(a["price"] - b["price"]), dec)
     total = round(a["price"] + b["price"], dec)
     pair = [total, diff, a["price"], b["price"]]
     if len(set(pair)) == len(pair):  # a sum, a difference and the two prices: four different numbers
-        add(f"What is the price difference between the {a['name']} and the {b['name']}?", site.money(diff),
-            price_check(site, diff, pair + prices), shown_money(site, distinct(pair, diff)), "hard")
-        add(f"What do the {a['name']} and the {b['name']} cost together?", site.money(total),
-            price_check(site, total, pair + prices), shown_money(site, distinct(pair, total)), "medium")
+        add(say(site, asks.PRICE_DIFFERENCE, a=a["name"], b=b["name"]), site.money(diff),
+            price_check(site, diff, pair + prices), shown_money(site, distinct(pair, diff)))
+        add(say(site, asks.PRICE_TOGETHER, a=a["name"], b=b["name"]), site.money(total),
+            price_check(site, total, pair + prices), shown_money(site, distinct(pair, total)))
     best_attr = unique_extreme(items, "attr", highest=True)
     if best_attr is not None:
-        add(f"Which {site.item_noun} has the highest {attr['name'].lower()}?", best_attr["name"],
-            name_check(best_attr["name"], names), others(names, best_attr["name"]), "medium")
+        add(say(site, asks.HIGHEST_ATTR, attr=attr["name"].lower()), best_attr["name"],
+            name_check(best_attr["name"], names), others(names, best_attr["name"]))
     makers = sorted({i["maker"] for i in items})
     maker_counts = {m: sum(i["maker"] == m for i in items) for m in makers}
     for maker in rng.sample(makers, len(makers)):
         n = maker_counts[maker]
         confusers = count_confusers(n, [c for m, c in maker_counts.items() if m != maker] + [len(items)])
         if confusers is not None:
-            add(f"How many {site.items_noun} from {maker} are in the table?", str(n),
-                answer_count(n, confusers, unit=site.items_noun), [str(c) for c in confusers[:3]], "medium")
+            add(say(site, asks.COUNT_OF_MAKER, maker=maker), str(n),
+                answer_count(n, confusers, unit=site.items_noun), [str(c) for c in confusers[:3]])
             break
 
 
@@ -157,19 +201,19 @@ def multi_page(site: SiteBuilder) -> None:
     picked = [i for i in rng.sample(items, len(items)) if own(cities, makers[i["maker"]]["city"])][:5]
     for item in picked:
         maker = makers[item["maker"]]
+        plan = open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": maker["city"]}]
         site.task(TaskDraft(
-            instruction=f"In which city is the maker of the {item['name']} based?", start_path="/",
-            plan=open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": maker["city"]}],
-            checks=[answer_text(maker["city"], distinct(cities, maker["city"]))], difficulty="medium",
+            **say(site, asks.MAKER_CITY, item=item["name"]), start_path="/", plan=plan,
+            checks=[answer_text(maker["city"], distinct(cities, maker["city"]))], difficulty=planned(plan),
             rubric=["The city comes from the maker's page"], wrong_answers=others(cities, maker["city"])))
     picked = [i for i in rng.sample(items, len(items)) if own(years, makers[i["maker"]]["founded"])][:4]
     for item in picked:
         maker = makers[item["maker"]]
         year = maker["founded"]
+        plan = open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(year)}]
         site.task(TaskDraft(
-            instruction=f"In which year was the company that makes the {item['name']} founded?", start_path="/",
-            plan=open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(year)}],
-            checks=[answer_count(year, distinct(years + [year - 1, year + 1], year))], difficulty="medium",
+            **say(site, asks.MAKER_FOUNDED, item=item["name"]), start_path="/", plan=plan,
+            checks=[answer_count(year, distinct(years + [year - 1, year + 1], year))], difficulty=planned(plan),
             rubric=["The year comes from the maker's page"], wrong_answers=[str(year + 1), str(item["attr"])]))
     made = 0
     for _ in range(6):
@@ -177,10 +221,10 @@ def multi_page(site: SiteBuilder) -> None:
         if a["price"] == b["price"]:  # a tie has no cheaper one
             continue
         cheaper = a if a["price"] < b["price"] else b
+        plan = open_item(a) + open_item(b) + [{"op": "done", "answer": cheaper["name"]}]
         site.task(TaskDraft(
-            instruction=f"Which is cheaper: the {a['name']} or the {b['name']}? Answer with its name.", start_path="/",
-            plan=open_item(a) + open_item(b) + [{"op": "done", "answer": cheaper["name"]}],
-            checks=[name_check(cheaper["name"], names)], difficulty="hard", rubric=["Both prices were looked up"],
+            **say(site, asks.CHEAPER_OF_TWO, a=a["name"], b=b["name"]), start_path="/", plan=plan,
+            checks=[name_check(cheaper["name"], names)], difficulty=planned(plan), rubric=["Both prices were looked up"],
             wrong_answers=[(b if cheaper is a else a)["name"]]))
         made += 1
         if made == 3:
@@ -193,15 +237,40 @@ def multi_page(site: SiteBuilder) -> None:
         confusers = count_confusers(n, [c for m, c in offered.items() if m != maker["name"]] + [len(items)])
         if confusers is None:
             continue
+        plan = open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(n)}]
         site.task(TaskDraft(
-            instruction=f"How many {site.items_noun} does the maker of the {item['name']} offer on this site?",
-            start_path="/", plan=open_item(item) + [{"op": "click", "sel": "[data-link=maker]"},
-                                                    {"op": "done", "answer": str(n)}],
-            checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty="hard",
+            **say(site, asks.MAKER_RANGE, item=item["name"]), start_path="/", plan=plan,
+            checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty=planned(plan),
             rubric=["The count comes from the maker's page"], wrong_answers=[str(c) for c in confusers[:3]]))
         made += 1
         if made == 2:
             break
+    _maker_city_of_cheapest(site, items)
+
+
+def _maker_city_of_cheapest(site: SiteBuilder, items: list[dict], k: int = 2) -> None:
+    """Composed (compare in the full listing, open the winner, follow it to its offerer's page, read):
+    the city of the offerer of a type's cheapest entity. Only for an untied cheapest whose offerer is
+    the only one in its city (another offerer's page must not give the same answer)."""
+    makers = {m["name"]: m for m in site.data["makers"]}
+    cities = [m["city"] for m in makers.values()]
+    kinds = sorted({i["kind"] for i in items})
+    made = 0
+    for kind in site.rng.sample(kinds, len(kinds)):
+        group = [i for i in items if i["kind"] == kind]
+        low = unique_extreme(group, "price") if len(group) >= 2 else None
+        if low is None or cities.count(makers[low["maker"]]["city"]) != 1:
+            continue
+        city = makers[low["maker"]]["city"]
+        plan = open_item(low) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": city}]
+        site.task(TaskDraft(
+            **say(site, chains.MAKER_CITY_OF_CHEAPEST, kind=kind), start_path="/", plan=plan,
+            checks=[answer_text(city, distinct(cities, city))], difficulty=planned(plan),
+            rubric=["The city comes from the page of the cheapest entity's offerer"],
+            wrong_answers=others(cities, city)))
+        made += 1
+        if made == k:
+            return
 
 
 @skill("hidden-content")
@@ -226,16 +295,52 @@ def hidden_content(site: SiteBuilder) -> None:
                   "modal": [{"op": "click", "sel": "[data-open-modal]"}],
                   "tooltip": [{"op": "hover", "sel": f"[data-tip=t{index}]"}]}[mode]
         wrong = [str(v) for v in site.cat["facts"][label] if str(v) != str(value)]
-        # featured items are one click from home; a modal or a tooltip is harder to find than a tab
+        # featured items are one click from home
         on_home = item["id"] in home
         reach = [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}] if on_home else open_item(item)
-        level = (0 if on_home else 1) + (1 if mode in ("modal", "tooltip") else 0)
+        plan = reach + reveal + [{"op": "done", "answer": str(value)}]
+        asked = (say(site, asks.HIDDEN_FACT, fact=label.lower(), be=is_are(label), item=item["name"]) if is_noun(label)
+                 else say(site, asks.HIDDEN_FIELD, label=label, item=item["name"]))
         site.task(TaskDraft(
-            instruction=f"What is the {label.lower()} of the {item['name']}?", start_path="/",
-            plan=reach + reveal + [{"op": "done", "answer": str(value)}],
-            checks=[answer_text(str(value), wrong + shown)], difficulty=["easy", "medium", "hard"][level],
+            **asked, start_path="/",
+            plan=plan, checks=[answer_text(str(value), wrong + shown)], difficulty=planned(plan),
             rubric=[f"The {label.lower()} is read from the item's details"], wrong_answers=wrong[:3]))
         made += 1
+    _fact_of_cheapest(site, items, mode)
+
+
+def _fact_of_cheapest(site: SiteBuilder, items: list[dict], mode: str) -> None:
+    """Composed (compare in the full listing, open the winner, reveal a hidden fact, read it): a fact
+    of a type's cheapest entity. Only for an untied cheapest whose fact no other panel of it repeats."""
+    labels = list(site.cat["facts"])
+    kinds = sorted({i["kind"] for i in items})
+    made = 0
+    for kind in site.rng.sample(kinds, len(kinds)):
+        group = [i for i in items if i["kind"] == kind]
+        low = unique_extreme(group, "price") if len(group) >= 2 else None
+        if low is None:
+            continue
+        label = site.rng.choice(labels)
+        index = labels.index(label) + 1
+        value = low["facts"][label]
+        shown = [str(v) for k, v in low["facts"].items() if k != label]
+        if str(value) in shown:
+            continue
+        reveal = {"tabs": {"op": "click", "sel": f"[data-tab=t{index}]"},
+                  "accordion": {"op": "click", "sel": f"[data-acc=t{index}] summary"},
+                  "modal": {"op": "click", "sel": "[data-open-modal]"},
+                  "tooltip": {"op": "hover", "sel": f"[data-tip=t{index}]"}}[mode]
+        wrong = [str(v) for v in site.cat["facts"][label] if str(v) != str(value)]
+        plan = open_item(low) + [reveal, {"op": "done", "answer": str(value)}]
+        asked = (say(site, chains.FACT_OF_CHEAPEST, fact=label.lower(), be=is_are(label), kind=kind) if is_noun(label)
+                 else say(site, chains.FIELD_OF_CHEAPEST, label=label, kind=kind))
+        site.task(TaskDraft(
+            **asked, start_path="/",
+            plan=plan, checks=[answer_text(str(value), wrong + shown)], difficulty=planned(plan),
+            rubric=[f"The {label.lower()} of the cheapest entity of the type"], wrong_answers=wrong[:3]))
+        made += 1
+        if made == 2:
+            return
 
 
 @skill("infeasible")
@@ -250,24 +355,25 @@ def infeasible(site: SiteBuilder) -> None:
     missing_kind = {"electronics": "Refrigerator", "fashion": "Wedding gown"}.get(site.spec.category, "Gift card")
     refuse = "This cannot be done: the site does not have it."
     wrong = ["Yes", "Done", site.money(items[0]["price"]), items[0]["name"]]
-    for name in rng.sample(absent, 4):
+    for name in rng.sample(absent, 4):  # asked exactly as a feasible price question is (the same intent)
+        plan = [{"op": "fill", "sel": "#search-input", "text": name, "enter": True}, {"op": "done", "answer": refuse}]
         site.task(TaskDraft(
-            instruction=f"What is the price of the {name}?", start_path="/",
-            plan=[{"op": "fill", "sel": "#search-input", "text": name, "enter": True}, {"op": "done", "answer": refuse}],
-            checks=[answer_infeasible()], difficulty="medium", rubric=["The agent reports that the item does not exist"],
+            **say(site, asks.ASK_PRICE, item=name), start_path="/", plan=plan,
+            checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent reports that the item does not exist"],
             wrong_answers=wrong))
+    plan = [{"op": "fill", "sel": "#search-input", "text": missing_kind, "enter": True}, {"op": "done", "answer": refuse}]
     site.task(TaskDraft(
-        instruction=f"Open the page of the cheapest {missing_kind.lower()} on the site.",
-        start_path="/", plan=[{"op": "fill", "sel": "#search-input", "text": missing_kind, "enter": True},
-                              {"op": "done", "answer": refuse}],
-        checks=[answer_infeasible()], difficulty="medium", rubric=["The agent reports the missing type"], wrong_answers=wrong))
+        **say(site, asks.OPEN_CHEAPEST_MISSING, kind=missing_kind.lower()), start_path="/", plan=plan,
+        checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent reports the missing type"],
+        wrong_answers=wrong))
     for item in rng.sample(items, 3):
+        plan = open_item(item, "search") + [{"op": "done", "answer": refuse}]
         site.task(TaskDraft(
-            instruction=f"What is the carbon footprint stated for the {item['name']}?",
-            start_path="/", plan=open_item(item, "search") + [{"op": "done", "answer": refuse}],
-            checks=[answer_infeasible()], difficulty="hard", rubric=["The agent does not invent a value"],
+            **say(site, asks.CARBON_FOOTPRINT, item=item["name"]), start_path="/", plan=plan,
+            checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent does not invent a value"],
             wrong_answers=wrong + ["12 kg CO2"]))
     for item in rng.sample(items, 4):  # feasible controls: the answer is not always "impossible"
-        draft = _price_task(site, item, "search", "easy")
+        draft = _price_task(site, item, "search")
         draft.wrong_answers.append(refuse)
         site.task(draft)
+    _maker_city_of_cheapest(site, items, k=1)  # a feasible chain among the refusals

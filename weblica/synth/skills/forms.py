@@ -5,6 +5,9 @@ import datetime as dt
 
 from weblica.synth.checks import state_count, state_is
 from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
+from weblica.synth.intents import forms as asks
+from weblica.synth.intents import listing, phrasing_rng, say
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import catalog_shell, skill
 
@@ -56,24 +59,24 @@ def forms(site: SiteBuilder) -> None:
         item = rng.choice(site.data["items"])
         values: dict[str, object] = {"name": person["name"], "email": person["email"],
                                      "message": f"Please send me details about the {item['name']}."}
-        level = ["easy", "medium", "hard"][index % 3]
-        if level in ("medium", "hard"):
+        fields_named = index % 3  # how many of the optional fields a task names: none, two, all four
+        if fields_named >= 1:
             values["topic"] = rng.choice(topics)
             values["contact"] = rng.choice(["Email", "Phone"])
-        if level == "hard":
+        if fields_named == 2:
             values["phone"] = person["phone"]
             values["newsletter"] = True
-        parts = [f"name \"{values['name']}\"", f"email \"{values['email']}\""]
+        parts = [f"the name \"{values['name']}\"", f"the email \"{values['email']}\""]
         if "phone" in values:
-            parts.append(f"phone \"{values['phone']}\"")
+            parts.append(f"the phone number \"{values['phone']}\"")
         if "topic" in values:
-            parts.append(f"topic \"{values['topic']}\"")
+            parts.append(f"the topic \"{values['topic']}\"")
         if "contact" in values:
-            parts.append(f"preferred contact {values['contact']}")
+            parts.append(f"{values['contact'].lower()} as the preferred contact")
         if values.get("newsletter"):
-            parts.append("and sign up for the newsletter")
-        instruction = (f"Send the contact form with {', '.join(parts)}. The message must be: "
-                       f"\"{values['message']}\"")
+            parts.append("a newsletter sign-up")
+        phrasing_rng(site).shuffle(parts)  # people name the fields in any order
+        asked = say(site, asks.CONTACT_FORM, fields=listing(parts), message=values["message"])
         plan = [{"op": "click", "sel": "a[href='/contact']"}]
         plan += [_fill(by_name[name], values[name]) for name in
                  ("name", "email", "phone", "topic", "contact", "newsletter", "message") if name in values]
@@ -82,7 +85,7 @@ def forms(site: SiteBuilder) -> None:
         left = {name: False if by_name[name]["type"] == "checkbox" else "" for name in by_name if name not in values}
         checks = [state_count("submissions", 1)] + [state_is(f"submissions.0.{k}", v)
                                                     for k, v in {**values, **left}.items()]
-        site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, checks=checks, difficulty=level,
+        site.task(TaskDraft(**asked, start_path="/", plan=plan, checks=checks, difficulty=planned(plan),
                             rubric=RUBRIC_FORM))
 
 
@@ -113,8 +116,8 @@ def date_picker(site: SiteBuilder) -> None:
                 {"op": fill, "sel": "#f-start", "value": s_iso}, {"op": fill, "sel": "#f-end", "value": e_iso},
                 {"op": "click", "sel": "#submit"}]
         site.task(TaskDraft(
-            instruction=f"Request a {site.item_noun} for {person['name']} from {_date_text(s_iso)} until {_date_text(e_iso)}.",
-            start_path="/", plan=plan, difficulty=["easy", "medium", "hard"][index % 3], rubric=RUBRIC_FORM,
+            **say(site, asks.REQUEST_DATES, person=person["name"], start=_date_text(s_iso), end=_date_text(e_iso)),
+            start_path="/", plan=plan, difficulty=planned(plan), rubric=RUBRIC_FORM,
             checks=[state_count("requests", 1), state_is("requests.0.name", person["name"]),
                     state_is("requests.0.start", s_iso), state_is("requests.0.end", e_iso)]))
     site.features.add("date-check")
@@ -134,11 +137,10 @@ def numeric_widgets(site: SiteBuilder) -> None:
                form_id="prefs-form", intro=f"Tell us what you are looking for in a {site.item_noun}.", submit="Save")
     site.initial_state = {"preferences": None}
     rng = site.rng
+    said = phrasing_rng(site)
     for index in range(12):
-        level = ["easy", "medium", "hard"][index % 3]
         wanted: dict[str, int] = {}
-        picks = {"easy": 1, "medium": 2, "hard": 3}[level]
-        for name in rng.sample(["budget", "nights", "quantity"], picks):
+        for name in rng.sample(["budget", "nights", "quantity"], index % 3 + 1):  # one, two or all three fields
             if name == "budget":
                 wanted[name] = lo + step * rng.choice([k for k in range(0, 41) if k != 20])
             elif name == "nights":
@@ -150,19 +152,20 @@ def numeric_widgets(site: SiteBuilder) -> None:
         for name, value in wanted.items():
             if name == "budget":
                 plan.append({"op": "range", "sel": "#f-budget", "value": value})
-                words.append(f"the maximum budget to {site.money(value)}")
+                words.append(said.choice(["the maximum budget to {}", "my budget to {}", "the budget limit to {}"])
+                             .format(site.money(value)))
             elif name == "nights":
                 plan.append({"op": "fill", "sel": "#f-nights", "text": str(value)})
-                words.append(f"the duration to {value} days")
+                words.append(said.choice(["the duration to {} days", "the length to {} days"]).format(value))
             else:
                 plan += [{"op": "click", "sel": "#f-quantity [data-step-up]"}] * (value - 1)
-                words.append(f"the quantity to {value}")
+                words.append(said.choice(["the quantity to {}", "the number of units to {}"]).format(value))
         plan.append({"op": "click", "sel": "#submit"})
         # the fields not named keep their defaults
         kept = {f["name"]: f["value"] for f in fields if f["name"] not in wanted}
         checks = [state_is(f"preferences.{k}", v, "numeric") for k, v in {**wanted, **kept}.items()]
-        site.task(TaskDraft(instruction="Set " + ", ".join(words) + ", then save your preferences.", start_path="/",
-                            plan=plan, checks=checks, difficulty=level, rubric=["The saved values match"]))
+        site.task(TaskDraft(**say(site, asks.SET_PREFERENCES, changes=listing(words)), start_path="/",
+                            plan=plan, checks=checks, difficulty=planned(plan), rubric=["The saved values match"]))
 
 
 @skill("autocomplete")
@@ -179,10 +182,10 @@ def autocomplete(site: SiteBuilder) -> None:
     rng = site.rng
     for index in range(12):
         item, place = rng.choice(names), rng.choice(places)
-        level = ["easy", "medium", "hard"][index % 3]
-        # harder tasks type a shorter fragment, so the right suggestion must be picked among many
-        cut = {"easy": len(item), "medium": 4, "hard": 2}[level]
-        frag_item = item[:cut] if level != "hard" else item.split()[1][:3]
+        level = index % 3
+        # some plans type a shorter fragment, so the right suggestion must be picked among many
+        cut = [len(item), 4, 2][level]
+        frag_item = item[:cut] if level != 2 else item.split()[1][:3]
         frag_place = place[:max(3, cut)]
         plan = [{"op": "click", "sel": "a[href='/reserve']"},
                 {"op": "fill", "sel": "#f-item", "text": frag_item},
@@ -191,7 +194,7 @@ def autocomplete(site: SiteBuilder) -> None:
                 {"op": "click", "sel": f"[data-ac=place] [data-value=\"{place}\"]"},
                 {"op": "click", "sel": "#submit"}]
         site.task(TaskDraft(
-            instruction=f"Reserve the {item} for pick-up at {place}.", start_path="/", plan=plan, difficulty=level,
+            **say(site, asks.RESERVE_AT, item=item, place=place), start_path="/", plan=plan, difficulty=planned(plan),
             checks=[state_count("reservations", 1), state_is("reservations.0.item", item),
                     state_is("reservations.0.place", place)], rubric=RUBRIC_FORM))
 
@@ -220,13 +223,14 @@ def account(site: SiteBuilder) -> None:
               languages=languages)
     for index in range(12):
         kind = ["login", "signup", "name", "prefs"][index % 4]
-        user = users[index % len(users)]
+        user = users[(index + index // 4) % len(users)]  # each repeat of a kind of task for another user
         login = [{"op": "click", "sel": "a[href='/login']"}, {"op": "fill", "sel": "#f-username", "text": user["username"]},
                  {"op": "fill", "sel": "#f-password", "text": user["password"]}, {"op": "click", "sel": "#submit"}]
         if kind == "login":
             site.task(TaskDraft(
-                instruction=f"Log in as {user['username']} (password: {user['password']}).", start_path="/", plan=login,
-                checks=[state_is("session.user", user["username"])], difficulty="easy", rubric=["The user is logged in"]))
+                **say(site, asks.LOG_IN, user=user["username"], password=user["password"]), start_path="/", plan=login,
+                checks=[state_is("session.user", user["username"])], difficulty=planned(login),
+                rubric=["The user is logged in"]))
         elif kind == "signup":
             person = people[4 + index]
             name = person["first"].lower() + person["last"][:3].lower() + str(rng.randint(100, 999))
@@ -235,16 +239,16 @@ def account(site: SiteBuilder) -> None:
                     {"op": "fill", "sel": "#f-email", "text": person["email"]},
                     {"op": "fill", "sel": "#f-password", "text": password}, {"op": "click", "sel": "#submit"}]
             site.task(TaskDraft(
-                instruction=f"Create an account with username {name}, email {person['email']} and password {password}.",
-                start_path="/", plan=plan, difficulty="medium", rubric=["A new account exists and is logged in"],
+                **say(site, asks.SIGN_UP, user=name, email=person["email"], password=password),
+                start_path="/", plan=plan, difficulty=planned(plan), rubric=["A new account exists and is logged in"],
                 checks=[state_count("users", len(users) + 1), state_is("users.-1.username", name),
                         state_is("users.-1.email", person["email"]), state_is("session.user", name)]))
         elif kind == "name":
             display = f"{people[index]['first']} {rng.choice(['the Great', 'K.', 'Jr.', 'from ' + rng.choice(CITIES)])}"
             plan = login + [{"op": "fill", "sel": "#f-display_name", "text": display}, {"op": "click", "sel": "#submit"}]
             site.task(TaskDraft(
-                instruction=f"Log in as {user['username']} (password: {user['password']}) and change the display name "
-                            f"to \"{display}\".", start_path="/", plan=plan, difficulty="hard",
+                **say(site, asks.LOG_IN_RENAME, user=user["username"], password=user["password"], display=display),
+                start_path="/", plan=plan, difficulty=planned(plan),
                 rubric=["Settings saved for the right user"],
                 checks=[state_is("settings.user", user["username"]), state_is("settings.display_name", display),
                         state_is("settings.newsletter", False), state_is("settings.language", "")]))
@@ -253,8 +257,8 @@ def account(site: SiteBuilder) -> None:
             plan = login + [{"op": "click", "sel": "#f-newsletter"}, {"op": "select", "sel": "#f-language", "value": language},
                             {"op": "click", "sel": "#submit"}]
             site.task(TaskDraft(
-                instruction=f"Log in as {user['username']} (password: {user['password']}), subscribe to the newsletter "
-                            f"and switch the language to {language}.", start_path="/", plan=plan, difficulty="hard",
+                **say(site, asks.LOG_IN_PREFERENCES, user=user["username"], password=user["password"], language=language),
+                start_path="/", plan=plan, difficulty=planned(plan),
                 rubric=["Settings saved for the right user"],
                 checks=[state_is("settings.user", user["username"]), state_is("settings.newsletter", True),
                         state_is("settings.language", language), state_is("settings.display_name", "")]))

@@ -7,6 +7,10 @@ from functools import partial
 from weblica.synth import images
 from weblica.synth.checks import answer_text, state_count, state_is
 from weblica.synth.data import CITIES, distance, make_offers, make_people, make_stores
+from weblica.synth.intents import composed as chains
+from weblica.synth.intents import say
+from weblica.synth.intents import stateful as asks
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, distinct, name_check, open_item, others, price_check,
                                          shown_money, skill, unique_extreme)
@@ -49,19 +53,20 @@ def checkout(site: SiteBuilder) -> None:
         qty = rng.randint(1, 4)
         plan = _add_to_cart(item, qty)
         site.task(TaskDraft(
-            instruction=f"Add {qty} × {item['name']} to the cart.", start_path="/", plan=plan,
-            checks=[state_is(f"cart.{item['id']}", qty, "numeric"), state_count("cart", 1)], difficulty="easy",
+            **say(site, asks.ADD_TO_CART, qty=qty, item=item["name"]), start_path="/", plan=plan,
+            checks=[state_is(f"cart.{item['id']}", qty, "numeric"), state_count("cart", 1)], difficulty=planned(plan),
             rubric=["The cart holds exactly the requested line"], maximal=plan + extras(item)))
     for _ in range(3):
         a, b = rng.sample(items, 2)
         plan = _add_to_cart(a, 1) + _add_to_cart(b, 2)
         site.task(TaskDraft(
-            instruction=f"Put one {a['name']} and two {b['name']} in the cart.", start_path="/",
-            plan=plan, difficulty="medium", rubric=["Both lines are in the cart"],
+            **say(site, asks.ADD_TWO_TO_CART, a=a["name"], b=b["name"]), start_path="/",
+            plan=plan, difficulty=planned(plan), rubric=["Both lines are in the cart"],
             checks=[state_is(f"cart.{a['id']}", 1, "numeric"), state_is(f"cart.{b['id']}", 2, "numeric"),
                     state_count("cart", 2)], maximal=plan + extras(a, b)))
-    for person in people[:5]:
-        item = rng.choice(items)
+    def order(entity: dict, person: dict, which, **slots: str) -> None:
+        """Add one of the item, check out to the person with a drawn shipping and payment: one order,
+        exactly that line, that address and those choices."""
         ship, pay = rng.choice(shipping), rng.choice(["Card", "Invoice", "PayPal"])
         to_checkout = [
             {"op": "click", "sel": "#cart-link"}, {"op": "click", "sel": "#to-checkout"},
@@ -69,16 +74,41 @@ def checkout(site: SiteBuilder) -> None:
             {"op": "fill", "sel": "#f-city", "text": person["city"]},
             {"op": "click", "sel": f"#shipping-{shipping.index(ship) + 1}"},
             {"op": "select", "sel": "#f-payment", "value": pay}, {"op": "click", "sel": "#submit"}]
-        plan = _add_to_cart(item, 1) + to_checkout
+        plan = _add_to_cart(entity, 1) + to_checkout
+        delivery = "pick-up" if ship == "Pick-up" else f"{ship.lower()} shipping"
         site.task(TaskDraft(
-            instruction=f"Buy the {item['name']} for {person['name']}, {person['street']}, {person['city']}, "
-                        f"with {ship.lower()} shipping, paying by {pay}.", start_path="/", plan=plan, difficulty="hard",
+            **say(site, which, name=person["name"], street=person["street"], city=person["city"], delivery=delivery,
+                  pay=pay, **slots), start_path="/", plan=plan, difficulty=planned(plan),
             rubric=["One order with the item, the address, shipping and payment"],
             checks=[state_count("orders", 1), state_count("orders.0.items", 1),
-                    state_is(f"orders.0.items.{item['id']}", 1, "numeric"),
+                    state_is(f"orders.0.items.{entity['id']}", 1, "numeric"),
                     state_is("orders.0.name", person["name"]), state_is("orders.0.city", person["city"]),
                     state_is("orders.0.shipping", ship), state_is("orders.0.payment", pay)],
-            maximal=extras(item) + plan))
+            maximal=extras(entity) + plan))
+
+    for person in people[:5]:
+        item = rng.choice(items)
+        order(item, person, asks.BUY_AND_SHIP, item=item["name"])
+    # composed: choose by comparing (the cheapest of a type, the best rated of an offerer), then act
+    kinds = sorted({i["kind"] for i in items})
+    for kind in rng.sample(kinds, len(kinds))[:2]:
+        low = unique_extreme([i for i in items if i["kind"] == kind], "price")
+        if low is None or sum(i["kind"] == kind for i in items) < 2:
+            continue
+        qty = rng.randint(2, 3)
+        plan = _add_to_cart(low, qty)
+        site.task(TaskDraft(
+            **say(site, chains.CHEAPEST_KIND_TO_CART, kind=kind, qty=qty), start_path="/", plan=plan,
+            checks=[state_is(f"cart.{low['id']}", qty, "numeric"), state_count("cart", 1)], difficulty=planned(plan),
+            rubric=["The cart holds exactly the cheapest entity of the type, in the quantity asked"],
+            maximal=plan + extras(low)))
+    makers = sorted({i["maker"] for i in items})
+    for maker in rng.sample(makers, len(makers)):
+        group = [i for i in items if i["maker"] == maker]
+        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 else None
+        if best is not None:
+            order(best, people[5], chains.BUY_BEST_RATED_OF_MAKER, maker=maker)
+            break
 
 
 @skill("crud")
@@ -106,13 +136,13 @@ def crud(site: SiteBuilder) -> None:
     for record in rng.sample(records, 3):
         plan = go + [{"op": "click", "sel": f"[data-delete={record['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Delete the to-do \"{record['title']}\".", start_path="/", difficulty="easy", plan=plan,
+            **say(site, asks.DELETE_TODO, title=record["title"]), start_path="/", difficulty=planned(plan), plan=plan,
             checks=[state_is("records_ids", [i for i in ids if i != record["id"]], "set")] + untouched(record["id"]),
             rubric=["Only that entry is gone"], maximal=plan + toggle_others(record["id"])))
     for record in rng.sample(records, 3):
         plan = go + [{"op": "click", "sel": f"[data-toggle={record['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Mark the to-do \"{record['title']}\" as done.", start_path="/", difficulty="easy", plan=plan,
+            **say(site, asks.COMPLETE_TODO, title=record["title"]), start_path="/", difficulty=planned(plan), plan=plan,
             checks=[state_is(f"records_by_id.{record['id']}.done", True), state_count("records", len(records))]
             + untouched(record["id"]), rubric=["The entry is marked done"], maximal=plan + toggle_others(record["id"])))
     for record in rng.sample(records, 3):
@@ -121,17 +151,17 @@ def crud(site: SiteBuilder) -> None:
                      {"op": "fill", "sel": f"[data-record={record['id']}] [data-edit-input]", "text": new},
                      {"op": "click", "sel": f"[data-save={record['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Rename the to-do \"{record['title']}\" to \"{new}\".", start_path="/", difficulty="medium",
+            **say(site, asks.RENAME_TODO, old=record["title"], new=new), start_path="/", difficulty=planned(plan),
             plan=plan, checks=[state_is(f"records_by_id.{record['id']}.title", new), state_count("records", len(records))]
             + untouched(), rubric=["The entry has the new title"], maximal=plan + toggle_others()))
     for _ in range(3):
         title = f"Call {rng.choice(people)['name']} about the {rng.choice(items)['name']}"
         done_one = rng.choice(records)
+        plan = go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
+                     {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}]
         site.task(TaskDraft(
-            instruction=f"Add a to-do \"{title}\" and mark \"{done_one['title']}\" as done.", start_path="/",
-            difficulty="hard",
-            plan=go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
-                       {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}],
+            **say(site, asks.ADD_AND_COMPLETE_TODO, title=title, done=done_one["title"]), start_path="/",
+            difficulty=planned(plan), plan=plan,
             checks=[state_count("records", len(records) + 1), state_is("records.-1.title", title),
                     state_is("records.-1.done", False), state_is(f"records_by_id.{done_one['id']}.done", True)]
             + untouched(done_one["id"]), rubric=["Both changes are saved"],
@@ -156,14 +186,14 @@ def booking(site: SiteBuilder) -> None:
     go = [{"op": "click", "sel": "a[href='/book']"}]
     bookable = [o for o in offers if o["seats"] > 0]
 
-    def book(offer: dict | None, instruction: str, difficulty: str) -> None:
+    def book(offer: dict | None, asked: dict) -> None:
         if offer is None:  # a tie: no single slot meets the constraints
             return
         plan = go + [{"op": "click", "sel": f"[data-book={offer['id']}]"}]
         more = [step for other in [o for o in bookable if o is not offer][:MAXIMAL_EXTRAS]
                 for step in [{"op": "goto", "url": site.url("/book")}, {"op": "click", "sel": f"[data-book={other['id']}]"}]]
         site.task(TaskDraft(
-            instruction=instruction, start_path="/", difficulty=difficulty, plan=plan,
+            **asked, start_path="/", difficulty=planned(plan), plan=plan,
             checks=[state_count("bookings", 1), state_is("bookings.0.offer", offer["id"])],
             rubric=["Exactly one booking, of the slot meeting every constraint"], maximal=plan + more))
 
@@ -173,28 +203,26 @@ def booking(site: SiteBuilder) -> None:
         if len(group) < 2:
             continue
         label = site.date(day)
-        book(unique_extreme(group, "price"), f"Book the cheapest available slot on {label}.", "medium")
-        book(unique_extreme(group, "time"), f"Book the earliest available slot on {label}.", "easy")
+        book(unique_extreme(group, "price"), say(site, asks.BOOK_CHEAPEST_ON, day=label))
+        book(unique_extreme(group, "time"), say(site, asks.BOOK_EARLIEST_ON, day=label))
         noon = [o for o in group if o["time"] >= "12:00"]
         if noon:
-            book(unique_extreme(noon, "price"), f"Book the cheapest available slot on {label} starting at 12:00 or later.",
-                 "hard")
+            book(unique_extreme(noon, "price"), say(site, asks.BOOK_CHEAPEST_FROM, day=label, time="12:00"))
         made += 1
         if made == 3:
             break
     available = [o for o in offers if o["seats"] > 0]
     before = [o for o in available if o["time"] < "10:00"]
     if before:
-        book(unique_extreme(before, "price"), "Book the cheapest available slot of the week that starts before 10:00.",
-             "hard")
+        book(unique_extreme(before, "price"), say(site, asks.BOOK_CHEAPEST_BEFORE, time="10:00"))
     prices = [o["price"] for o in offers]
     for offer in rng.sample(available, 3):
         if sum((o["day"], o["time"]) == (offer["day"], offer["time"]) for o in offers) > 1:
             continue  # two slots at that time: the question names neither
+        plan = go + [{"op": "reach", "sel": f"[data-offer={offer['id']}]"}, {"op": "done", "answer": site.money(offer["price"])}]
         site.task(TaskDraft(
-            instruction=f"How much does the {offer['time']} slot on {site.date(offer['day'])} cost?", start_path="/",
-            plan=go + [{"op": "reach", "sel": f"[data-offer={offer['id']}]"}, {"op": "done", "answer": site.money(offer["price"])}],
-            checks=[price_check(site, offer["price"], prices)], difficulty="easy", rubric=["The price from the schedule"],
+            **say(site, asks.SLOT_PRICE, time=offer["time"], day=site.date(offer["day"])), start_path="/", plan=plan,
+            checks=[price_check(site, offer["price"], prices)], difficulty=planned(plan), rubric=["The price from the schedule"],
             wrong_answers=shown_money(site, distinct(prices, offer["price"]))))
 
 
@@ -223,14 +251,15 @@ def store_locator(site: SiteBuilder) -> None:
     ranked = sorted(stores, key=lambda s: s["distance"])
     if ranked[0]["distance"] != ranked[1]["distance"]:
         near = ranked[0]
+        plan = go + choose(near)
         site.task(TaskDraft(
-            instruction="Set the store closest to your location as your store.", start_path="/", difficulty="hard",
-            plan=go + choose(near), checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"],
+            **say(site, asks.SET_NEAREST_STORE), start_path="/", difficulty=planned(plan),
+            plan=plan, checks=[state_is("mystore.id", near["id"])], rubric=["The nearest store is chosen"],
             maximal=go + choose(near) + [step for o in ranked[1:1 + MAXIMAL_EXTRAS] for step in choose(o)]))
+        plan = go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "done", "answer": near["name"]}]
         site.task(TaskDraft(
-            instruction="Which store is closest to your location? Answer with its name.", start_path="/", difficulty="hard",
-            plan=go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "done", "answer": near["name"]}],
-            checks=[name_check(near["name"], names)], rubric=["The nearest store"],
+            **say(site, asks.NEAREST_STORE), start_path="/", difficulty=planned(plan),
+            plan=plan, checks=[name_check(near["name"], names)], rubric=["The nearest store"],
             wrong_answers=others(names, near["name"])))
     districts = [s["district"] for s in stores]
 
@@ -246,24 +275,31 @@ def store_locator(site: SiteBuilder) -> None:
         # "do everything": every other store chosen after it (the last choice is the one that stays)
         more = [step for other in [o for o in stores if o is not s][:MAXIMAL_EXTRAS] for step in choose(other)]
         site.task(TaskDraft(
-            instruction=f"Make the store in {s['district']} your store.", start_path="/", difficulty="medium",
+            **say(site, asks.SET_STORE_IN, district=s["district"]), start_path="/", difficulty=planned(plan),
             plan=plan, checks=[state_is("mystore.id", s["id"])], rubric=["The requested store is chosen"],
             maximal=plan + more))
     for s in rng.sample(stores, 3):
+        plan = go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["phone"]}]
         site.task(TaskDraft(
-            instruction=f"What is the phone number of the {s['name']} store?", start_path="/", difficulty="medium",
-            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["phone"]}],
+            **say(site, asks.STORE_PHONE, store=s["name"]), start_path="/", difficulty=planned(plan), plan=plan,
             checks=[answer_text(s["phone"], distinct([o["phone"] for o in stores] + card_facts(s), s["phone"]))],
             rubric=["The phone number from the store card"], wrong_answers=[o["phone"] for o in others(stores, s)]))
     closing = [o["closes"] for o in stores]
     for s in rng.sample(in_own_district, min(3, len(in_own_district))):
+        plan = go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["closes"]}]
         site.task(TaskDraft(
-            instruction=f"Until what time is the store in {s['district']} open?", start_path="/", difficulty="medium",
-            plan=go + [{"op": "click", "sel": f"[data-pin={s['id']}]"}, {"op": "done", "answer": s["closes"]}],
+            **say(site, asks.STORE_CLOSES, district=s["district"]), start_path="/", difficulty=planned(plan), plan=plan,
             checks=[answer_text(s["closes"], distinct(closing + ["18:00", "19:00", "20:00", "21:00", "22:00"]
                                                       + card_facts(s), s["closes"]))],
             rubric=["The closing time from the store card"],
             wrong_answers=[c for c in ["18:00", "19:00", "20:00", "21:00", "22:00"] if c != s["closes"]][:3]))
+    if ranked[0]["distance"] != ranked[1]["distance"]:  # composed: locate the nearest store, then read its card
+        near = ranked[0]
+        plan = go + [{"op": "click", "sel": f"[data-pin={near['id']}]"}, {"op": "done", "answer": near["phone"]}]
+        site.task(TaskDraft(
+            **say(site, chains.NEAREST_STORE_PHONE), start_path="/", difficulty=planned(plan), plan=plan,
+            checks=[answer_text(near["phone"], distinct([o["phone"] for o in stores] + card_facts(near), near["phone"]))],
+            rubric=["The phone number of the nearest store"], wrong_answers=[o["phone"] for o in others(stores, near)]))
 
 
 def _moves_to(order: list[str], target: list[str]) -> list[dict]:
@@ -293,7 +329,7 @@ def drag_reorder(site: SiteBuilder) -> None:
     go = [{"op": "click", "sel": "a[href='/wishlist']"}]
     by_id = {e["id"]: e for e in entries}
 
-    def task(target: list[str], instruction: str, difficulty: str, positions: list[int]) -> None:
+    def task(target: list[str], asked: dict, positions: list[int]) -> None:
         """The whole saved order is checked, not only the `positions` the instruction names: the other
         entries keep their relative order. The "do everything" negative also swaps two entries the
         instruction does not name (a check of `positions` alone would accept it)."""
@@ -307,28 +343,33 @@ def drag_reorder(site: SiteBuilder) -> None:
             swapped = list(target)
             swapped[free[-2]], swapped[free[-1]] = swapped[free[-1]], swapped[free[-2]]
             maximal = plan + _moves_to(target, swapped) + save
-        site.task(TaskDraft(instruction=instruction, start_path="/", plan=plan, difficulty=difficulty,
+        site.task(TaskDraft(**asked, start_path="/", plan=plan, difficulty=planned(plan),
                             checks=[state_count("order.ids", len(target))]
                             + [state_is(f"order.ids.{p}", target[p]) for p in range(len(target))],
                             rubric=["The saved order is as requested"], maximal=maximal))
 
     for e in rng.sample(entries[1:], 3):
         target = [e["id"]] + [i for i in order if i != e["id"]]
-        task(target, f"Move the {e['name']} to the top of your wishlist and save the order.", "easy", [0])
+        task(target, say(site, asks.MOVE_TO_TOP, item=e["name"]), [0])
     for e in rng.sample(entries[:-1], 3):
         target = [i for i in order if i != e["id"]] + [e["id"]]
-        task(target, f"Move the {e['name']} to the bottom of your wishlist and save.", "medium", [len(order) - 1])
+        task(target, say(site, asks.MOVE_TO_BOTTOM, item=e["name"]), [len(order) - 1])
     for _ in range(3):
         a, b = rng.sample(entries, 2)
         target = [i for i in order if i != a["id"]]
         target.insert(target.index(b["id"]), a["id"])
         if target == order:
             continue
-        task(target, f"Place the {a['name']} directly above the {b['name']} in your wishlist and save.", "medium",
-             [target.index(a["id"]), target.index(b["id"])])
+        task(target, say(site, asks.PLACE_ABOVE, a=a["name"], b=b["name"]), [target.index(a["id"]), target.index(b["id"])])
     by_price = sorted(order, key=lambda i: by_id[i]["price"])
-    task(by_price, "Sort your wishlist by price, cheapest first, and save.", "hard", list(range(len(order))))
+    every = list(range(len(order)))
+    price = site.labels["price"]
+    task(by_price, say(site, asks.SORT_WISHLIST, order=f"by {price}, lowest first"), every)
     by_price_desc = list(reversed(by_price))
-    task(by_price_desc, "Sort your wishlist by price, most expensive first, and save.", "hard", list(range(len(order))))
+    task(by_price_desc, say(site, asks.SORT_WISHLIST, order=f"by {price}, highest first"), every)
     by_name = sorted(order, key=lambda i: by_id[i]["name"])
-    task(by_name, "Sort your wishlist alphabetically by name and save.", "hard", list(range(len(order))))
+    task(by_name, say(site, asks.SORT_WISHLIST, order="alphabetically by name"), every)
+    cheapest = unique_extreme(entries, "price")
+    if cheapest is not None and cheapest["id"] != order[0]:  # composed: compare the prices, then reorder
+        target = [cheapest["id"]] + [i for i in order if i != cheapest["id"]]
+        task(target, say(site, chains.CHEAPEST_TO_TOP), [0])

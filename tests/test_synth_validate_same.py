@@ -1,0 +1,35 @@
+"""Cheaper validation decides exactly as before: on three fixed bundles (checkout, filter-sort, forms:
+state, URL and answer tasks, plus two deliberately weakened tasks whose checks accept negatives) the
+kept tasks, the negatives tried per kind and the negatives accepted are those the validation code
+recorded before it was made cheaper (tests/synth_fixtures/validation_expected.json), and so are the
+compiled oracles and the "do everything" runs kept for the adversarial policy, action for action.
+
+The bundles were written by the procedural generator of the "Synth v2 contracts" commit (seeds 7-9,
+a few tasks each, images shrunk to keep the fixture small) and are frozen here, so templates, data
+and instructions changing elsewhere do not move the expectation."""
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+from weblica.synth.validate import bundle_dirs, validate_bundles
+
+FIXTURES = Path(__file__).parent / "synth_fixtures"
+
+
+def test_validation_keeps_and_rejects_what_the_old_code_did(tmp_path):
+    bundles = tmp_path / "bundles"
+    shutil.copytree(FIXTURES / "validation", bundles)
+    expected = json.loads((FIXTURES / "validation_expected.json").read_text())
+    report, per_bundle = asyncio.run(validate_bundles(bundle_dirs(bundles), compile_plans=True, concurrency=4))
+    got = {task.id: {"valid": o.valid, "oracle_ok": o.oracle_ok, "tried": dict(sorted(o.negatives_tried.items())),
+                     "accepted": sorted([kind, what] for kind, what in o.negatives_accepted),
+                     "oracle": [a.to_dict() for a in o.oracle or []], "maximal": [a.to_dict() for a in o.maximal or []]}
+           for pairs in per_bundle.values() for task, o in pairs}
+    assert sorted(got) == sorted(expected)
+    for task_id, want in expected.items():
+        assert got[task_id] == want, task_id
+    # the weakened tasks are dropped, every other one is kept
+    assert sorted(t for t, o in got.items() if not o["valid"]) == sorted(t for t in got if t.endswith("-t99"))

@@ -1,0 +1,182 @@
+"""Intents of the skills that change state: cart and checkout, a to-do list, booking slots, choosing a
+store, reordering a wishlist. Slots: {qty} a quantity, {item} / {a} / {b} entity names, {name},
+{street}, {city}, {delivery} ("express shipping", "pick-up"), {pay}, {title} / {old} / {new} / {done}
+to-do titles, {day} a date, {time} a time of day, {district}, {store}, {order} a sort order in
+words, and the genre words."""
+from weblica.synth.intents import intent
+
+ADD_TO_CART = intent(
+    "add-to-cart",
+    "Add {qty} × {item} to the cart.",
+    "Put {qty} of the {item} in my cart.",
+    "Add the {item} to my cart, quantity {qty}.",
+    "Please get {qty} × {item} into the cart.",
+    "Could you add {qty} of the {item} to my cart?",
+    "I'd like {qty} × {item} in my cart.",
+)
+ADD_TWO_TO_CART = intent(
+    "add-two-to-cart",
+    "Put one {a} and two {b} in the cart.",
+    "Add one {a} and two {b} to my cart.",
+    "I need one {a} and two {b}. Put them in the cart.",
+    "Could you add a single {a} and two {b} to the cart?",
+    "Get two {b} and one {a} into my cart.",
+)
+BUY_AND_SHIP = intent(
+    "buy-and-ship",
+    "Buy the {item} for {name}, {street}, {city}, with {delivery}, paying by {pay}.",
+    "Order the {item} to {name}, {street}, {city}. Choose {delivery} and pay by {pay}.",
+    "I want to buy the {item}. Send it to {name}, {street}, {city} with {delivery}; I'll pay by {pay}.",
+    "Place an order for the {item}: {name}, {street}, {city}, {delivery}, paid by {pay}.",
+    "Please purchase the {item} for {name} at {street}, {city} ({delivery}, payment by {pay}).",
+)
+DELETE_TODO = intent(
+    "delete-todo",
+    "Delete the to-do \"{title}\".",
+    "Remove \"{title}\" from the to-do list.",
+    "Get rid of the to-do \"{title}\".",
+    "\"{title}\" is no longer needed. Delete it.",
+    "Please take \"{title}\" off the to-do list.",
+)
+COMPLETE_TODO = intent(
+    "complete-todo",
+    "Mark the to-do \"{title}\" as done.",
+    "\"{title}\" is finished. Tick it off.",
+    "Check off \"{title}\" on the to-do list.",
+    "Set \"{title}\" to done.",
+    "I've done \"{title}\". Mark it complete.",
+)
+RENAME_TODO = intent(
+    "rename-todo",
+    "Rename the to-do \"{old}\" to \"{new}\".",
+    "Change the title of \"{old}\" to \"{new}\".",
+    "Edit the to-do \"{old}\" so it reads \"{new}\".",
+    "\"{old}\" should be called \"{new}\" now. Update it.",
+    "Please retitle \"{old}\" as \"{new}\".",
+)
+ADD_AND_COMPLETE_TODO = intent(
+    "add-and-complete-todo",
+    "Add a to-do \"{title}\" and mark \"{done}\" as done.",
+    "Create the to-do \"{title}\", then check off \"{done}\".",
+    "New to-do: \"{title}\". Also, \"{done}\" is done now.",
+    "Put \"{title}\" on the to-do list and mark \"{done}\" complete.",
+    "I finished \"{done}\". Add \"{title}\" as a new to-do too.",
+)
+
+# ---- booking -------------------------------------------------------------------------------------
+BOOK_CHEAPEST_ON = intent(
+    "book-cheapest-on",
+    "Book the cheapest available slot on {day}.",
+    "Reserve the lowest-priced open slot on {day}.",
+    "On {day}, book whichever available slot costs the least.",
+    "I want the cheapest slot still free on {day}. Book it.",
+    "Get me the least expensive slot on {day} that isn't sold out.",
+)
+BOOK_EARLIEST_ON = intent(
+    "book-earliest-on",
+    "Book the earliest available slot on {day}.",
+    "Reserve the first free slot on {day}.",
+    "On {day}, book the earliest slot that still has places.",
+    "Get me in as early as possible on {day}.",
+    "I'd like the earliest open slot on {day}. Please book it.",
+)
+BOOK_CHEAPEST_FROM = intent(
+    "book-cheapest-from",
+    "Book the cheapest available slot on {day} starting at {time} or later.",
+    "On {day}, from {time} on, book the cheapest open slot.",
+    "Reserve the lowest-priced free slot on {day} that starts no earlier than {time}.",
+    "I can't make it before {time} on {day}. Book the cheapest slot from then on.",
+    "Cheapest available slot on {day}, {time} or later, please: book it.",
+)
+BOOK_CHEAPEST_BEFORE = intent(
+    "book-cheapest-before",
+    "Book the cheapest available slot of the week that starts before {time}.",
+    "Reserve the least expensive open slot this week starting before {time}.",
+    "I need an early slot, before {time}, any day this week. Book the cheapest.",
+    "Across the whole week, book the cheapest free slot that begins before {time}.",
+    "Find the cheapest slot before {time} on any day and book it.",
+)
+SLOT_PRICE = intent(
+    "slot-price",
+    "How much does the {time} slot on {day} cost?",
+    "What's the {price_word} of the {time} slot on {day}?",
+    "{day} at {time}: how much is it?",
+    "Tell me the {price_word} for the slot at {time} on {day}.",
+    "How much would the {time} slot on {day} be?",
+)
+
+# ---- store locator -------------------------------------------------------------------------------
+SET_NEAREST_STORE = intent(
+    "set-nearest-store",
+    "Set the store closest to your location as your store.",
+    "Make the nearest store my store.",
+    "Choose the store closest to me as my store.",
+    "Pick whichever store is nearest to my location and set it as mine.",
+    "I want my closest store as my default store.",
+)
+NEAREST_STORE = intent(
+    "nearest-store",
+    "Which store is closest to my location?",
+    "What's the nearest store to me?",
+    "Nearest store?",
+    "Tell me which store is closest to where I am.",
+    "Which of the stores is the shortest distance from me?",
+)
+SET_STORE_IN = intent(
+    "set-store-in",
+    "Make the store in {district} your store.",
+    "Set the {district} store as my store.",
+    "I shop in {district}. Make that store mine.",
+    "Choose the store in {district} as my store.",
+    "Switch my store to the one in {district}.",
+)
+STORE_PHONE = intent(
+    "store-phone",
+    "What is the phone number of the {store} store?",
+    "How can I call the {store} store? Give me its number.",
+    "Phone number for the {store} store?",
+    "Tell me the {store} store's phone number.",
+    "I need to ring the {store} store. What's the number?",
+)
+STORE_CLOSES = intent(
+    "store-closes",
+    "Until what time is the store in {district} open?",
+    "When does the {district} store close?",
+    "What time does the store in {district} shut?",
+    "Closing time of the {district} store?",
+    "How late is the store in {district} open?",
+)
+
+# ---- wishlist order ------------------------------------------------------------------------------
+MOVE_TO_TOP = intent(
+    "move-to-top",
+    "Move the {item} to the top of your wishlist and save the order.",
+    "Put the {item} first in my wishlist and save.",
+    "I want the {item} at the top of my wishlist. Save it that way.",
+    "Make the {item} number one on the wishlist and save the order.",
+    "Bring the {item} up to first place in the wishlist, then save.",
+)
+MOVE_TO_BOTTOM = intent(
+    "move-to-bottom",
+    "Move the {item} to the bottom of your wishlist and save.",
+    "Put the {item} last in my wishlist and save.",
+    "Send the {item} to the end of the wishlist and save the order.",
+    "I care least about the {item}: move it to the bottom and save.",
+    "Make the {item} the last entry of my wishlist, then save.",
+)
+PLACE_ABOVE = intent(
+    "place-above",
+    "Place the {a} directly above the {b} in your wishlist and save.",
+    "Put the {a} right before the {b} in my wishlist and save.",
+    "In my wishlist, the {a} should come just above the {b}. Save that order.",
+    "Move the {a} so it sits immediately above the {b}, then save.",
+    "Reorder my wishlist so the {a} is directly ahead of the {b}, and save.",
+)
+SORT_WISHLIST = intent(
+    "sort-wishlist",
+    "Sort your wishlist {order} and save.",
+    "Order my wishlist {order}, then save it.",
+    "Rearrange the wishlist {order} and save the order.",
+    "I'd like my wishlist sorted {order}. Save it.",
+    "Arrange my wishlist {order} and save.",
+)
