@@ -16,7 +16,7 @@ from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
-GENRES = {"saas": ("search", 31, "saas-")}
+GENRES = {"saas": ("search", 31, "saas-"), "classifieds": ("forms", 41, "ads-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -43,7 +43,19 @@ def wrong_saas(path: Path) -> tuple[object, list[dict], str]:
     return task, plan, "card_moves"
 
 
-WRONG = {"saas": wrong_saas}
+def wrong_classifieds(path: Path) -> tuple[object, list[dict], str]:
+    """The cheapest-ad message sent to another ad of the same category and location."""
+    task = _task(path, "ads-message-cheapest")
+    ad = next(c.expected for c in task.checks if c.path == "messages.0.ad")
+    ads = _data(path)["ads"]
+    mine = next(a for a in ads if a["id"] == ad)
+    other = next(a for a in ads if a["id"] != ad and (a["category"], a["location"]) == (mine["category"], mine["location"]))
+    sel = f"[data-row={ad}] [data-ad-link]"
+    return task, [dict(s, sel=f"[data-row={other['id']}] [data-ad-link]") if s.get("sel") == sel else s
+                  for s in task.metadata["plan"]], "messages"
+
+
+WRONG = {"saas": wrong_saas, "classifieds": wrong_classifieds}
 
 
 @pytest.fixture(scope="module")
