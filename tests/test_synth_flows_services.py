@@ -16,7 +16,8 @@ from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
-GENRES = {"saas": ("search", 31, "saas-"), "classifieds": ("forms", 41, "ads-")}
+GENRES = {"saas": ("search", 31, "saas-"), "classifieds": ("forms", 41, "ads-"),
+          "local-services": ("search", 51, "services-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -55,7 +56,20 @@ def wrong_classifieds(path: Path) -> tuple[object, list[dict], str]:
                   for s in task.metadata["plan"]], "messages"
 
 
-WRONG = {"saas": wrong_saas, "classifieds": wrong_classifieds}
+def wrong_local_services(path: Path) -> tuple[object, list[dict], str]:
+    """The best-rated provider's visit booked in another slot than its first free one, or with another
+    provider when it has no other free slot."""
+    task = _task(path, "services-book-best-rated")
+    slot = next(c.expected for c in task.checks if c.path == "visits.0.slot")
+    slots = [s for p in _data(path)["providers"] for s in p["slots"] if s["open"]]
+    other = next(s for s in slots if s["id"] != slot)
+    plan = task.metadata["plan"]
+    at = next(i for i, s in enumerate(plan) if s.get("sel") == f"[data-slot-link={slot}]")
+    form_url = task.start_url.replace("/pros", f"/visits/new?slot={other['id']}")
+    return task, [{"op": "goto", "url": form_url}] + plan[at + 1:], "visits"
+
+
+WRONG = {"saas": wrong_saas, "classifieds": wrong_classifieds, "local-services": wrong_local_services}
 
 
 @pytest.fixture(scope="module")
