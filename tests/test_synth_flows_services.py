@@ -17,7 +17,8 @@ from weblica.synth.spec import sample_spec
 
 # genre -> (skill the site is built with, seed, prefix of the flow's intents)
 GENRES = {"saas": ("search", 31, "saas-"), "classifieds": ("forms", 41, "ads-"),
-          "local-services": ("search", 51, "services-")}
+          "local-services": ("search", 51, "services-"),
+          "transit": ("search", 61, "transit-")}
 
 
 def flow_tasks(path: Path, prefix: str) -> list:
@@ -69,7 +70,14 @@ def wrong_local_services(path: Path) -> tuple[object, list[dict], str]:
     return task, [{"op": "goto", "url": form_url}] + plan[at + 1:], "visits"
 
 
-WRONG = {"saas": wrong_saas, "classifieds": wrong_classifieds, "local-services": wrong_local_services}
+def wrong_transit(path: Path) -> tuple[object, list[dict], str]:
+    """The planner's second journey saved instead of the first-arriving one."""
+    task = _task(path, "transit-save-fastest")
+    plan = task.metadata["plan"]
+    return task, plan[:-1] + [{"op": "click", "sel": "[data-itinerary]:nth-child(2) [data-save-journey]"}], "saved_journeys"
+
+
+WRONG = {"transit": wrong_transit, "saas": wrong_saas, "classifieds": wrong_classifieds, "local-services": wrong_local_services}
 
 
 @pytest.fixture(scope="module")

@@ -23,4 +23,4 @@ def flow(category: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[S
 
 # the genres with flows of their own; importing them registers them in FLOWS
 from weblica.synth.genres import banking, government, healthcare, jobs, travel  # noqa: E402,F401
-from weblica.synth.genres import classifieds, local_services, saas  # noqa: E402,F401
+from weblica.synth.genres import classifieds, local_services, saas, transit  # noqa: E402,F401
