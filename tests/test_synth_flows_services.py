@@ -176,3 +176,46 @@ def test_same_seed_same_bytes(genre, tmp_path):
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
     other = write_unvalidated(sample_spec(seed + 1, skill, genre), tmp_path / "c")
     assert _data(other) != _data(a)
+
+
+def test_the_planner_page_lists_the_itineraries_the_gold_is_computed_from(validated):
+    """flows.js planner() and transit.itineraries() agree on a dozen queries of the real site (the
+    gold of the planner tasks comes from the Python side)."""
+    import random
+
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import context_kwargs, launch_browser
+    from weblica.serve.server import SiteServer
+    from weblica.synth.genres.transit import SHOWN, hhmm, itineraries
+
+    paths, _, _ = validated
+    path = paths["transit"]
+    lines = _data(path)["lines"]
+    stops = sorted({s for line in lines for s in line["stops"]})
+    rng = random.Random(7)
+    queries = [(*rng.sample(stops, 2), f"0{6 + k % 3}:{rng.choice(['00', '20', '40'])}") for k in range(12)]
+
+    async def run() -> list[list[str]]:
+        seen = []
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            try:
+                with SiteServer([path]) as server:
+                    context = await browser.new_context(**context_kwargs(proxy=server.url))
+                    page = await context.new_page()
+                    for origin, destination, after in queries:
+                        await page.goto(f"http://{path.name}.synth.test/planner?from={origin}&to={destination}&after={after}")
+                        await page.wait_for_selector("[data-planner][data-planned]", state="attached", timeout=5000)
+                        seen.append(await page.eval_on_selector_all("[data-itinerary]", "els => els.map(e => e.dataset.itinerary)"))
+                    await context.close()
+            finally:
+                await browser.close()
+        return seen
+
+    found = 0
+    for (origin, destination, after), shown in zip(queries, asyncio.run(run())):
+        gold = itineraries(lines, origin, destination, int(after[:2]) * 60 + int(after[3:]))[:SHOWN]
+        assert shown == [f"{hhmm(o['dep'])}-{hhmm(o['arr'])}".replace(":", "") for o in gold], (origin, destination, after)
+        found += bool(gold)
+    assert found >= 3  # most queries have a journey: the comparison is not of empty lists

@@ -254,6 +254,7 @@
         if (res.ok) { b.textContent = "Saved ✓"; b.setAttribute("aria-pressed", "true"); }
       });
     });
+    box.dataset.planned = "true";
   }
 
   on("*", () => { resultLists(); steppedForms(); fromQuery(); eligibility(); confirmStep(); saving(); boards(); planner(); });
