@@ -72,9 +72,11 @@ VISIT_FIELDS = [{"name": "name", "label": "Your name", "type": "text", "required
                 {"name": "details", "label": "What needs doing? (optional)", "type": "textarea"}]
 
 
-def _quote_fields(site: SiteBuilder) -> list[dict[str, Any]]:
-    return [{"name": "job", "label": "Job", "type": "select",
-             "options": [j for kind in site.cat["kinds"] for j in JOBS.get(kind, [])], "required": True},
+def quote_fields(provider: dict[str, Any]) -> list[dict[str, Any]]:
+    """The quote form of one provider: its own jobs to choose from (a list of every trade's would run
+    off the screen)."""
+    return [{"name": "job", "label": "Job", "type": "select", "options": [q["job"] for q in provider["prices"]],
+             "required": True},
             {"name": "name", "label": "Your name", "type": "text", "required": True},
             {"name": "email", "label": "Email", "type": "email", "required": True},
             {"name": "urgent", "label": "This is urgent (within 48 hours)", "type": "checkbox"},
@@ -121,7 +123,6 @@ def local_services_flow(site: SiteBuilder) -> None:
     trades = sorted({p["trade"] for p in providers})
     filters = [{"name": "trade", "label": "Service", "type": "select", "options": trades},
                {"name": "area", "label": "Area", "type": "select", "options": areas}]
-    quote = _quote_fields(site)
     by_id = {p["id"]: p for p in providers}
     site.nav += [("Find a pro", "/pros")]
     site.page("/pros", "genres/local_services/directory.html.j2", title="Find a pro", heading="Local pros",
@@ -129,16 +130,16 @@ def local_services_flow(site: SiteBuilder) -> None:
     for p in providers:
         site.page(f"/pros/{p['slug']}", "genres/local_services/provider.html.j2", title=p["name"], provider=p,
                   page_kind="provider")
+        site.page(f"/pros/{p['slug']}/quote", "genres/local_services/quote.html.j2", title=f"Quote from {p['name']}",
+                  heading="Request a quote", fields=quote_fields(p), provider=p, page_kind="quote-form")
     site.page("/visits/new", "genres/local_services/book.html.j2", title="Book a visit", heading="Book a visit",
               fields=VISIT_FIELDS, slots=[s for p in providers for s in p["slots"] if s["open"]], providers=by_id,
               page_kind="visit-form")
-    site.page("/quotes/new", "genres/local_services/quote.html.j2", title="Request a quote", heading="Request a quote",
-              fields=quote, providers=providers, page_kind="quote-form")
     site.page("/visits/booked", "message.html.j2", title="Visit booked", heading="Your visit is booked",
               text="The provider will confirm by email.", back="/pros", page_kind="done")
     site.page("/quotes/sent", "message.html.j2", title="Quote requested", heading="Quote request sent",
               text="Expect an answer within two working days.", back="/pros", page_kind="done")
-    _tasks(site, providers, filters, quote)
+    _tasks(site, providers, filters)
 
 
 def _open(provider: dict[str, Any]) -> Plan:
@@ -150,8 +151,7 @@ def _book(site: SiteBuilder, slot: dict[str, Any], values: dict[str, Any]) -> Pl
         [{"op": "click", "sel": "#submit"}]
 
 
-def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dict[str, Any]],
-           quote: list[dict[str, Any]]) -> None:
+def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dict[str, Any]]) -> None:
     rng = site.rng
     start = "/pros"
     people = make_people(rng, 3)
@@ -188,6 +188,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
     provider = rng.choice(providers)
     job = rng.choice(provider["prices"])["job"]
     values = {"job": job, "name": people[2]["name"], "email": people[2]["email"]}
+    quote = quote_fields(provider)
     act(site, QUOTE, {"provider": provider["name"], "job": job.lower(), "name": values["name"], "email": values["email"]},
         start, _open(provider) + [{"op": "click", "sel": "#request-quote"}] + fill_plan(site, quote, values) +
         [{"op": "click", "sel": "#send-quote"}],
