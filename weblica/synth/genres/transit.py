@@ -166,6 +166,8 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
            planner: list[dict[str, Any]], subscribe: list[dict[str, Any]], closures: list[dict[str, Any]]) -> None:
     rng = site.rng
     start = "/planner"
+    # every time the site shows (timetables, planner options): an answer hedging between two fails
+    every_time = sorted({t for line in lines for sp in line["stop_pages"] for t in sp["times"]} | set(times))
     trips = [(a, b, t) for a in stops for b in stops if a != b for t in times]
     rng.shuffle(trips)
 
@@ -209,7 +211,7 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
     ask(site, FIRST_DEPARTURE, {"line": line["name"], "stop": sp["stop"], "after": after}, start,
         [{"op": "click", "sel": "a[href='/lines']"}, {"op": "click", "sel": f"[data-line={line['id']}] a"},
          {"op": "click", "sel": f"[data-stop-link='{sp['slug']}']"}, {"op": "reach", "sel": f"[data-time='{sp['times'][k]}']"}],
-        sp["times"][k], answer_text(sp["times"][k], distinct(sp["times"], sp["times"][k])),
+        sp["times"][k], answer_text(sp["times"][k], distinct(sp["times"] + every_time, sp["times"][k])),
         [sp["times"][k - 1], sp["times"][k + 1]], "medium", "The first departure after that time")
 
     def arrival() -> None:
@@ -220,7 +222,7 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
         shown = [hhmm(t) for o in options[:SHOWN] for leg in o["legs"] for t in leg[3:]]
         ask(site, ARRIVAL, {"origin": origin, "destination": destination, "after": after}, start,
             plan_trip(origin, destination, after) + [{"op": "reach", "sel": f"[data-itinerary='{key(options[0])}']"}],
-            gold, answer_text(gold, distinct(shown + [after], gold)), distinct(shown, gold), "medium",
+            gold, answer_text(gold, distinct(shown + [after] + every_time, gold)), distinct(shown, gold), "medium",
             "The arrival time of the first-arriving journey")
 
     def closed() -> None:
