@@ -22,5 +22,5 @@ def flow(category: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[S
 
 
 # the genres with flows of their own; importing them registers them in FLOWS
-from weblica.synth.genres import (banking, education, events, government, healthcare, jobs,  # noqa: E402,F401
-                                  news, real_estate, restaurants, travel)
+from weblica.synth.genres import (banking, classifieds, education, events, government, healthcare,  # noqa: E402,F401
+                                  jobs, local_services, news, real_estate, restaurants, saas, transit, travel)

@@ -1,0 +1,220 @@
+"""Classifieds: ads by category and location with filters and a price sort, an ad's page with its
+seller and similar ads, messaging the seller (stored server-side) and posting an ad (one form)."""
+from __future__ import annotations
+
+from typing import Any
+
+from weblica.synth.checks import answer_count
+from weblica.synth.data import CITIES, make_people, slugify
+from weblica.synth.genres import flow
+from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, fill_plan, record_checks, use_script
+from weblica.synth.intents import intent
+from weblica.synth.site import SiteBuilder
+from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, shown_money, unique_extreme
+
+CONDITIONS = ["New", "Like new", "Good", "Fair"]
+QUESTIONS = ["Is it still available?", "Could I pick it up this weekend?", "Would you take a lower offer?",
+             "Can you send more photos?", "Does it come with the original receipt?"]
+
+MESSAGE_CHEAPEST = intent(
+    "ads-message-cheapest",
+    "Ask the seller of the cheapest {category} ad in {location} \"{question}\" (from {name}, {email}).",
+    "Find the lowest-priced {category} listing in {location} and message its seller: \"{question}\" Sign as {name}, {email}.",
+    "{name} ({email}) wants the cheapest {category} offered in {location}. Send that seller the message \"{question}\" from that email.",
+    "Message whoever has the least expensive {category} ad in {location}, as {name} with {email}, asking \"{question}\" in the message.",
+    "Of the {category} ads in {location}, contact the seller of the cheapest one with \"{question}\" ({name}, {email}).")
+MESSAGE_AD = intent(
+    "ads-message-seller",
+    "Send the seller of \"{title}\" in {location} the message \"{question}\" as {name} ({email}).",
+    "Contact the person selling the {title} in {location}: \"{question}\" It is from {name}, {email}.",
+    "Message the seller of the {title} ad in {location} with \"{question}\" as {name}, email {email}.",
+    "As {name} ({email}), ask the seller of the {title} in {location} \"{question}\" by message.",
+    "Write to the {title} seller in {location} from {name} <{email}> with the message \"{question}\".")
+POST_AD = intent(
+    "ads-post",
+    "Post an ad: \"{title}\" in {category}, {condition}, asking {price}, located in {location}, contact {email}.",
+    "Put up a listing for a {condition} \"{title}\" under {category} for {price} in {location}; my email is {email}.",
+    "Sell my \"{title}\" ({condition}) in {category}: price {price}, location {location}, email {email}.",
+    "List \"{title}\" for sale in the {category} section, {condition} condition, {price}, in {location}, reply to {email}.",
+    "Create a {category} ad titled \"{title}\", {condition}, {price}, {location}, contact email {email}.")
+ASKING_PRICE = intent(
+    "ads-asking-price",
+    "What is the asking price of the {title} in {location}?",
+    "How much does the seller want for the {title} listed in {location}?",
+    "Find the {title} ad in {location}. What does it cost?",
+    "What price is the {title} in {location} listed at?",
+    "How much is the {title} being sold for in {location}?")
+COUNT_ADS = intent(
+    "ads-count",
+    "How many {category} ads are listed in {location}?",
+    "Count the {category} listings in {location}.",
+    "In {location}, how many ads are there in {category}?",
+    "What is the number of {category} ads posted in {location}?",
+    "How many ads in {category} does {location} have?")
+WHO_SELLS = intent(
+    "ads-who-sells",
+    "Who is selling the {title} in {location}?",
+    "Name the seller of the {title} ad in {location}.",
+    "Which person posted the {title} listing in {location}?",
+    "The {title} in {location}: who is the seller?",
+    "Tell me the name of whoever is selling the {title} in {location}.")
+
+MESSAGE_FIELDS = [{"name": "name", "label": "Your name", "type": "text", "required": True},
+                  {"name": "email", "label": "Your email", "type": "email", "required": True},
+                  {"name": "message", "label": "Message", "type": "textarea", "required": True}]
+
+
+def _post_fields(site: SiteBuilder, locations: list[str]) -> list[dict[str, Any]]:
+    return [{"name": "title", "label": "Title", "type": "text", "required": True},
+            {"name": "category", "label": "Category", "type": "select", "options": list(site.cat["kinds"]), "required": True},
+            {"name": "condition", "label": "Condition", "type": "radio", "options": CONDITIONS, "required": True},
+            {"name": "price", "label": f"Asking price ({site.fmt['currency'].strip()})",
+             "type": "number", "min": 0, "max": 100000},
+            {"name": "location", "label": "Location", "type": "select", "options": locations, "required": True},
+            {"name": "description", "label": "Description (optional)", "type": "textarea"},
+            {"name": "email", "label": "Contact email", "type": "email", "required": True}]
+
+
+def _ads(site: SiteBuilder) -> list[dict[str, Any]]:
+    rng = site.rng
+    cities = rng.sample(CITIES, 4)
+    sellers = make_people(rng, 10)
+    decimals = site.fmt["decimals"]
+    low, high = site.cat["price"]
+    prices = amounts(rng, low if decimals else low * 100, high if decimals else high * 100, decimals, 36)
+    ads, seen = [], set()
+    kinds = list(site.cat["kinds"])
+    for index, price in enumerate(prices):
+        category = rng.choice(kinds)  # an ad is titled like its category: a "Wool Coat" under Clothing
+        title = f"{rng.choice(site.cat['adjectives'])} {rng.choice(site.cat['kinds'][category])}"
+        location = rng.choice(cities)
+        while (title, location) in seen:
+            title = f"{rng.choice(site.cat['adjectives'])} {rng.choice(site.cat['kinds'][category])}"
+        seen.add((title, location))
+        seller = rng.choice(sellers)
+        ads.append({"id": f"a{index + 1}", "title": title, "slug": slugify(f"{title} {location} {index + 1}"),
+                    "category": category, "location": location, "price": price,
+                    "condition": rng.choice(CONDITIONS), "seller": seller["name"], "posted": rng.randint(1, 40),
+                    "since": rng.randint(2012, 2025)})
+    for ad in ads:
+        similar = [a for a in ads if a["category"] == ad["category"] and a is not ad]
+        ad["similar"] = [a["id"] for a in (similar or [a for a in ads if a is not ad])[:3]]
+        ad["seller_ads"] = sum(a["seller"] == ad["seller"] for a in ads)
+    return ads
+
+
+@flow("classifieds")
+def classifieds_flow(site: SiteBuilder) -> None:
+    use_script(site)
+    ads = _ads(site)
+    site.data["ads"] = ads
+    site.initial_state.update({"messages": [], "posted_ads": []})
+    locations = sorted({a["location"] for a in ads})
+    filters = [{"name": "q", "label": "What are you looking for?", "type": "search", "placeholder": "e.g. sofa"},
+               {"name": "category", "label": "Category", "type": "select", "options": list(site.cat["kinds"])},
+               {"name": "location", "label": "Location", "type": "select", "options": locations},
+               {"name": "condition", "label": "Condition", "type": "select", "options": CONDITIONS}]
+    post = _post_fields(site, locations)
+    by_id = {a["id"]: a for a in ads}
+    site.nav += [("Browse ads", "/ads"), ("Post an ad", "/ads/post")]
+    site.page("/ads", "genres/classifieds/listings.html.j2", title="Browse ads", heading="Ads near you", fields=filters,
+              ads=ads, page_kind="ad-listings")
+    for ad in ads:
+        site.page(f"/ads/{ad['slug']}", "genres/classifieds/ad.html.j2", title=ad["title"], ad=ad, ads=by_id,
+                  fields=MESSAGE_FIELDS, page_kind="ad")
+    site.page("/ads/post", "genres/classifieds/post.html.j2", title="Post an ad", heading="Post an ad", fields=post,
+              page_kind="post-ad")
+    site.page("/ads/sent", "message.html.j2", title="Message sent", heading="Your message was sent",
+              text="The seller will answer by email.", back="/ads", page_kind="done")
+    site.page("/ads/posted", "message.html.j2", title="Ad posted", heading="Your ad is live",
+              text="Buyers can now find it in the listings.", back="/ads", page_kind="done")
+    _tasks(site, ads, filters, post)
+
+
+def _message(site: SiteBuilder, values: dict[str, Any]) -> Plan:
+    return fill_plan(site, MESSAGE_FIELDS, values) + [{"op": "click", "sel": "#send-message"}]
+
+
+def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str, Any]],
+           post: list[dict[str, Any]]) -> None:
+    rng = site.rng
+    start = "/ads"
+    people = make_people(rng, 14)[-3:]
+    prices = [a["price"] for a in ads]
+
+    combos = sorted({(a["category"], a["location"]) for a in ads})
+    rng.shuffle(combos)
+    for category, location in combos:
+        there = [a for a in ads if (a["category"], a["location"]) == (category, location)]
+        cheapest = unique_extreme(there, "price")
+        if len(there) < 2 or cheapest is None:
+            continue
+        person, question = people[0], rng.choice(QUESTIONS)
+        values = {"name": person["name"], "email": person["email"], "message": question}
+        plan = fill_plan(site, filters, {"category": category, "location": location}) + \
+            [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": "a[data-sort='price']"},
+             {"op": "click", "sel": f"[data-row={cheapest['id']}] [data-ad-link]"}] + _message(site, values)
+        extra = [a for a in there if a is not cheapest][:MAXIMAL_EXTRAS]
+        act(site, MESSAGE_CHEAPEST, {"category": category.lower(), "location": location, "question": question,
+                                     "name": person["name"], "email": person["email"]}, start, plan,
+            record_checks("messages", MESSAGE_FIELDS, values, {"ad": cheapest["id"]}), "hard",
+            "One message, to the seller of the cheapest ad of that category there",
+            maximal=plan + [s for a in extra for s in
+                            [{"op": "goto", "url": site.url(f"/ads/{a['slug']}")}] + _message(site, values)])
+        break
+
+    ad = rng.choice(ads)
+    person, question = people[1], rng.choice(QUESTIONS)
+    values = {"name": person["name"], "email": person["email"], "message": question}
+    act(site, MESSAGE_AD, {"title": ad["title"], "location": ad["location"], "question": question, **values}, start,
+        fill_plan(site, filters, {"q": ad["title"], "location": ad["location"]}) +
+        [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": f"[data-row={ad['id']}] [data-ad-link]"}] +
+        _message(site, values), record_checks("messages", MESSAGE_FIELDS, values, {"ad": ad["id"]}), "medium",
+        "One message to that ad's seller")
+
+    taken = {a["title"] for a in ads}
+    category = rng.choice(list(site.cat["kinds"]))
+    title = rng.choice([t for t in (f"{a} {n}" for a in site.cat["adjectives"] for n in site.cat["kinds"][category])
+                        if t not in taken])
+    price = float(rng.randint(2, 40) * (5 if site.fmt["decimals"] else 500))
+    values = {"title": title, "category": category, "condition": rng.choice(CONDITIONS),
+              "price": price, "location": rng.choice(sorted({a["location"] for a in ads})), "email": people[2]["email"]}
+    act(site, POST_AD, {**values, "category": values["category"].lower(), "condition": values["condition"].lower(),
+                        "price": site.money(price)}, start,
+        [{"op": "click", "sel": "a[href='/ads/post']"}] + fill_plan(site, post, {**values, "price": int(price)}) +
+        [{"op": "click", "sel": "#post-ad"}], record_checks("posted_ads", post, values), "medium",
+        "One ad posted with exactly those details")
+
+    def asking_price() -> None:
+        ad = rng.choice(ads)
+        ask(site, ASKING_PRICE, {"title": ad["title"], "location": ad["location"]}, start,
+            fill_plan(site, filters, {"q": ad["title"], "location": ad["location"]}) +
+            [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": f"[data-row={ad['id']}] [data-ad-link]"},
+             {"op": "reach", "sel": "[data-ad-price]"}], site.money(ad["price"]), price_check(site, ad["price"], prices),
+            shown_money(site, distinct([by["price"] for by in ads if by["id"] in ad["similar"]], ad["price"])), "easy",
+            "The ad's asking price")
+
+    def count_ads() -> None:
+        for category, location in rng.sample(combos, len(combos)):
+            gold = sum((a["category"], a["location"]) == (category, location) for a in ads)
+            confusers = count_confusers(gold, [sum(a["category"] == category for a in ads),
+                                               sum(a["location"] == location for a in ads), len(ads)])
+            if gold >= 2 and confusers:
+                ask(site, COUNT_ADS, {"category": category.lower(), "location": location}, start,
+                    fill_plan(site, filters, {"category": category, "location": location}) +
+                    [{"op": "click", "sel": "#find-ads"}, {"op": "reach", "sel": "[data-row-count]"}], str(gold),
+                    answer_count(gold, confusers, unit="ads"), [str(c) for c in confusers], "medium",
+                    "The number of ads of that category in that location")
+                return
+
+    def who_sells() -> None:
+        ad = rng.choice(ads)
+        names = [next(a["seller"] for a in ads if a["id"] == s) for s in ad["similar"]] + [a["seller"] for a in ads]
+        if len(set(names) - {ad["seller"]}) >= 2:
+            ask(site, WHO_SELLS, {"title": ad["title"], "location": ad["location"]}, start,
+                fill_plan(site, filters, {"q": ad["title"], "location": ad["location"]}) +
+                [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": f"[data-row={ad['id']}] [data-ad-link]"},
+                 {"op": "reach", "sel": "[data-seller]"}], ad["seller"], name_check(ad["seller"], names),
+                distinct(names, ad["seller"]), "easy", "The ad's seller")
+
+    rng.choice([asking_price, count_ads, who_sells])()
