@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from weblica.env.task import evaluate_checks, load_tasks, save_tasks
+from weblica.synth.intents.difficulty import planned
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
 from weblica.synth.genres import FLOWS
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
@@ -102,7 +103,7 @@ def test_every_genre_has_a_registered_flow_with_grammatical_intents():
             drafts = [d for d in site.tasks if d.intent.startswith(prefix)]
             assert 3 <= len(drafts) <= 6, (genre, s, len(drafts))
             assert any(d.checks[0].type == "state_match" for d in drafts), genre
-            assert any(d.difficulty == "hard" for d in drafts), genre  # the composed task
+            assert all(d.difficulty == planned(d.plan) for d in drafts), genre  # computed, never typed
             for d in drafts:
                 assert len(INTENTS[d.intent].phrasings) >= MIN_PHRASINGS
                 assert d.instruction[0].isupper() and d.instruction.rstrip()[-1] in ".?", d.instruction

@@ -213,7 +213,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
     balances = [a["balance"] for a in accounts]
     ask(site, BALANCE, {"account": account["name"]}, start, [{"op": "reach", "sel": f"[data-account={account['id']}] .price"}],
         site.money(account["balance"]), price_check(site, account["balance"], balances),
-        shown_money(site, distinct(balances, account["balance"])), "easy", "The balance shown for that account")
+        shown_money(site, distinct(balances, account["balance"])), "The balance shown for that account")
 
     days = sorted({t["day"] for t in transactions})
     for _ in range(6):  # a type and a range whose count no wrong procedure also gives
@@ -229,8 +229,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
             plan = to_transactions + fill_plan(site, filter_fields, {"type": kind, "from": first, "to": last}) + \
                 [{"op": "click", "sel": "#filter-transactions"}, {"op": "reach", "sel": "[data-row-count]"}]
             ask(site, COUNT_TYPE, {"kind": kind.lower(), "start": day_text(first), "end": day_text(last)}, start, plan,
-                str(gold), answer_count(gold, confusers, unit="transactions"), [str(c) for c in confusers], "hard",
-                "The number of transactions of that type in the date range")
+                str(gold), answer_count(gold, confusers, unit="transactions"), [str(c) for c in confusers], "The number of transactions of that type in the date range")
             break
 
     payments = [t for t in transactions if t["kind"] in ("Card payment", "Direct debit")]
@@ -241,8 +240,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
                 [{"op": "click", "sel": "#filter-transactions"}, {"op": "reach", "sel": f"[data-row={t['id']}]"}]
             same = [p["amount"] for p in transactions if p["who"] == t["who"]] + [p["amount"] for p in transactions[:10]]
             ask(site, AMOUNT, {"merchant": t["who"], "day": day_text(t["day"])}, start, plan, site.money(t["amount"]),
-                price_check(site, t["amount"], same), shown_money(site, distinct(same, t["amount"])), "medium",
-                "The amount of that payment")
+                price_check(site, t["amount"], same), shown_money(site, distinct(same, t["amount"])), "The amount of that payment")
             break
 
     source, target = rng.sample(accounts[:3], 2)
@@ -252,7 +250,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
     checks = record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": amount})
     other = next(a for a in accounts if a["id"] not in (source["id"], target["id"]))
     act(site, OWN_TRANSFER, {"amount": site.money(amount), "source": source["name"], "target": target["name"]}, start,
-        plan, checks, "medium", "One confirmed transfer of that amount between the two accounts",
+        plan, checks, "One confirmed transfer of that amount between the two accounts",
         maximal=plan + _transfer(site, forms, {**values, "to": other["id"]}))
 
     billers = {p["name"]: p for p in bank["payees"]}
@@ -273,7 +271,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
             _transfer(site, forms, values)
         checks = record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": latest["amount"]})
         act(site, PAY_LAST_BILL, {"payee": name, "source": accounts[0]["name"], "reference": reference}, start, plan,
-            checks, "hard", "One confirmed payment to the payee of their latest direct debit's amount")
+            checks, "One confirmed payment to the payee of their latest direct debit's amount")
         break
 
     def statement_closing() -> None:
@@ -282,7 +280,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
         ask(site, STATEMENT, {"month": statement["month_name"], "account": statement["account_name"]}, start,
             [{"op": "click", "sel": "a[href='/banking/statements']"}, {"op": "reach", "sel": f"[data-row={statement['id']}]"}],
             site.money(statement["closing"]), price_check(site, statement["closing"], figures),
-            shown_money(site, distinct(figures, statement["closing"])), "medium", "The statement's closing balance")
+            shown_money(site, distinct(figures, statement["closing"])), "The statement's closing balance")
 
     def largest_deposit() -> None:
         for month in rng.sample(MONTHS[1:], 2):
@@ -296,8 +294,7 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
                 [{"op": "click", "sel": "#filter-transactions"}, {"op": "reach", "sel": f"[data-row={best['id']}]"}]
             figures = [t["amount"] for t in transactions if t["kind"] == "Deposit"]
             ask(site, LARGEST_DEPOSIT, {"month": _month_name(month)}, start, plan, site.money(best["amount"]),
-                price_check(site, best["amount"], figures), shown_money(site, distinct(figures, best["amount"])), "hard",
-                "The largest deposit of that month")
+                price_check(site, best["amount"], figures), shown_money(site, distinct(figures, best["amount"])), "The largest deposit of that month")
             return
 
     def pay_payee() -> None:
@@ -309,7 +306,6 @@ def _tasks(site: SiteBuilder, bank: dict[str, Any], forms: dict[str, list[dict[s
         plan = _transfer(site, forms, values)
         act(site, PAY_PAYEE, {"amount": site.money(amount), "payee": payee["name"], "source": source["name"],
                               "reference": reference}, start, plan,
-            record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": amount}), "medium",
-            "One confirmed payment of that amount to the payee")
+            record_checks("transfers", _form(forms, values["to"])[1], {**values, "amount": amount}), "One confirmed payment of that amount to the payee")
 
     rng.choice([largest_deposit, pay_payee, statement_closing])()

@@ -157,8 +157,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
         extra = [a for a in there if a is not cheapest][:MAXIMAL_EXTRAS]
         act(site, MESSAGE_CHEAPEST, {"category": category.lower(), "location": location, "question": question,
                                      "name": person["name"], "email": person["email"]}, start, plan,
-            record_checks("messages", MESSAGE_FIELDS, values, {"ad": cheapest["id"]}), "hard",
-            "One message, to the seller of the cheapest ad of that category there",
+            record_checks("messages", MESSAGE_FIELDS, values, {"ad": cheapest["id"]}), "One message, to the seller of the cheapest ad of that category there",
             maximal=plan + [s for a in extra for s in
                             [{"op": "goto", "url": site.url(f"/ads/{a['slug']}")}] + _message(site, values)])
         break
@@ -169,8 +168,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
     act(site, MESSAGE_AD, {"title": ad["title"], "location": ad["location"], "question": question, **values}, start,
         fill_plan(site, filters, {"q": ad["title"], "location": ad["location"]}) +
         [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": f"[data-row={ad['id']}] [data-ad-link]"}] +
-        _message(site, values), record_checks("messages", MESSAGE_FIELDS, values, {"ad": ad["id"]}), "medium",
-        "One message to that ad's seller")
+        _message(site, values), record_checks("messages", MESSAGE_FIELDS, values, {"ad": ad["id"]}), "One message to that ad's seller")
 
     taken = {a["title"] for a in ads}
     category = rng.choice(list(site.cat["kinds"]))
@@ -182,8 +180,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
     act(site, POST_AD, {**values, "category": values["category"].lower(), "condition": values["condition"].lower(),
                         "price": site.money(price)}, start,
         [{"op": "click", "sel": "a[href='/ads/post']"}] + fill_plan(site, post, {**values, "price": int(price)}) +
-        [{"op": "click", "sel": "#post-ad"}], record_checks("posted_ads", post, values), "medium",
-        "One ad posted with exactly those details")
+        [{"op": "click", "sel": "#post-ad"}], record_checks("posted_ads", post, values), "One ad posted with exactly those details")
 
     def asking_price() -> None:
         ad = rng.choice(ads)
@@ -191,8 +188,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
             fill_plan(site, filters, {"q": ad["title"], "location": ad["location"]}) +
             [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": f"[data-row={ad['id']}] [data-ad-link]"},
              {"op": "reach", "sel": "[data-ad-price]"}], site.money(ad["price"]), price_check(site, ad["price"], prices),
-            shown_money(site, distinct([by["price"] for by in ads if by["id"] in ad["similar"]], ad["price"])), "easy",
-            "The ad's asking price")
+            shown_money(site, distinct([by["price"] for by in ads if by["id"] in ad["similar"]], ad["price"])), "The ad's asking price")
 
     def count_ads() -> None:
         for category, location in rng.sample(combos, len(combos)):
@@ -203,8 +199,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
                 ask(site, COUNT_ADS, {"category": category.lower(), "location": location}, start,
                     fill_plan(site, filters, {"category": category, "location": location}) +
                     [{"op": "click", "sel": "#find-ads"}, {"op": "reach", "sel": "[data-row-count]"}], str(gold),
-                    answer_count(gold, confusers, unit="ads"), [str(c) for c in confusers], "medium",
-                    "The number of ads of that category in that location")
+                    answer_count(gold, confusers, unit="ads"), [str(c) for c in confusers], "The number of ads of that category in that location")
                 return
 
     def who_sells() -> None:
@@ -215,6 +210,6 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
                 fill_plan(site, filters, {"q": ad["title"], "location": ad["location"]}) +
                 [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": f"[data-row={ad['id']}] [data-ad-link]"},
                  {"op": "reach", "sel": "[data-seller]"}], ad["seller"], name_check(ad["seller"], names),
-                distinct(names, ad["seller"]), "easy", "The ad's seller")
+                distinct(names, ad["seller"]), "The ad's seller")
 
     rng.choice([asking_price, count_ads, who_sells])()

@@ -137,32 +137,30 @@ def _tasks(site: SiteBuilder, courses: list[dict[str, Any]], done: set[str]) -> 
                     {"op": "click", "sel": f"[data-timetable] a[href='/courses/{course['slug']}']"},
                     {"op": "click", "sel": "#enroll"}]
             act(site, ENROLL_SLOT, {"dept": course["dept"], "day": course["day"], "time": course["time"]}, start, plan,
-                _enrolled(course), "hard", "Enrolled in exactly that course", maximal=plan + extras(course))
+                _enrolled(course), "Enrolled in exactly that course", maximal=plan + extras(course))
             break
 
     course = rng.choice([c for c in eligible if c["prereq"]] or eligible)
     plan = _open(course) + [{"op": "click", "sel": "#enroll"}]
-    act(site, ENROLL, {"title": course["title"]}, start, plan, _enrolled(course), "medium",
-        "Enrolled in exactly that course", maximal=plan + extras(course))
+    act(site, ENROLL, {"title": course["title"]}, start, plan, _enrolled(course), "Enrolled in exactly that course", maximal=plan + extras(course))
 
     titles = [c["title"] for c in courses]
     course = rng.choice([c for c in courses if c["prereq"]])
     ask(site, PREREQ, {"title": course["title"]}, start, _open(course) + [{"op": "reach", "sel": "[data-prereq-of]"}],
         course["prereq_title"], name_check(course["prereq_title"], titles),
-        distinct([c["title"] for c in courses if c["dept"] == course["dept"]], course["prereq_title"]), "medium",
-        "The prerequisite on the course's page")
+        distinct([c["title"] for c in courses if c["dept"] == course["dept"]], course["prereq_title"]), "The prerequisite on the course's page")
 
     def instructor() -> None:
         course = rng.choice(courses)
         teachers = [c["instructor"] for c in courses]
         ask(site, INSTRUCTOR, {"title": course["title"]}, start, _open(course) + [{"op": "reach", "sel": "[data-instructor]"}],
             course["instructor"], name_check(course["instructor"], teachers), distinct(teachers, course["instructor"]),
-            "easy", "The instructor on the course's page")
+            "The instructor on the course's page")
 
     def meets() -> None:
         course = rng.choice(courses)
         ask(site, MEETS, {"title": course["title"]}, start, _open(course) + [{"op": "reach", "sel": "[data-meets]"}],
             course["day"], answer_text(course["day"], [d for d in DAYS if d != course["day"]]),
-            [d for d in DAYS if d != course["day"]], "easy", "The weekday the course meets")
+            [d for d in DAYS if d != course["day"]], "The weekday the course meets")
 
     rng.choice([instructor, meets])()

@@ -145,8 +145,7 @@ def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[st
                         "kind": KIND_WORDS.get(event["kind"], event["kind"].lower()),
                         "venue": event["venue"], "day": day_text(event["day"]), "name": person["name"],
                         "email": person["email"]}, start, plan,
-            record_checks("ticket_orders", fields, values, {"event": event["id"]}), "hard",
-            "One order for that event with those quantities per ticket type", maximal=maximal)
+            record_checks("ticket_orders", fields, values, {"event": event["id"]}), "One order for that event with those quantities per ticket type", maximal=maximal)
         break
 
     event = rng.choice(events)
@@ -156,16 +155,15 @@ def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[st
     wrong = [ticket["price"]] + [count * t["price"] for t in event["tickets"] if t is not ticket] + [gold + ticket["price"]]
     ask(site, TOTAL, {"count": count, "type": _said(ticket["name"]), "event": event["name"]}, start,
         _open(event) + [{"op": "reach", "sel": "[data-ticket-types]"}], site.money(gold), price_check(site, gold, wrong),
-        [site.money(w) for w in distinct(wrong, gold)], "medium", "The ticket type's price times the count")
+        [site.money(w) for w in distinct(wrong, gold)], "The ticket type's price times the count")
 
     event = rng.choice(events)
     names = [v["name"] for v in venues]
     ask(site, WHERE, {"event": event["name"]}, start, _open(event) + [{"op": "reach", "sel": "[data-event-venue]"}],
-        event["venue"], name_check(event["venue"], names), distinct(names, event["venue"]), "easy",
-        "The venue on the event's page")
+        event["venue"], name_check(event["venue"], names), distinct(names, event["venue"]), "The venue on the event's page")
 
     event = rng.choice(events)
     days = [e["day"] for e in events]
     ask(site, WHEN, {"event": event["name"]}, start, _open(event) + [{"op": "reach", "sel": "[data-event-date]"}],
         site.date(event["day"]), answer_date(event["day"], distinct(days, event["day"]), site.locale),
-        [site.date(d) for d in distinct(days, event["day"])], "easy", "The event's date")
+        [site.date(d) for d in distinct(days, event["day"])], "The event's date")

@@ -206,8 +206,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
                          "resident": "living in the city" if answers["resident"] == "Yes" else "not living in the city",
                          "income": site.money(answers["income"]),
                          "children": "children under 16 at home" if answers["children"] == "Yes" else "no children at home"},
-        start, plan, result, answer_text(result, [other]), [other], "medium",
-        "The questionnaire's result for those answers")
+        start, plan, result, answer_text(result, [other]), [other], "The questionnaire's result for those answers")
 
     with_express = [s for s in services if s["express"] is not None]
     service = rng.choice(with_express)
@@ -216,8 +215,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
         [s["express"] - s["fee"] for s in with_express if s is not service]
     ask(site, FEE_DIFFERENCE, {"service": service["name"]}, start,
         [{"op": "click", "sel": "a[href='/fees']"}, {"op": "reach", "sel": f"[data-fee-row='{service['slug']}']"}],
-        site.money(diff), price_check(site, diff, figures), shown_money(site, distinct(figures, diff)), "hard",
-        "Express fee minus standard fee for that service")
+        site.money(diff), price_check(site, diff, figures), shown_money(site, distinct(figures, diff)), "Express fee minus standard fee for that service")
 
     pairs = sorted({(o["district"], t) for o in offices for t in o["topics"]})
     rng.shuffle(pairs)
@@ -230,7 +228,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
             ask(site, OFFICE_FOR, {"district": district, "topic": topic.lower()}, start,
                 [{"op": "click", "sel": "a[href='/offices']"}, {"op": "reach", "sel": f"[data-row={office['id']}]"}],
                 office["name"], name_check(office["name"], names), distinct([o["name"] for o in there], office["name"]),
-                "medium", "The one office in that district handling the topic")
+                "The one office in that district handling the topic")
             break
 
     open_saturday = [o for o in offices if o["saturday"]]
@@ -240,7 +238,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
         ask(site, SATURDAY, {"office": office["name"]}, start,
             [{"op": "click", "sel": "a[href='/offices']"}, {"op": "reach", "sel": f"[data-row={office['id']}]"}],
             office["saturday"], answer_text(office["saturday"], distinct(times, office["saturday"])),
-            distinct(times, office["saturday"]), "easy", "The office's Saturday closing time")
+            distinct(times, office["saturday"]), "The office's Saturday closing time")
 
     person = make_people(rng, 1)[0]
     (_, first), (_, second), (_, third) = steps
@@ -257,8 +255,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
     plan += fill_plan(site, third, values) + [{"op": "click", "sel": "#submit"}]
     fields = first + second + third
     act(site, APPLY, {**values, "speed": values["speed"].lower()}, start, plan,
-        record_checks("permit_applications", fields, values, {"service": APPLY_SERVICE}), "hard",
-        "One application with every requested detail")
+        record_checks("permit_applications", fields, values, {"service": APPLY_SERVICE}), "One application with every requested detail")
 
     def processing() -> None:
         service = rng.choice(services)
@@ -268,7 +265,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
             ask(site, PROCESSING, {"service": service["name"]}, start,
                 [{"op": "click", "sel": f"[data-service='{service['slug']}'] a"}, {"op": "reach", "sel": "[data-days]"}],
                 str(service["days"]), answer_count(service["days"], confusers, unit="days"), [str(c) for c in confusers],
-                "easy", "The standard processing time on the service's page")
+                "The standard processing time on the service's page")
 
     def office_address() -> None:
         office = rng.choice(offices)
@@ -276,6 +273,6 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
         ask(site, OFFICE_ADDRESS, {"office": office["name"]}, start,
             [{"op": "click", "sel": "a[href='/offices']"}, {"op": "reach", "sel": f"[data-row={office['id']}]"}],
             office["street"], answer_text(office["street"], distinct(streets, office["street"])),
-            distinct(streets, office["street"]), "easy", "The office's street address")
+            distinct(streets, office["street"]), "The office's street address")
 
     rng.choice([processing, office_address])()

@@ -169,8 +169,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
             [{"op": "click", "sel": "#find-doctors"}] + _open_slot(doctor, first) + \
             fill_plan(site, BOOKING_FIELDS, values) + [{"op": "click", "sel": "#submit"}]
         act(site, BOOK_EARLIEST, {"specialist": SPECIALTIES[specialty], "insurance": insurance, **values}, start, plan,
-            record_checks("appointments", BOOKING_FIELDS, values, {"slot": first["id"]}), "hard",
-            "One appointment, in the earliest open slot of an in-network doctor of that specialty")
+            record_checks("appointments", BOOKING_FIELDS, values, {"slot": first["id"]}), "One appointment, in the earliest open slot of an in-network doctor of that specialty")
         break
 
     for specialty, insurance in pairs:
@@ -183,7 +182,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
             names = [d["name"] for d in doctors]
             ask(site, WHO_ACCEPTS, {"specialist": SPECIALTIES[specialty], "insurance": insurance}, start, plan,
                 doctor["name"], name_check(doctor["name"], names), distinct([d["name"] for d in same], doctor["name"]),
-                "medium", "The one doctor of that specialty accepting the insurance")
+                "The one doctor of that specialty accepting the insurance")
             break
 
     doctor = rng.choice(doctors)
@@ -200,8 +199,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
                 + fill_plan(site, BOOKING_FIELDS, values) + [{"op": "click", "sel": "#submit"}]]
         act(site, BOOK_SLOT, {"doctor": doctor["name"], "time": slot["time"], "day": day_text(slot["day"]), **values,
                               "reason": reason.lower()}, start, plan,
-            record_checks("appointments", BOOKING_FIELDS, values, {"slot": slot["id"]}), "medium",
-            "One appointment, in that doctor's requested slot", maximal=plan + more)
+            record_checks("appointments", BOOKING_FIELDS, values, {"slot": slot["id"]}), "One appointment, in that doctor's requested slot", maximal=plan + more)
 
     for doctor in rng.sample(doctors, len(doctors)):
         days = sorted({s["day"] for s in doctor["slots"] if s["open"]})
@@ -214,8 +212,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
         plan = [{"op": "click", "sel": f"[data-row={doctor['id']}] [data-doctor-link]"},
                 {"op": "reach", "sel": f"[data-slot={first['id']}]"}]
         ask(site, FIRST_SLOT, {"doctor": doctor["name"], "day": day_text(day)}, start, plan, first["time"],
-            answer_text(first["time"], distinct(times, first["time"])), distinct(times, first["time"]), "medium",
-            "The time of the first open slot that day (a booked one does not count)")
+            answer_text(first["time"], distinct(times, first["time"])), distinct(times, first["time"]), "The time of the first open slot that day (a booked one does not count)")
         break
 
     seen = sorted({v["doctor"] for v in visits})
@@ -227,7 +224,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
         ask(site, LAST_VISIT, {"doctor": name}, start, [{"op": "click", "sel": "a[href='/visits']"},
                                                          {"op": "reach", "sel": f"[data-row={latest['id']}]"}],
             site.date(latest["day"]), answer_date(latest["day"], distinct(dates, latest["day"]), site.locale),
-            [site.date(d) for d in distinct(dates, latest["day"])], "easy", "The date of the latest visit with that doctor")
+            [site.date(d) for d in distinct(dates, latest["day"])], "The date of the latest visit with that doctor")
         break
 
     def visit_billed() -> None:
@@ -237,7 +234,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
                 ask(site, VISIT_BILLED, {"day": f"{day_text(visit['day'])}, {visit['day'][:4]}"}, start,
                     [{"op": "click", "sel": "a[href='/visits']"}, {"op": "reach", "sel": f"[data-row={visit['id']}]"}],
                     site.money(visit["billed"]), price_check(site, visit["billed"], billed),
-                    shown_money(site, distinct(billed, visit["billed"])), "easy", "The amount billed for that visit")
+                    shown_money(site, distinct(billed, visit["billed"])), "The amount billed for that visit")
                 return
 
     def clinic() -> None:
@@ -245,7 +242,6 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
         clinics = sorted({d["clinic"] for d in doctors})
         if len(clinics) >= 2:
             ask(site, CLINIC, {"doctor": doctor["name"]}, start, [{"op": "reach", "sel": f"[data-row={doctor['id']}]"}],
-                doctor["clinic"], name_check(doctor["clinic"], clinics), distinct(clinics, doctor["clinic"]), "easy",
-                "The doctor's clinic")
+                doctor["clinic"], name_check(doctor["clinic"], clinics), distinct(clinics, doctor["clinic"]), "The doctor's clinic")
 
     rng.choice([visit_billed, clinic])()

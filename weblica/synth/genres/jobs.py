@@ -154,8 +154,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
              {"op": "click", "sel": f"[data-row={best['id']}] [data-job-link]"}, {"op": "click", "sel": "#save-job"}]
         extra = [j for j in jobs if j is not best][:MAXIMAL_EXTRAS]
         act(site, SAVE_BEST, {"seniority": seniority.lower(), "location": location}, start, plan,
-            [state_count("saved_jobs", 1), state_is("saved_jobs.0.job", best["id"])], "hard",
-            "Exactly that job is saved", maximal=plan + [s for j in extra for s in
+            [state_count("saved_jobs", 1), state_is("saved_jobs.0.job", best["id"])], "Exactly that job is saved", maximal=plan + [s for j in extra for s in
                                                          [{"op": "goto", "url": site.url(f"/jobs/{j['slug']}")},
                                                           {"op": "click", "sel": "#save-job"}]])
         break
@@ -169,8 +168,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
         [{"op": "click", "sel": "#next-2"}] + fill_plan(site, STEP_CONSENT, values) + [{"op": "click", "sel": "#submit"}]
     act(site, APPLY, {"title": job["title"], "company": job["company"], **values,
                       "notice": values["notice"].lower()},
-        start, plan, record_checks("applications", APPLY_FIELDS, values, {"job": job["id"]}), "hard",
-        "One application to that job with the given details")
+        start, plan, record_checks("applications", APPLY_FIELDS, values, {"job": job["id"]}), "One application to that job with the given details")
 
     for company in rng.sample(companies, len(companies)):
         gold = sum(j["workplace"] == "Remote" for j in company["jobs"])
@@ -180,8 +178,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
             plan = [{"op": "click", "sel": "a[href='/companies']"},
                     {"op": "click", "sel": f"[data-company={company['id']}] a"}, {"op": "reach", "sel": "[data-positions]"}]
             ask(site, REMOTE_COUNT, {"company": company["name"]}, start, plan, str(gold),
-                answer_count(gold, confusers, unit="jobs"), [str(c) for c in confusers], "medium",
-                "The number of that company's remote positions")
+                answer_count(gold, confusers, unit="jobs"), [str(c) for c in confusers], "The number of that company's remote positions")
             break
 
     for job in rng.sample(jobs, len(jobs)):
@@ -190,7 +187,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
                 _open_job(job, filters, site) + [{"op": "reach", "sel": "[data-salary]"}], job["salary_text"],
                 price_check(site, job["salary"], salaries), [format_money(s, {**site.fmt, "decimals": 0})
                                                               for s in distinct(salaries, job["salary"])[:3]],
-                "easy", "The salary on the job's page")
+                "The salary on the job's page")
             break
 
     def count_open() -> None:
@@ -202,8 +199,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
                 plan = fill_plan(site, filters, {"location": location, "seniority": seniority}) + \
                     [{"op": "click", "sel": "#filter-jobs"}, {"op": "reach", "sel": "[data-row-count]"}]
                 ask(site, COUNT_OPEN, {"seniority": seniority.lower(), "location": location}, start, plan, str(gold),
-                    answer_count(gold, confusers, unit="jobs"), [str(c) for c in confusers], "medium",
-                    "The number of jobs of that seniority in that location")
+                    answer_count(gold, confusers, unit="jobs"), [str(c) for c in confusers], "The number of jobs of that seniority in that location")
                 return
 
     def who_hires() -> None:
@@ -214,8 +210,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
                 ask(site, WHO_HIRES, {"title": job["title"], "location": job["location"]}, start,
                     fill_plan(site, filters, {"q": job["title"]}) + [{"op": "click", "sel": "#filter-jobs"},
                                                                    {"op": "reach", "sel": f"[data-row={job['id']}]"}],
-                    job["company"], name_check(job["company"], names), distinct(names, job["company"]), "easy",
-                    "The employer of that job")
+                    job["company"], name_check(job["company"], names), distinct(names, job["company"]), "The employer of that job")
                 return
 
     rng.choice([count_open, who_hires])()

@@ -63,17 +63,16 @@ def record_checks(collection: str, fields: list[dict[str, Any]], values: dict[st
 
 
 def ask(site: SiteBuilder, which: Intent, slots: dict[str, Any], start: str, plan: Plan, answer: str,
-        check: Check, wrong: list[str], difficulty: str, rubric: str) -> None:
+        check: Check, wrong: list[str], rubric: str) -> None:
     """A question task: the plan ends by answering `answer`, which `check` accepts and `wrong` are not.
-    `difficulty` is the flow's own estimate; the level recorded is computed from the plan (then from the
-    compiled oracle in validation), as for every task."""
+    Its difficulty is computed from the plan (then from the compiled oracle in validation), as for every task."""
     full = plan + [{"op": "done", "answer": answer}]
     site.task(TaskDraft(**say(site, which, **slots), start_path=start, plan=full, checks=[check],
                         difficulty=planned(full), rubric=[rubric], wrong_answers=[w for w in wrong if w != answer][:3]))
 
 
 def act(site: SiteBuilder, which: Intent, slots: dict[str, Any], start: str, plan: Plan, checks: list[Check],
-        difficulty: str, rubric: str, maximal: Plan | None = None) -> None:
+        rubric: str, maximal: Plan | None = None) -> None:
     """A state task: the plan changes the site's server-side state, which `checks` read; `maximal` is
     the plan with everything else of its kind done too (it must fail)."""
     site.task(TaskDraft(**say(site, which, **slots), start_path=start, plan=plan, checks=checks,

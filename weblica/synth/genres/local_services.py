@@ -172,8 +172,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
             _book(site, first, values)
         more = [s for s in free if s is not first][:MAXIMAL_EXTRAS]
         act(site, BOOK_BEST, {"trade": trade.lower(), "area": area, **values}, start, plan,
-            record_checks("visits", VISIT_FIELDS, values, {"slot": first["id"]}), "hard",
-            "One visit, in the first free slot of the best-rated provider of that trade there",
+            record_checks("visits", VISIT_FIELDS, values, {"slot": first["id"]}), "One visit, in the first free slot of the best-rated provider of that trade there",
             maximal=plan + [st for s in more for st in
                             [{"op": "goto", "url": site.url(f"/pros/{best['slug']}")}] + _book(site, s, values)])
         break
@@ -183,7 +182,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
     values = {"name": people[1]["name"], "email": people[1]["email"], "address": rng.choice(streets)}
     act(site, BOOK_SLOT, {"provider": provider["name"], "day": day_text(slot["day"]), "time": slot["time"], **values},
         start, _open(provider) + _book(site, slot, values),
-        record_checks("visits", VISIT_FIELDS, values, {"slot": slot["id"]}), "medium", "One visit in that slot")
+        record_checks("visits", VISIT_FIELDS, values, {"slot": slot["id"]}), "One visit in that slot")
 
     provider = rng.choice(providers)
     job = rng.choice(provider["prices"])["job"]
@@ -192,8 +191,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
     act(site, QUOTE, {"provider": provider["name"], "job": job.lower(), "name": values["name"], "email": values["email"]},
         start, _open(provider) + [{"op": "click", "sel": "#request-quote"}] + fill_plan(site, quote, values) +
         [{"op": "click", "sel": "#send-quote"}],
-        record_checks("quotes", quote, values, {"provider": provider["id"]}), "medium",
-        "One quote request to that provider for that job")
+        record_checks("quotes", quote, values, {"provider": provider["id"]}), "One quote request to that provider for that job")
 
     def job_price() -> None:
         provider = rng.choice(providers)
@@ -201,8 +199,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
         others = [q["price"] for q in provider["prices"]]
         ask(site, JOB_PRICE, {"provider": provider["name"], "job": line["job"].lower()}, start,
             _open(provider) + [{"op": "reach", "sel": f"[data-price-line='{line['job']}']"}], site.money(line["price"]),
-            price_check(site, line["price"], others), shown_money(site, distinct(others, line["price"])), "easy",
-            "That job's price on the provider's price list")
+            price_check(site, line["price"], others), shown_money(site, distinct(others, line["price"])), "That job's price on the provider's price list")
 
     def five_stars() -> None:
         for provider in rng.sample(providers, len(providers)):
@@ -211,8 +208,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
             if gold >= 1 and confusers:
                 ask(site, FIVE_STARS, {"provider": provider["name"]}, start,
                     _open(provider) + [{"op": "reach", "sel": "[data-reviews]"}], str(gold),
-                    answer_count(gold, confusers, unit="reviews"), [str(c) for c in confusers], "medium",
-                    "The number of five-star reviews")
+                    answer_count(gold, confusers, unit="reviews"), [str(c) for c in confusers], "The number of five-star reviews")
                 return
 
     def worst() -> None:
@@ -223,7 +219,7 @@ def _tasks(site: SiteBuilder, providers: list[dict[str, Any]], filters: list[dic
                 ask(site, WORST_REVIEW, {"provider": provider["name"]}, start,
                     _open(provider) + [{"op": "reach", "sel": "[data-reviews]"}], low["author"],
                     answer_text(low["author"], distinct(authors, low["author"])), distinct(authors, low["author"]),
-                    "medium", "The author of the lowest-rated review")
+                    "The author of the lowest-rated review")
                 return
 
     rng.choice([job_price, five_stars, worst])()

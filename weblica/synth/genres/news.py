@@ -143,22 +143,20 @@ def _tasks(site: SiteBuilder, sections: list[dict[str, Any]], authors: list[dict
         maximal = plan + [{"op": "goto", "url": site.url(f"/articles/{theirs[1]['slug']}")}] + \
             fill_plan(site, COMMENT_FIELDS, values) + [{"op": "click", "sel": "#post-comment"}]
         act(site, COMMENT, {"text": values["text"], "name": person["name"], "author": author, "section": section}, start,
-            plan, record_checks("comments", COMMENT_FIELDS, values, {"article": latest["id"]}), "hard",
-            "One comment with that text and name under that article", maximal=maximal)
+            plan, record_checks("comments", COMMENT_FIELDS, values, {"article": latest["id"]}), "One comment with that text and name under that article", maximal=maximal)
         break
 
     names = [a["name"] for a in authors]
     article = rng.choice(articles)
     ask(site, AUTHOR_OF, {"headline": article["headline"]}, start, _open(article) + [{"op": "reach", "sel": "[data-byline]"}],
-        article["author"], name_check(article["author"], names), distinct(names, article["author"]), "easy",
-        "The article's byline")
+        article["author"], name_check(article["author"], names), distinct(names, article["author"]), "The article's byline")
 
     article = rng.choice(articles)
     days = [a["date"] for a in articles]
     ask(site, PUBLISHED, {"headline": article["headline"]}, start,
         _open(article) + [{"op": "reach", "sel": "[data-published]"}], site.date(article["date"]),
         answer_date(article["date"], distinct(days, article["date"]), site.locale),
-        [site.date(d) for d in distinct(days, article["date"])], "easy", "The article's publication date")
+        [site.date(d) for d in distinct(days, article["date"])], "The article's publication date")
 
     for author, section in rng.sample(combos, len(combos)):
         gold = sum((a["author"], a["section"]) == (author, section) for a in articles)
@@ -170,6 +168,5 @@ def _tasks(site: SiteBuilder, sections: list[dict[str, Any]], authors: list[dict
             plan = _open(first)[:1] + [{"op": "click", "sel": f"[data-article={first['id']}] a[href='/authors/{slug}']"},
                                        {"op": "reach", "sel": "[data-author-articles]"}]
             ask(site, COUNT_BY, {"section": section, "author": author}, start, plan, str(gold),
-                answer_count(gold, confusers, unit="articles"), [str(c) for c in confusers], "medium",
-                "The author's articles in that section")
+                answer_count(gold, confusers, unit="articles"), [str(c) for c in confusers], "The author's articles in that section")
             break

@@ -163,8 +163,7 @@ def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[st
         day, time = slot.split(" ")
         act(site, BOOK_TOUR, {"kind": kind.lower(), "district": district, "day": day_text(day), "time": time,
                               "name": values["name"], "email": values["email"]}, start, plan,
-            record_checks("tours", fields, values, {"listing": best["id"]}), "hard",
-            "One viewing of that home at that time", maximal=maximal)
+            record_checks("tours", fields, values, {"listing": best["id"]}), "One viewing of that home at that time", maximal=maximal)
         break
 
     home = rng.choice(homes)
@@ -172,8 +171,7 @@ def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[st
     plan = _open(home) + fill_plan(site, CONTACT_FIELDS, values) + [{"op": "click", "sel": "#send-agent"}]
     act(site, CONTACT, {"kind": home["kind"].lower(), "address": home["address"], "name": values["sender"],
                         "email": values["reply_to"], "message": values["message"]}, start, plan,
-        record_checks("agent_messages", CONTACT_FIELDS, values, {"listing": home["id"]}), "medium",
-        "One message about that home with that text", maximal=plan + [{"op": "goto", "url": site.url("/homes")}] + _open(home) +
+        record_checks("agent_messages", CONTACT_FIELDS, values, {"listing": home["id"]}), "One message about that home with that text", maximal=plan + [{"op": "goto", "url": site.url("/homes")}] + _open(home) +
         [{"op": "click", "sel": "#book-tour"}] + fill_plan(site, CONTACT_FIELDS, values) + [{"op": "click", "sel": "#send-agent"}])
 
     decimals = site.fmt["decimals"]
@@ -191,12 +189,11 @@ def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[st
             [{"op": "click", "sel": "#calculate"}, {"op": "reach", "sel": "[data-monthly]"}]
         ask(site, MONTHLY, {"kind": home["kind"].lower(), "address": home["address"], "down": site.money(down),
                             "rate": rate, "years": years}, start, plan, site.money(round(gold, decimals)),
-            price_check(site, gold, wrong), [site.money(w) for w in wrong], "hard",
-            "The calculator's monthly payment for that price, down payment, rate and term")
+            price_check(site, gold, wrong), [site.money(w) for w in wrong], "The calculator's monthly payment for that price, down payment, rate and term")
         break
 
     home = rng.choice(homes)
     agents = sorted({h["agent"] for h in homes})
     ask(site, AGENT, {"kind": home["kind"].lower(), "address": home["address"]}, start,
         _open(home) + [{"op": "reach", "sel": "[data-home-agent]"}], home["agent"], name_check(home["agent"], agents),
-        distinct(agents, home["agent"]), "easy", "The agent on the home's page")
+        distinct(agents, home["agent"]), "The agent on the home's page")

@@ -149,7 +149,7 @@ def _tasks(site: SiteBuilder, dishes: list[dict[str, Any]], slots: list[dict[str
     act(site, ORDER, {"qty": values["qty"], "size": size["name"].lower(), "dish": dish["name"],
                       "extra": extra["name"].lower(), **delivery}, start, plan,
         record_checks("basket", fields, values, {"dish": dish["id"]}) + record_checks("orders", order_fields, delivery),
-        "hard", "One basket line of that dish, size, extra and quantity, and one order for that window and address",
+        "One basket line of that dish, size, extra and quantity, and one order for that window and address",
         maximal=maximal)
 
     dish = rng.choice(dishes)
@@ -159,8 +159,7 @@ def _tasks(site: SiteBuilder, dishes: list[dict[str, Any]], slots: list[dict[str
              dish["price"] + sum(e["price"] for e in dish["extras"]) + size["extra"]]
     ask(site, COMBO_PRICE, {"size": size["name"].lower(), "dish": dish["name"], "extra": extra["name"].lower()},
         start, _open(dish) + [{"op": "reach", "sel": "[data-prices]"}], site.money(gold),
-        price_check(site, gold, wrong), [site.money(w) for w in distinct(wrong, gold)], "medium",
-        "Base price plus the size's and the extra's surcharges")
+        price_check(site, gold, wrong), [site.money(w) for w in distinct(wrong, gold)], "Base price plus the size's and the extra's surcharges")
 
     for section in rng.sample(list(SECTIONS), len(SECTIONS)):
         there = [d for d in dishes if d["section"] == section]
@@ -170,7 +169,7 @@ def _tasks(site: SiteBuilder, dishes: list[dict[str, Any]], slots: list[dict[str
             ask(site, CHEAPEST, {"section": section.lower()}, start,
                 [{"op": "reach", "sel": f"[data-section-menu={section.lower()}]"}],
                 best["name"], name_check(best["name"], names), distinct([d["name"] for d in there], best["name"]),
-                "easy", "The lowest-priced dish of that section")
+                "The lowest-priced dish of that section")
             break
 
     full_before = [s["time"] for s in slots[:slots.index(next(s for s in slots if not s["full"]))]]
@@ -179,4 +178,4 @@ def _tasks(site: SiteBuilder, dishes: list[dict[str, Any]], slots: list[dict[str
         ask(site, EARLIEST_SLOT, {}, start, [{"op": "click", "sel": "a[href='/delivery']"},
                                             {"op": "reach", "sel": "[data-slots]"}], gold,
             answer_text(gold, [s["time"] for s in slots if s["time"] != gold]), full_before + open_slots[1:2],
-            "easy", "The first window not marked full")
+            "The first window not marked full")

@@ -174,7 +174,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
             target = rng.choice([c for c in COLUMNS if c != column["name"]])
             plan = _move(site, project, first, target)
             act(site, MOVE_EARLIEST, {"project": project["name"], "column": column["name"], "target": target}, start,
-                plan, _move_checks(first, target), "hard", "Only the soonest-due card of that column moved, to the target",
+                plan, _move_checks(first, target), "Only the soonest-due card of that column moved, to the target",
                 maximal=others_moved(plan, project, first))
             break
         else:
@@ -185,7 +185,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
     card = rng.choice(project["cards"])
     target = rng.choice([c for c in COLUMNS if c != card["column"]])
     act(site, MOVE_CARD, {"card": card["title"], "project": project["name"], "column": target}, start,
-        _move(site, project, card, target), _move_checks(card, target), "medium", "That card moved to that column")
+        _move(site, project, card, target), _move_checks(card, target), "That card moved to that column")
 
     project = rng.choice(projects)
     offs = [k for k, v in project["settings"].items() if not v]
@@ -199,7 +199,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
         rest = [k for k in TOGGLES if k not in (turn_on, turn_off)]
         act(site, SETTINGS, {"project": project["name"], "on": TOGGLES[turn_on], "off": TOGGLES[turn_off]}, start, plan,
             [state_is("settings.project", project["id"])] + [state_is(f"settings.{k}", v) for k, v in wanted.items()],
-            "medium", "Those two toggles changed, the others as they were",
+            "Those two toggles changed, the others as they were",
             maximal=plan[:-1] + [{"op": "click", "sel": f"#f-{k}"} for k in rest] + plan[-1:])
 
     project = rng.choice(projects)
@@ -210,8 +210,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
         fill_plan(site, INVITE_FIELDS, values) + [{"op": "click", "sel": "#invite"}]
     act(site, INVITE, {"email": values["email"], "project": project["name"], "role": role.lower(),
                        }, start, plan,
-        record_checks("invites", INVITE_FIELDS, values, {"project": project["id"]}), "medium",
-        "One invitation, to that project, with that role")
+        record_checks("invites", INVITE_FIELDS, values, {"project": project["id"]}), "One invitation, to that project, with that role")
 
     def column_count() -> None:
         for project in rng.sample(projects, len(projects)):
@@ -223,8 +222,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
                     ask(site, COLUMN_COUNT, {"column": column["name"], "project": project["name"]}, start,
                         [{"op": "click", "sel": f"[data-project={project['id']}] a[data-project-link]"},
                          {"op": "reach", "sel": f"[data-column='{column['name']}'] [data-column-count]"}], str(gold),
-                        answer_count(gold, confusers, unit="cards"), [str(c) for c in confusers], "easy",
-                        "The number of cards in that column")
+                        answer_count(gold, confusers, unit="cards"), [str(c) for c in confusers], "The number of cards in that column")
                     return
 
     def assignee() -> None:
@@ -234,7 +232,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
         if len(set(k["assignee"] for k in project["cards"])) >= 2:
             ask(site, ASSIGNEE, {"card": card["title"], "project": project["name"]}, start,
                 _open_card(project, card) + [{"op": "reach", "sel": "[data-assignee]"}], card["assignee"],
-                name_check(card["assignee"], names), distinct(names, card["assignee"]), "easy", "The card's assignee")
+                name_check(card["assignee"], names), distinct(names, card["assignee"]), "The card's assignee")
 
     def due() -> None:
         project = rng.choice(projects)
@@ -244,7 +242,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
             ask(site, DUE, {"card": card["title"], "project": project["name"]}, start,
                 _open_card(project, card) + [{"op": "reach", "sel": "[data-due]"}], site.date(card["due"]),
                 answer_date(card["due"], distinct(dates, card["due"]), site.locale),
-                [site.date(d) for d in distinct(dates, card["due"])], "easy", "The card's due date")
+                [site.date(d) for d in distinct(dates, card["due"])], "The card's due date")
 
     def member_role() -> None:
         project = rng.choice(projects)
@@ -252,6 +250,6 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
         ask(site, MEMBER_ROLE, {"member": member["name"], "project": project["name"]}, start,
             [{"op": "click", "sel": f"[data-project={project['id']}] a[data-members-link]"},
              {"op": "reach", "sel": f"[data-member='{member['email']}']"}], member["role"],
-            name_check(member["role"], ROLES), distinct(ROLES, member["role"]), "easy", "The member's role")
+            name_check(member["role"], ROLES), distinct(ROLES, member["role"]), "The member's role")
 
     rng.choice([column_count, assignee, due, member_role])()

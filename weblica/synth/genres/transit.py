@@ -192,7 +192,7 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
         act(site, SAVE_FASTEST, {"origin": origin, "destination": destination, "after": after}, start, plan,
             [state_count("saved_journeys", 1), state_is("saved_journeys.0.from", origin),
              state_is("saved_journeys.0.to", destination), state_is("saved_journeys.0.depart", hhmm(best["dep"])),
-             state_is("saved_journeys.0.arrive", hhmm(best["arr"]))], "hard", "Only the first-arriving journey saved",
+             state_is("saved_journeys.0.arrive", hhmm(best["arr"]))], "Only the first-arriving journey saved",
             maximal=plan + [{"op": "click", "sel": f"[data-itinerary='{key(o)}'] [data-save-journey]"}
                             for o in options[1:SHOWN]])
 
@@ -201,8 +201,7 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
     act(site, SUBSCRIBE, {"email": email, "line": line["name"]}, start,
         [{"op": "click", "sel": "a[href='/alerts']"}] + fill_plan(site, subscribe, {"email": email, "line": line["name"]}) +
         [{"op": "click", "sel": "#subscribe"}],
-        record_checks("alert_subscriptions", subscribe, {"email": email, "line": line["name"]}), "medium",
-        "One subscription to that line's alerts")
+        record_checks("alert_subscriptions", subscribe, {"email": email, "line": line["name"]}), "One subscription to that line's alerts")
 
     line = rng.choice(lines)
     sp = rng.choice(line["stop_pages"][:-1])
@@ -212,7 +211,7 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
         [{"op": "click", "sel": "a[href='/lines']"}, {"op": "click", "sel": f"[data-line={line['id']}] a"},
          {"op": "click", "sel": f"[data-stop-link='{sp['slug']}']"}, {"op": "reach", "sel": f"[data-time='{sp['times'][k]}']"}],
         sp["times"][k], answer_text(sp["times"][k], distinct(sp["times"] + every_time, sp["times"][k])),
-        [sp["times"][k - 1], sp["times"][k + 1]], "medium", "The first departure after that time")
+        [sp["times"][k - 1], sp["times"][k + 1]], "The first departure after that time")
 
     def arrival() -> None:
         if len(found) < 2:
@@ -222,8 +221,7 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
         shown = [hhmm(t) for o in options[:SHOWN] for leg in o["legs"] for t in leg[3:]]
         ask(site, ARRIVAL, {"origin": origin, "destination": destination, "after": after}, start,
             plan_trip(origin, destination, after) + [{"op": "reach", "sel": f"[data-itinerary='{key(options[0])}']"}],
-            gold, answer_text(gold, distinct(shown + [after] + every_time, gold)), distinct(shown, gold), "medium",
-            "The arrival time of the first-arriving journey")
+            gold, answer_text(gold, distinct(shown + [after] + every_time, gold)), distinct(shown, gold), "The arrival time of the first-arriving journey")
 
     def closed() -> None:
         closure = rng.choice(closures)
@@ -232,6 +230,6 @@ def _tasks(site: SiteBuilder, lines: list[dict[str, Any]], stops: list[str], tim
         ask(site, CLOSED_STOP, {"line": closure["line"]}, start,
             [{"op": "click", "sel": "a[href='/alerts']"}, {"op": "reach", "sel": f"[data-alert='{line['id']}']"}],
             closure["stop"], answer_text(closure["stop"], distinct(others, closure["stop"])),
-            distinct(others, closure["stop"]), "easy", "The stop closed on that line")
+            distinct(others, closure["stop"]), "The stop closed on that line")
 
     rng.choice([arrival, closed])()

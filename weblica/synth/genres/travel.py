@@ -191,14 +191,14 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
         ask(site, CHEAPEST, slots(best), start, _search(site, fields, best, "price") +
             [{"op": "reach", "sel": f"[data-row={best['id']}]"}], site.money(best["price"]),
             price_check(site, best["price"], competing), shown_money(site, distinct(competing, best["price"])),
-            "medium", "The lowest fare among that day's flights on the route")
+            "The lowest fare among that day's flights on the route")
     group = groups[keys[1]]
     fast = unique_extreme(group, "duration")
     airlines = sorted({f["airline"] for f in flights})
     if fast:
         ask(site, FASTEST, slots(fast), start, _search(site, fields, fast, "duration") +
             [{"op": "reach", "sel": f"[data-row={fast['id']}]"}], fast["airline"], name_check(fast["airline"], airlines),
-            distinct(airlines, fast["airline"]), "medium", "The airline of the shortest flight")
+            distinct(airlines, fast["airline"]), "The airline of the shortest flight")
     group = [f for f in groups[keys[2]] if f["stops"] == 0]
     direct = unique_extreme(group, "price")
     if direct and direct["change_fee"] > 0:
@@ -206,8 +206,7 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
         ask(site, CHANGE_FEE, slots(direct), start, _search(site, fields, direct, "price") +
             [{"op": "click", "sel": f"[data-row={direct['id']}] [data-fare-link]"}, {"op": "reach", "sel": "[data-change-fee]"}],
             site.money(direct["change_fee"]), price_check(site, direct["change_fee"], fees + [direct["price"]]),
-            shown_money(site, distinct(fees, direct["change_fee"])), "hard",
-            "The change fee from the fare rules of the cheapest nonstop flight")
+            shown_money(site, distinct(fees, direct["change_fee"])), "The change fee from the fare rules of the cheapest nonstop flight")
     group = [f for f in groups[keys[3]] if f["refundable"]]
     refundable = unique_extreme(group, "price")
     if refundable:
@@ -216,8 +215,7 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
         plan = _search(site, fields, refundable, "price") + _book(site, refundable, values)
         others = [f for f in groups[keys[3]] if f is not refundable][:MAXIMAL_EXTRAS]
         act(site, BOOK_REFUNDABLE, slots(refundable, name=person["name"], email=person["email"], guests=guests), start,
-            plan, record_checks("flight_bookings", BOOKING_FIELDS, values, {"flight": refundable["id"]}), "hard",
-            "One booking, of the cheapest refundable flight, for the named passenger and travellers",
+            plan, record_checks("flight_bookings", BOOKING_FIELDS, values, {"flight": refundable["id"]}), "One booking, of the cheapest refundable flight, for the named passenger and travellers",
             maximal=plan + [s for o in others for s in [{"op": "goto", "url": site.url(f"/flights/fare/{o['id']}")},
                                                        {"op": "click", "sel": "#continue-booking"}]
                             + fill_plan(site, BOOKING_FIELDS, values) + [{"op": "click", "sel": "#submit"}]])
@@ -228,8 +226,7 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
         values = {"name": person["name"], "email": person["email"]}
         plan = _search(site, fields, first) + _book(site, first, values)
         act(site, BOOK_EARLIEST, slots(first, name=person["name"], email=person["email"]), start, plan,
-            record_checks("flight_bookings", BOOKING_FIELDS, values, {"flight": first["id"]}), "medium",
-            "One booking, of the day's first flight, for the named passenger")
+            record_checks("flight_bookings", BOOKING_FIELDS, values, {"flight": first["id"]}), "One booking, of the day's first flight, for the named passenger")
 
     def nonstop_count() -> None:
         group = groups[keys[5]]
@@ -241,7 +238,7 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
                                                       {"op": "click", "sel": "#search-flights"},
                                                       {"op": "reach", "sel": "[data-row-count]"}]
             ask(site, NONSTOP_COUNT, slots(group[0]), start, plan, str(gold), answer_count(gold, confusers, unit="flights"),
-                [str(c) for c in confusers], "medium", "The number of that day's nonstop flights on the route")
+                [str(c) for c in confusers], "The number of that day's nonstop flights on the route")
 
     def arrival() -> None:
         group = groups[keys[6]]
@@ -250,8 +247,7 @@ def _tasks(site: SiteBuilder, flights: list[dict[str, Any]], days: list[str], ci
             if "+" not in f["arrive"] and times.count(f["arrive"]) == 1:
                 ask(site, ARRIVAL, slots(f, airline=f["airline"], code=f["code"]), start,
                     _search(site, fields, f) + [{"op": "reach", "sel": f"[data-row={f['id']}]"}], f["arrive"],
-                    answer_text(f["arrive"], distinct(times, f["arrive"])), distinct(times, f["arrive"]), "medium",
-                    "The arrival time of that flight")
+                    answer_text(f["arrive"], distinct(times, f["arrive"])), distinct(times, f["arrive"]), "The arrival time of that flight")
                 return
 
     rng.choice([nonstop_count, arrival])()
