@@ -174,8 +174,9 @@ def test_timings_come_due_in_virtual_time_clicks_and_scroll(tmp_path):
         out["delay_after_7s"] = await page.evaluate(_ALL_JS)
         page = await pages.open(clicked, 5)
         out["clicks"] = [await page.evaluate(_ALL_JS)]
+        blank = await page.evaluate(_BLANK_JS)  # richer pages have links almost everywhere
         for _ in range(3):
-            await page.mouse.click(640, 300)
+            await page.mouse.click(blank["x"], blank["y"])
             out["clicks"].append(await page.evaluate(_ALL_JS))
         await page.reload(wait_until="load")  # the count is the episode's, not the page's
         out["clicks_next_page"] = await page.evaluate(_ALL_JS)
@@ -195,12 +196,23 @@ def test_timings_come_due_in_virtual_time_clicks_and_scroll(tmp_path):
     assert out["scroll_at_load"][0]["hidden"] and not out["scroll_after"][0]["hidden"]
 
 
-# a link away from the corners and edges, where the non-blocking ones sit
-_LINK_JS = """() => { const a = Array.from(document.querySelectorAll('a[href]'))
-  .find((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.top > 140 && r.bottom < innerHeight - 180
-    && r.left > 100 && r.left < innerWidth - 400 && !e.getAttribute('href').startsWith('#'); });
-  const r = a.getBoundingClientRect(); return {x: r.left + Math.min(r.width / 2, 20), y: r.top + r.height / 2,
-    href: a.href}; }"""
+# a link away from the corners and edges, where the non-blocking ones sit (scrolled to mid-screen when
+# the first such link sits below a tall hero)
+_LINK_JS = """() => {
+  const ok = (e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && r.left > 100
+    && r.left < innerWidth - 400 && !e.getAttribute('href').startsWith('#') && !e.closest('[data-distractor], header'); };
+  const a = Array.from(document.querySelectorAll('main a[href], a[href]')).find(ok);
+  let r = a.getBoundingClientRect();
+  if (r.top < 140 || r.bottom > innerHeight - 180) { window.scrollBy(0, r.top - innerHeight / 2); r = a.getBoundingClientRect(); }
+  return {x: r.left + Math.min(r.width / 2, 20), y: r.top + r.height / 2, href: a.href}; }"""
+
+# a point of the page that is no control (a click there only counts as a click)
+_BLANK_JS = """() => {
+  for (let y = 120; y < innerHeight - 120; y += 10) for (let x = 10; x < innerWidth - 10; x += 10) {
+    const e = document.elementFromPoint(x, y);
+    if (e && !e.closest('a, button, input, select, textarea, label, summary, details, [data-distractor]')) return {x, y};
+  }
+  return null; }"""
 
 
 def test_a_blocking_one_blocks_the_click_underneath_until_dismissed(tmp_path):
