@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from weblica.env.actions import Action
+
 # Each open one, in document order: kind, blocking, z-index, its box, and how to dismiss it (a close
 # control that is really on top, else Escape, else a point on its backdrop outside its panel).
 OPEN_POPUPS_JS = """() => {
@@ -85,3 +87,23 @@ def dismissal_thought(kind: str, label: str = "", key: str | None = None, outsid
     if outside:
         return f"{what}: click outside it."
     return f"{what}: click {json.dumps(label, ensure_ascii=False)}." if label and label != "×" else f"{what}: click its close button."
+
+
+_POINTED = ("click", "hover", "drag")
+
+
+def dismissal_before(popups: list[dict[str, Any]], action: Action) -> tuple[Action, str] | None:
+    """The dismissal (action, thought) to play before `action` when a pop-up of this episode is in its
+    way, else None. Only a pointer is stopped by a pop-up: keys go to the focused field under it (and a
+    click to dismiss one first would take that focus away)."""
+    if action.name not in _POINTED:
+        return None
+    a = action.args
+    point = (a["x1"], a["y1"]) if action.name == "drag" else (a["x"], a["y"]) if "x" in a else None
+    how = in_the_way(popups or [], point)
+    if how is None:
+        return None
+    thought = dismissal_thought(how["kind"], how.get("label", ""), how.get("key"), bool(how.get("outside")))
+    dismissal = Action("press_keys", {"keys": [how["key"]]}) if how.get("key") else \
+        Action("click", {"x": float(round(how["x"])), "y": float(round(how["y"]))})
+    return dismissal, thought

@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from weblica.env.actions import Action, make_action
 from weblica.env.episode import StepRecord
+from weblica.env.popups import dismissal_before
 from weblica.env.observation import Observation
 from weblica.env.page_snapshot import candidates, fit, shaped_like
 from weblica.env.task import Task
@@ -87,7 +88,13 @@ class AdversarialPolicy:
             action = Action("goto_url", {"url": meaning_changed(obs.url)})
             return PolicyOutput(text=render_tool_calls([action], "The right page, and more."), actions=[action])
         if self._maximal and turn < last_turn:  # the whole "do everything" run, spread over the turns left
-            per_turn = -(-len(self._maximal) // max(1, last_turn - turn))
+            # this episode's pop-ups are not the compiled run's: one in the way is dismissed first, and
+            # while any is open the run goes one action a turn (a click may bring the next one)
+            popups = page.get("popups") or []
+            dismissal = dismissal_before(popups, self._maximal[0])
+            if dismissal is not None:
+                return PolicyOutput(text=render_tool_calls([dismissal[0]], dismissal[1]), actions=[dismissal[0]])
+            per_turn = 1 if popups else -(-len(self._maximal) // max(1, last_turn - turn))
             actions, self._maximal = self._maximal[:per_turn], self._maximal[per_turn:]
             return PolicyOutput(text=render_tool_calls(actions, "The task, and everything else."), actions=actions)
         if self._kind == "state" and turn < last_turn and not task.metadata.get("maximal_oracle"):

@@ -10,11 +10,10 @@ from __future__ import annotations
 from weblica.env.actions import Action
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
-from weblica.env.popups import DISMISS, dismissal_thought, in_the_way
+from weblica.env.popups import DISMISS, dismissal_before
 from weblica.env.task import Task
 from weblica.policy.base import PolicyOutput, render_tool_calls
 
-_POINTED = ("click", "hover")
 _LEGACY_DISMISS = "Close the pop-up that covers the page."  # what bundles of before weblica.env.popups recorded
 
 
@@ -51,16 +50,8 @@ class OraclePolicy:
             self._next += 1  # this episode's pop-ups are dismissed as they come, below
         turn = min(self._next, len(plan) - 1)
         action = plan[turn]
-        a = action.args
-        point = (a["x"], a["y"]) if action.name in _POINTED and "x" in a else \
-            (a["x1"], a["y1"]) if action.name == "drag" else None
-        # only a pointer is stopped by a pop-up: keys go to the focused field under it (and a click to
-        # dismiss one first would take that focus away)
-        how = in_the_way(page.get("popups") or [], point) if action.name in (*_POINTED, "drag") else None
-        if how is not None:
-            thought = dismissal_thought(how["kind"], how.get("label", ""), how.get("key"), bool(how.get("outside")))
-            dismissal = Action("press_keys", {"keys": [how["key"]]}) if how.get("key") else \
-                Action("click", {"x": float(round(how["x"])), "y": float(round(how["y"]))})
-            return PolicyOutput(text=render_tool_calls([dismissal], thought), actions=[dismissal])
+        dismissal = dismissal_before(page.get("popups") or [], action)
+        if dismissal is not None:
+            return PolicyOutput(text=render_tool_calls([dismissal[0]], dismissal[1]), actions=[dismissal[0]])
         self._next = turn + 1
         return PolicyOutput(text=render_tool_calls([action], thoughts[turn]), actions=[action])

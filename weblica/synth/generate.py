@@ -152,7 +152,10 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
                 if outcome.maximal:  # the task done with everything else: what the adversarial policy plays
                     task.metadata["maximal_oracle"] = [a.to_dict() for a in outcome.maximal]
                 # room for the oracle plus a few missteps: a long calendar walk must not hit the limit
-                task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5)
+                # and for the "do everything" run one action a turn (the adversarial policy plays it so:
+                # several clicks in one turn outrun a pop-up that comes after N clicks, and the clicks it
+                # swallows left a run that did only the task)
+                task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5, len(outcome.maximal or []) + 2)
                 kept.append(task)
         save_tasks(kept, path / "tasks.jsonl")
         failures = [f"{o.task_id}: {f}" for _, o in pairs for f in o.failures]
