@@ -168,6 +168,9 @@ class Store:
                 meta = dict(conn.execute(select(meta_table.c.key, meta_table.c.value)).all())
         if meta.get("app") != APP_ID:
             raise StoreError(f"{self.where} is not a weblica recording (app={meta.get('app')!r})")
+        # a creator writes the meta rows only after every table: list the tables again now that they are
+        # there, since the first listing may have caught a concurrent creator half-way
+        tables = set(inspect(self.engine).get_table_names())
         schema = str(meta.get("schema", "0"))
         if not schema.isdigit():
             raise StoreError(f"{self.where} is corrupt (schema version {schema!r}). Fix: restore the recording "
