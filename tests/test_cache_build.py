@@ -15,39 +15,15 @@ from test_cache_proxy import Listener  # noqa: E402
 
 from weblica.cache.build import REASONS  # noqa: E402
 from weblica.cache.canonical import request_view  # noqa: E402
-from weblica.cache.demo_site import NewsSite  # noqa: E402
+from weblica.cache.demo_site import NewsSite, news_tasks  # noqa: E402
 from weblica.cache.matcher import ReplayIndex  # noqa: E402
 from weblica.cache.rules import RuleBook  # noqa: E402
 from weblica.cache.store import Store  # noqa: E402
 from weblica.cli import get_cli  # noqa: E402
 
-SEARCH = {"name": "click", "arguments": {"x": 150, "y": 74}}
-
-
 def live_tasks(site):
     """Three tasks with checks and oracles: read an article's byline, search and open a result, navigate."""
-    return [
-        {"id": "news-author", "start_url": site.url("/"), "max_steps": 4,
-         "instruction": "Open the article about cooking pasta and say who wrote it.",
-         "source": {"kind": "live", "site": "news"},
-         "checks": [{"type": "answer_match", "expected": "Anna Berg"}],
-         "oracle": [{"name": "click", "arguments": {"x": 100, "y": 206}},
-                    {"name": "done", "arguments": {"answer": "Anna Berg"}}]},
-        {"id": "news-search", "start_url": site.url("/"), "max_steps": 6,
-         "instruction": "Search for lamp, open the article among the results and say who wrote it.",
-         "source": {"kind": "live", "site": "news"},
-         "checks": [{"type": "answer_match", "expected": "Sara Ek"},
-                    {"type": "url_match", "expected": "/nyheter/best-desk-lamps-of-the-year/", "mode": "contains"}],
-         "oracle": [SEARCH, {"name": "write", "arguments": {"text": "lamp"}},
-                    {"name": "press_keys", "arguments": {"keys": ["Enter"]}},
-                    {"name": "click", "arguments": {"x": 100, "y": 206}},
-                    {"name": "done", "arguments": {"answer": "Sara Ek"}}]},
-        {"id": "news-election", "start_url": site.url("/"), "max_steps": 4,
-         "instruction": "Open the election results article.", "source": {"kind": "live", "site": "news"},
-         "checks": [{"type": "url_match", "expected": "/nyheter/election-results-2024-live-updates/",
-                     "mode": "contains"}],
-         "oracle": [{"name": "click", "arguments": {"x": 100, "y": 238}}, {"name": "done", "arguments": {"answer": ""}}]},
-    ]
+    return news_tasks(site)
 
 
 def invoke(*args):

@@ -46,3 +46,13 @@ def test_the_demo_records_a_live_like_site_and_shows_the_rules_at_work(tmp_path,
     assert any("ignore" in line and "query:cb" in line for line in console.lines)
     assert any(line.strip().startswith("replay with rules") for line in console.lines)
     assert any(line.strip().startswith("replay without rules") for line in console.lines)
+
+
+def test_the_demo_builds_a_cached_environment_with_an_agent(tmp_path):
+    from weblica.commands.demo import _cache_build
+    from weblica.env.task import load_tasks
+
+    built = _cache_build(tmp_path, 0)
+    assert built["tasks"] == 3 and built["kept"] == 3 and built["misses"] == 0 and not built["dropped"], built
+    cached = load_tasks(built["tasks_file"])
+    assert [t.source.kind for t in cached] == ["cache"] * 3

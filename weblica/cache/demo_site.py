@@ -208,3 +208,32 @@ NEWS_ACTIONS = [
     {"name": "write", "arguments": {"text": "lamp"}},
     {"name": "press_keys", "arguments": {"keys": ["Enter"]}},
 ]
+
+_SEARCH_BOX = {"name": "click", "arguments": {"x": 150, "y": 74}}
+
+
+def news_tasks(site: NewsSite) -> list[dict[str, Any]]:
+    """Three live tasks on the site, with checks and oracles (what `weblica cache build` takes in): read
+    an article's byline, search and open a result, navigate to an article by its slug."""
+    return [
+        {"id": "news-author", "start_url": site.url("/"), "max_steps": 4,
+         "instruction": "Open the article about cooking pasta and say who wrote it.",
+         "source": {"kind": "live", "site": "news"},
+         "checks": [{"type": "answer_match", "expected": "Anna Berg"}],
+         "oracle": [{"name": "click", "arguments": {"x": 100, "y": 206}},
+                    {"name": "done", "arguments": {"answer": "Anna Berg"}}]},
+        {"id": "news-search", "start_url": site.url("/"), "max_steps": 6,
+         "instruction": "Search for lamp, open the article among the results and say who wrote it.",
+         "source": {"kind": "live", "site": "news"},
+         "checks": [{"type": "answer_match", "expected": "Sara Ek"},
+                    {"type": "url_match", "expected": "/nyheter/best-desk-lamps-of-the-year/", "mode": "contains"}],
+         "oracle": [_SEARCH_BOX, {"name": "write", "arguments": {"text": "lamp"}},
+                    {"name": "press_keys", "arguments": {"keys": ["Enter"]}},
+                    {"name": "click", "arguments": {"x": 100, "y": 206}},
+                    {"name": "done", "arguments": {"answer": "Sara Ek"}}]},
+        {"id": "news-election", "start_url": site.url("/"), "max_steps": 4,
+         "instruction": "Open the election results article.", "source": {"kind": "live", "site": "news"},
+         "checks": [{"type": "url_match", "expected": "/nyheter/election-results-2024-live-updates/",
+                     "mode": "contains"}],
+         "oracle": [{"name": "click", "arguments": {"x": 100, "y": 238}}, {"name": "done", "arguments": {"answer": ""}}]},
+    ]

@@ -4,7 +4,8 @@ Synthesizes a handful of sites across skills and validates them in Chromium, run
 random policy on their tasks and the adversarial policy (a reward hacker that must score 0) on one task
 per site (reports with pass@k, per skill), records a live-like news site (several hosts, cache-busters, a
 beacon, a rotating ad, a search) through the recording proxy twice, infers replay rules from the two
-recordings, replays it with the network cut with the rules and without, trains a tiny Qwen3-VL on a menus
+recordings, replays it with the network cut with the rules and without, builds a cached environment
+from three live tasks with an agent (`weblica cache build`, the oracle playing), trains a tiny Qwen3-VL on a menus
 site (SFT on the oracle's episodes, then one GRPO
 iteration in the same environments), and serves the trajectory viewer over the runs.
 """
@@ -72,6 +73,15 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
                     "replaying offline with and without them")
     summary["cache"] = asyncio.run(_cache_round_trip(out, seed))
     _print_cache(console, summary["cache"])
+    # 3b. a cache built by an agent: live tasks in, each played through the recorder by the oracle agent,
+    # rules inferred, played again with the network cut; the tasks it still solves come out as cache tasks
+    _stage(console, "building a cached environment from 3 live news tasks with an agent (the oracle policy): "
+                    "record, infer rules, solve again with the network cut")
+    summary["cache_build"] = _cache_build(out, seed)
+    built = summary["cache_build"]
+    console.print(f"    kept {built['kept']}/{built['tasks']} tasks as cache tasks "
+                  f"(misses while solving offline: {built['misses']}); dropped: {built['dropped'] or 'none'}; "
+                  f"tasks: {built['tasks_file']}", soft_wrap=True)
     # 4. train: the trainer on the same environments (a tiny model, so it takes about a minute of CPU)
     if train:
         _stage(console, "training a tiny Qwen3-VL on a menus site: SFT on the oracle's episodes, then one GRPO "
@@ -186,6 +196,21 @@ async def _cache_round_trip(out: Path, seed: int) -> dict[str, Any]:
             "with_rules": check["with_rules"], "without_rules": check["without_rules"]}
 
 
+def _cache_build(out: Path, seed: int) -> dict[str, Any]:
+    """`weblica cache build` on the live-like news site's three live tasks, with the oracle as the agent."""
+    from weblica.cache.build import BuildOptions, build_cache
+    from weblica.cache.demo_site import NewsSite, news_tasks
+    from weblica.env.task import Task
+
+    with NewsSite() as site:
+        tasks = [Task.from_dict(t) for t in news_tasks(site)]
+        report = build_cache(tasks, BuildOptions(policy="oracle", runs=2, resolve=tuple(site.resolve), seed=seed),
+                             out / "cache-build")
+    return {"tasks": len(tasks), "kept": len(report["kept"]), "tasks_file": report["tasks_file"],
+            "misses": sum(r["replay_misses"] or 0 for r in report["kept"]),
+            "dropped": {r["id"]: r["reason"] for r in report["dropped"]}}
+
+
 def _print_cache(console: Any, cache: dict[str, Any]) -> None:
     console.print(f"    recorded {cache['exchanges']} exchanges; rules: "
                   + ", ".join(f"{k} {v}" for k, v in cache["rules"].items())
@@ -238,7 +263,8 @@ def register(cli: click.Group) -> None:
             f"{summary['synth']['tasks_valid']} valid tasks; oracle {summary['oracle']['success_rate']:.0%}, "
             f"random {summary['random']['success_rate']:.0%}, adversarial {summary['adversarial']['success_rate']:.0%}; "
             f"replay tiers {summary['cache']['replay']['tiers']}, "
-            f"outbound connections {summary['cache']['replay']['outbound_connections']}"
+            f"outbound connections {summary['cache']['replay']['outbound_connections']}; "
+            f"agent-built cache {summary['cache_build']['kept']}/{summary['cache_build']['tasks']} tasks kept"
             + (f"; GRPO rollouts {summary['train']['grpo']['success']:.0%} successful" if "train" in summary else "")
             + f"\nreports: {', '.join(summary['reports'])}\nviewer:  {viewer_cmd}"
             + (f"\nGRPO rollouts: weblica view {summary['train']['grpo']['rollouts']}/iter-0000-r0"
