@@ -133,7 +133,8 @@ _NOT_NOUN_START = ("how", "what", "when", "where", "who", "which", "is", "can", 
 # nouns that name a policy, a count or a rule, not a thing the entity has ("the pets of a flat", "its
 # bikes" mislead), and adjectives that label a field ("Dietary")
 _FIELD_NOUNS = {"pets", "owners", "start", "power", "care", "fit", "room", "case", "strings", "bikes", "comments",
-                "dietary", "delivery", "support", "access", "storage", "card", "parking", "payment", "pricing"}
+                "dietary", "delivery", "support", "access", "storage", "card", "parking", "payment", "pricing",
+                "accessibility"}
 
 
 def is_noun(label: str) -> bool:
@@ -250,6 +251,17 @@ def kind_noun(cat: dict[str, Any], kind: str) -> tuple[str, str] | None:
     return one, (many[0] if many else plural(one))
 
 
+def names_take_article(site: Any) -> bool:
+    """Whether the site's entity names take "the" in a sentence ("the Nimbus Ultrabook"); a person's
+    name and a genre with `name_article: false` (course titles) do not."""
+    return not _named_people(site) and site.cat.get("name_article") is not False
+
+
+def the_name(site: Any, name: str) -> str:
+    """An entity's name as said inside a sentence: "the Nimbus Ultrabook", "Dr. Ana Dubois"."""
+    return f"the {name}" if names_take_article(site) else name
+
+
 def _named_people(site: Any) -> bool:
     from weblica.synth.entities import is_person_named
     return is_person_named(site.cat)
@@ -267,8 +279,9 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
     joined = kind_noun(site.cat, str(kind)) if kind is not None else None
     if joined:
         extra["kind_noun"], extra["kind_nouns"] = joined
-        rewrite += [(r"\{kind\} \{noun\}", "{kind_noun}"), (r"\{kind\} \{nouns\}", "{kind_nouns}")]
-    if _named_people(site) or site.cat.get("name_article") is False:
+        rewrite += [(r"\{kind\} \{noun\}", "{kind_noun}"), (r"\{kind\} \{nouns\}", "{kind_nouns}"),
+                    (r"the \{kind\} ones", "the {kind_nouns}")]
+    if not names_take_article(site):
         rewrite += [(r"\b[Tt]he \{(%s)\}" % slot, r"{\1}") for slot in NAME_SLOTS if slot in slots]
     maker, maker_word = str(slots.get("maker", "")), str(slots.get("maker_word", site.labels["maker"]))
     if maker and maker_word.split()[-1].lower() in maker.lower().split():
@@ -282,7 +295,8 @@ _PAY_WORDS = [(r"\bcheapest\b", "lowest-paid"),
               (r"\bmost expensive\b", "best-paid"), (r"\bpriciest\b", "best-paid"),
               (r"\bcosts the least\b", "pays the least"), (r"\bcosts less\b", "pays less"),
               (r"\bless expensive\b", "lower-paid"), (r"\bcheaper\b", "lower-paid"),
-              (r"\bpriced at\b", "paying"), (r"\bdoes (.+?) cost\?", r"does \1 pay?")]
+              (r"\bpriced at\b", "paying"), (r"\bdoes (.+?) (?:cost|go for)\?", r"does \1 pay?"),
+              (r"\bhow much is (the|your) ([^?]+)\?", r"what does \1 \2 pay?")]
 
 
 def _outside_quotes(text: str, change: Any) -> str:

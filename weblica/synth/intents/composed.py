@@ -7,7 +7,7 @@ from weblica.synth.intents import intent
 CHEAPEST_KIND_TO_CART = intent(
     "cheapest-kind-to-cart",
     "Find the cheapest {kind} {noun} and add {qty} to my cart.",
-    "Add {qty} of your cheapest {kind} {noun} to my cart.",
+    "Your cheapest {kind} {noun}: add {qty} to my cart, please.",
     "Put {qty} × the least expensive {kind} {noun} in the cart.",
     "I need {qty} {kind} {nouns}, the cheapest you have. Add them to my cart.",
     "Cheapest {kind} {noun}, quantity {qty}: add it to the cart.",

@@ -85,13 +85,13 @@ _TITLE_ARTICLE = re.compile(r"\b[Tt]he (?:Dr|Mr|Mrs|Ms|Prof)\.")
 _YOUR_OWN = re.compile(r"\byour (cart|wishlist|preferences|display name|location|saved \w+|reading list|watchlist)\b")
 _OPTION_CAPITAL = re.compile(r"\b(?:pay|paying|paid|payment) by ([A-Z][a-z]+)\b")
 _POSSESSIVE = re.compile(r"\b\w+s's\b")
-_WORD_PAIR = re.compile(r"\b([a-z]{4,}) ([a-z]{4,})\b")
+_WORD_PAIR = re.compile(r"\b([a-z]{4,}) (?=([a-z]{4,})\b)")
 _FORMS = ("", "s", "es", "ed", "ing", "er", "ers")
 _NAMED_TWICE = re.compile(r"\b([a-z]{4,}) ((?:[A-Z][\w&'-]* )*)([A-Z][a-z]+)\b")
 _COUNTED_NAME = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten) ((?:[A-Z][\w-]* )*[A-Z][\w-]*)"
                            r"(?= (?:to|in|into|and|for)\b|[,.?])")
 _SHOP_WORDS = re.compile(r"\b(cheap\w*|(?:less|more|most|least) expensive|expensive|pric(?:ed|ey|ier|iest)|costs?|"
-                         r"go for|spend|how much (?:is|are|does|do|would))\b", re.IGNORECASE)
+                         r"go for|spend|how much (?:is|are))\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)

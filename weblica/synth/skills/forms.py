@@ -6,7 +6,7 @@ import datetime as dt
 from weblica.synth.checks import state_count, state_is
 from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
 from weblica.synth.intents import forms as asks
-from weblica.synth.intents import listing, phrasing_rng, say
+from weblica.synth.intents import listing, phrasing_rng, say, the_name
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import catalog_shell, skill
@@ -58,7 +58,7 @@ def forms(site: SiteBuilder) -> None:
     for index, person in enumerate(people):
         item = rng.choice(site.data["items"])
         values: dict[str, object] = {"name": person["name"], "email": person["email"],
-                                     "message": f"Please send me details about the {item['name']}."}
+                                     "message": f"Please send me details about {the_name(site, item['name'])}."}
         fields_named = index % 3  # how many of the optional fields a task names: none, two, all four
         if fields_named >= 1:
             values["topic"] = rng.choice(topics)

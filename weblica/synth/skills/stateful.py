@@ -11,7 +11,7 @@ from weblica.synth.intents import composed as chains
 from weblica.synth.intents import say
 from weblica.synth.intents import stateful as asks
 from weblica.synth.intents.difficulty import planned
-from weblica.synth.intents import article
+from weblica.synth.intents import article, the_name
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, distinct, name_check, open_item, others, price_check,
                                          shown_money, skill, unique_extreme)
@@ -156,7 +156,7 @@ def crud(site: SiteBuilder) -> None:
             plan=plan, checks=[state_is(f"records_by_id.{record['id']}.title", new), state_count("records", len(records))]
             + untouched(), rubric=["The entry has the new title"], maximal=plan + toggle_others()))
     for _ in range(3):
-        title = f"Call {rng.choice(people)['name']} about the {rng.choice(items)['name']}"
+        title = f"Call {rng.choice(people)['name']} about {the_name(site, rng.choice(items)['name'])}"
         done_one = rng.choice(records)
         plan = go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
                      {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}]
