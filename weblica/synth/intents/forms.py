@@ -40,6 +40,14 @@ RESERVE_AT = intent(
     "Reserve the {item} and choose {place} as the location.",
     "Can you put a reservation on the {item} at the {place} location?",
 )
+RESERVE_FOR = intent(  # a genre whose form is no pick-up reservation ("Book an adviser", "Request a viewing")
+    "reserve-for",
+    "{reserve_do} for the {item}, with {place} as the {pickup_word}.",
+    "I'd like to {reserve_do} for the {item}; the {pickup_word} is {place}.",
+    "Please {reserve_do} for the {item} ({pickup_word}: {place}).",
+    "For the {item}, {reserve_do} with {place} as the {pickup_word}.",
+    "Could you {reserve_do} for the {item}? The {pickup_word} should be {place}.",
+)
 LOG_IN = intent(
     "log-in",
     "Log in as {user} (password: {password}).",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from weblica.synth.checks import state_count, state_is
 from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
@@ -216,9 +217,23 @@ def autocomplete(site: SiteBuilder) -> None:
                 {"op": "click", "sel": f"[data-ac=place] [data-value=\"{place}\"]"},
                 {"op": "click", "sel": "#submit"}]
         site.task(TaskDraft(
-            **say(site, asks.RESERVE_AT, item=item, place=place), start_path="/", plan=plan, difficulty=planned(plan),
+            **_reserve_said(site, item, place), start_path="/", plan=plan, difficulty=planned(plan),
             checks=[state_count("reservations", 1), state_is("reservations.0.item", item),
                     state_is("reservations.0.place", place)], rubric=RUBRIC_FORM))
+
+
+# a reservation form titled with its own action ("Book an adviser", "Request a viewing", "Join the waitlist")
+# is asked for by that action; a pick-up reservation ("Reserve for pick-up", "Order for collection") as one
+_OWN_ACTION = re.compile(r"^(?:book|request|join|set up|hold a|reserve a)\b", re.IGNORECASE)
+
+
+def _reserve_said(site: SiteBuilder, item: str, place: str) -> dict:
+    label = site.labels["reserve"]
+    if not _OWN_ACTION.match(label):
+        return say(site, asks.RESERVE_AT, item=item, place=place)
+    pickup = re.sub(r"^(?:your|preferred)\s+", "", site.labels["pickup"].lower())
+    return say(site, asks.RESERVE_FOR, item=item, place=place, reserve_do=label[:1].lower() + label[1:],
+               pickup_word=pickup)
 
 
 @skill("account")
