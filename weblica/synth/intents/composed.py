@@ -16,8 +16,8 @@ CHEAPEST_KIND_TO_CART = intent(
 BUY_BEST_RATED_OF_MAKER = intent(
     "buy-best-rated-of-maker",
     "Buy the best-rated {noun} from {maker} for {name}, {street}, {city}, with {delivery}, paying by {pay}.",
-    "Order the top-rated {maker} {noun} to {name}, {street}, {city}; {delivery}, payment by {pay}.",
-    "I want whichever {maker} {noun} has the best rating. Ship it to {name}, {street}, {city} with {delivery} and pay by {pay}.",
+    "Order the top-rated {maker} {noun} for {name}, {street}, {city}; {delivery}, payment by {pay}.",
+    "I want whichever {maker} {noun} has the best rating: order it for {name}, {street}, {city}, with {delivery}, and pay by {pay}.",
     "Find the highest-rated {noun} from {maker} and check out: {name}, {street}, {city}, {delivery}, {pay}.",
     "Please purchase the best-rated {noun} from {maker} for {name} at {street}, {city} ({delivery}, paid by {pay}).",
 )

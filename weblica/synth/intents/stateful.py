@@ -25,8 +25,8 @@ ADD_TWO_TO_CART = intent(
 BUY_AND_SHIP = intent(
     "buy-and-ship",
     "Buy the {item} for {name}, {street}, {city}, with {delivery}, paying by {pay}.",
-    "Order the {item} to {name}, {street}, {city}. Choose {delivery} and pay by {pay}.",
-    "I want to buy the {item}. Send it to {name}, {street}, {city} with {delivery}; I'll pay by {pay}.",
+    "Order the {item} for {name}, {street}, {city}. Choose {delivery} and pay by {pay}.",
+    "I want to buy the {item} for {name}, {street}, {city}, with {delivery}; I'll pay by {pay}.",
     "Place an order for the {item}: {name}, {street}, {city}, {delivery}, paid by {pay}.",
     "Please purchase the {item} for {name} at {street}, {city} ({delivery}, payment by {pay}).",
 )
