@@ -67,7 +67,7 @@ def emitted_drafts(site: SiteBuilder) -> list:
     from weblica.synth.intents.difficulty import planned
     from weblica.synth.intents.lint import lint_drafts
 
-    kept, _ = lint_drafts(site.tasks)
+    kept, _ = lint_drafts(site.tasks, site)
     kept = dedupe(kept, site)
     for draft in kept:
         draft.difficulty = planned(draft.plan)

@@ -8,7 +8,7 @@ from weblica.synth.checks import answer_count
 from weblica.synth.data import CITIES, make_people, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, fill_plan, record_checks, use_script
-from weblica.synth.intents import intent
+from weblica.synth.intents import intent, kind_noun
 from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, shown_money, unique_extreme
 
@@ -48,9 +48,9 @@ COUNT_ADS = intent(
     "ads-count",
     "How many {category} ads are listed in {location}?",
     "Count the {category} listings in {location}.",
-    "In {location}, how many ads are there in {category}?",
+    "In {location}, how many {category} ads are there?",
     "What is the number of {category} ads posted in {location}?",
-    "How many ads in {category} does {location} have?")
+    "How many {category} ads does {location} have?")
 WHO_SELLS = intent(
     "ads-who-sells",
     "Who is selling the {title} in {location}?",
@@ -155,7 +155,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
             [{"op": "click", "sel": "#find-ads"}, {"op": "click", "sel": "a[data-sort='price']"},
              {"op": "click", "sel": f"[data-row={cheapest['id']}] [data-ad-link]"}] + _message(site, values)
         extra = [a for a in there if a is not cheapest][:MAXIMAL_EXTRAS]
-        act(site, MESSAGE_CHEAPEST, {"category": category.lower(), "location": location, "question": question,
+        act(site, MESSAGE_CHEAPEST, {"category": _attributive(site, category), "location": location, "question": question,
                                      "name": person["name"], "email": person["email"]}, start, plan,
             record_checks("messages", MESSAGE_FIELDS, values, {"ad": cheapest["id"]}), "One message, to the seller of the cheapest ad of that category there",
             maximal=plan + [s for a in extra for s in
@@ -196,7 +196,7 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
             confusers = count_confusers(gold, [sum(a["category"] == category for a in ads),
                                                sum(a["location"] == location for a in ads), len(ads)])
             if gold >= 2 and confusers:
-                ask(site, COUNT_ADS, {"category": category.lower(), "location": location}, start,
+                ask(site, COUNT_ADS, {"category": _attributive(site, category), "location": location}, start,
                     fill_plan(site, filters, {"category": category, "location": location}) +
                     [{"op": "click", "sel": "#find-ads"}, {"op": "reach", "sel": "[data-row-count]"}], str(gold),
                     answer_count(gold, confusers, unit="ads"), [str(c) for c in confusers], "The number of ads of that category in that location")
@@ -213,3 +213,9 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
                 distinct(names, ad["seller"]), "The ad's seller")
 
     rng.choice([asking_price, count_ads, who_sells])()
+
+
+def _attributive(site: SiteBuilder, category: str) -> str:
+    """A category as said before "ad": "camera ad", not "cameras ad" (the genre's `kind_words`)."""
+    words = kind_noun(site.cat, category)
+    return words[0].removesuffix(" listing") if words else category.lower()

@@ -9,7 +9,7 @@ from weblica.synth.checks import answer_count, answer_text
 from weblica.synth.data import DISTRICTS, STREETS, make_people, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, amounts, ask, fill_plan, record_checks, use_script
-from weblica.synth.intents import intent
+from weblica.synth.intents import article, intent
 from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, shown_money
 
@@ -202,7 +202,8 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
     plan += fill_plan(site, ELIGIBILITY_FIELDS, {**answers, "income": str(int(answers["income"]))})
     plan += [{"op": "click", "sel": "#submit"}, {"op": "reach", "sel": "[data-eligibility-result] [data-result]"}]
     other = "Not eligible" if result == "Eligible" else "Eligible"
-    ask(site, ELIGIBLE, {"service": service["name"].lower(), "age": answers["age"],
+    said = service["name"].lower()  # "housing benefit" is claimed as such, a pass is "a senior transit pass"
+    ask(site, ELIGIBLE, {"service": said if said.endswith("benefit") else article(said), "age": answers["age"],
                          "resident": "living in the city" if answers["resident"] == "Yes" else "not living in the city",
                          "income": site.money(answers["income"]),
                          "children": "children under 16 at home" if answers["children"] == "Yes" else "no children at home"},

@@ -30,7 +30,7 @@ BOOK_SLOT = intent(
     "health-book-slot",
     "Book {doctor}'s {time} appointment on {day} for {name} ({email}), reason: {reason}.",
     "Reserve the {time} slot with {doctor} on {day} for {name}; email {email}, reason {reason}.",
-    "Make an appointment with {doctor} on {day} at {time} for {name}, email {email}, for a {reason}.",
+    "Make an appointment with {doctor} on {day} at {time} for {name}, email {email}, reason: {reason}.",
     "{name} wants to see {doctor} on {day} at {time}. Book it with the email {email} and reason \"{reason}\".",
     "Schedule {name} with {doctor} at {time} on {day} (email {email}, reason: {reason}).")
 WHO_ACCEPTS = intent(
@@ -168,7 +168,8 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
         plan = fill_plan(site, filters, {"specialty": specialty, "insurance": insurance}) + \
             [{"op": "click", "sel": "#find-doctors"}] + _open_slot(doctor, first) + \
             fill_plan(site, BOOKING_FIELDS, values) + [{"op": "click", "sel": "#submit"}]
-        act(site, BOOK_EARLIEST, {"specialist": SPECIALTIES[specialty], "insurance": insurance, **values}, start, plan,
+        act(site, BOOK_EARLIEST, {"specialist": SPECIALTIES[specialty], "insurance": insurance, **values,
+                                  "reason": reason.lower()}, start, plan,
             record_checks("appointments", BOOKING_FIELDS, values, {"slot": first["id"]}), "One appointment, in the earliest open slot of an in-network doctor of that specialty")
         break
 

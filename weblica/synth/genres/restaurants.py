@@ -27,18 +27,18 @@ SIZES = ["Regular", "Large", "Family"]
 
 ORDER = intent(
     "food-order-delivery",
-    "Order {qty} {size} {dish} with {extra} for delivery at {slot} to {address}, phone {phone}.",
-    "I'd like {qty} {size} {dish} with {extra} delivered to {address} in the {slot} window; my phone is {phone}.",
-    "Get {qty} {dish} in {size} size, with {extra}, delivered at {slot} to {address} (phone {phone}).",
+    "Order {qty} × {dish}, {size} size, with {extra}, for delivery at {slot} to {address}, phone {phone}.",
+    "I'd like {qty} × {dish} in {size} size with {extra} delivered to {address} in the {slot} window; my phone is {phone}.",
+    "Get {qty} × {dish} in {size} size, with {extra}, delivered at {slot} to {address} (phone {phone}).",
     "Place a delivery order: {qty} x {dish}, size {size}, add {extra}. Deliver to {address} at {slot}, phone {phone}.",
-    "Have {qty} {size} {dish} with added {extra} brought to {address} at {slot}. Contact phone: {phone}.")
+    "Have {qty} × {dish} ({size} size, with added {extra}) brought to {address} at {slot}. Contact phone: {phone}.")
 COMBO_PRICE = intent(
     "food-combo-price",
-    "How much does a {size} {dish} with {extra} cost?",
+    "Price of the {dish} in {size} size with {extra}?",
     "What is the price of the {dish} in {size} size with {extra} added?",
-    "What would I pay for one {size} {dish} with {extra}?",
-    "Tell me the price of a {dish}, {size}, with {extra}.",
-    "If I order a {size} {dish} and add {extra}, what does it come to?")
+    "What would I pay for the {dish} in {size} size with {extra}?",
+    "Tell me the price of the {dish}, {size} size, with {extra}.",
+    "If I order the {dish} in {size} size and add {extra}, what does it come to?")
 CHEAPEST = intent(
     "food-cheapest-in-section",
     "What is the cheapest dish among the {section}?",

@@ -20,7 +20,8 @@ from typing import Any
 MIN_PHRASINGS = 5
 # the site's own words (`say` fills them from the site) and agreement words ({be}: "is"/"are"): a
 # phrasing may use them or not
-SITE_WORDS = frozenset({"noun", "nouns", "maker_word", "makers_word", "price_word"})
+SITE_WORDS = frozenset({"noun", "nouns", "maker_word", "makers_word", "price_word", "place", "places", "saved",
+                        "request_what"})
 OPTIONAL_SLOTS = SITE_WORDS | {"be"}
 INTENTS: dict[str, "Intent"] = {}
 
@@ -57,12 +58,19 @@ def intent(name: str, *phrasings: str, guided: bool = False) -> Intent:
     return made
 
 
-_AN = re.compile(r"\b([Aa]) ([aeiouAEIOU]\w*)")
+_AN = re.compile(r"\b([Aa]) ([aeiouAEIOU]\w*|[FHLMNRSX][A-Z]+s?\b)")
+# words spelled with a vowel but said with a consonant sound: "a one-way flight", "a user"
+CONSONANT_SOUND = ("uni", "use", "usu", "one", "eu", "ute", "ufo")
+# an acronym read letter by letter takes "an" when its first letter's name starts with a vowel ("an SUV")
+_VOWEL_LETTER = "FHLMNRSX"
 
 
 def article(noun: str) -> str:
-    """'a sneaker', 'an event' (by the first letter; 'an hour'/'a user' are rare in our vocabularies)."""
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """'a sneaker', 'an event', 'an SUV' (by the first letter, and by the sound of an acronym's first
+    letter; 'an hour'/'a user' are rare in our vocabularies)."""
+    word = noun.split(" ")[0]
+    acronym = len(word) > 1 and word.rstrip("s").isupper() and word[:1] in _VOWEL_LETTER
+    return f"{'an' if noun[:1].lower() in 'aeiou' or acronym else 'a'} {noun}"
 
 
 # per rng, the phrasings of each intent not used yet: a site asking one intent several times uses
@@ -71,32 +79,40 @@ _UNUSED: "weakref.WeakKeyDictionary[random.Random, dict[str, list[str]]]" = weak
 _THE_THE = re.compile(r"\b(the|a|an) (?:the|a|an) ", re.IGNORECASE)
 _TWICE = re.compile(r"\b(\w+) (\1)\b", re.IGNORECASE)
 _QUOTED = re.compile(r"(\"[^\"]*\")")
+_POSSESSIVE_S = re.compile(r"\b(\w*s)'s\b")
 
 
 def _once(text: str) -> str:
     """A word said twice in a row outside quotes ("the Hotel hotel" when a type is named like its
-    noun) said once; quoted values are the user's and stay as they are."""
-    return "".join(part if part.startswith('"') else _TWICE.sub(r"\1", part) for part in _QUOTED.split(text))
+    noun) said once, and a possessive of a name ending in s written with the apostrophe alone
+    ("Handy Helpers's" -> "Handy Helpers'"); quoted values are the user's and stay as they are."""
+    return _outside_quotes(text, lambda part: _POSSESSIVE_S.sub(r"\1'", _TWICE.sub(r"\1", part)))
 
 
-def phrase(which: Intent, rng: random.Random, **slots: object) -> str:
+def phrase(which: Intent, rng: random.Random, rewrite: tuple[tuple[str, str], ...] = (), **slots: object) -> str:
     """One phrasing of the intent, picked by `rng` (each phrasing once before any repeats, for the
     same rng), with its slots filled, articles agreeing with the word after them ("a event" -> "an
-    event", "the the" -> "the", "Hotel hotel" -> "Hotel") and the first letter capitalized."""
+    event", "the the" -> "the", "Hotel hotel" -> "Hotel") and the first letter capitalized.
+    `rewrite` holds (regex, replacement) pairs applied to the picked template before it is filled:
+    how `say` joins "{kind} {noun}" into one noun or drops "the" before a person's name."""
     missing = which.slots - slots.keys()
     if missing:
         raise GrammarError(f"intent '{which.name}' needs slot(s) {', '.join(sorted(missing))}")
     unused = _UNUSED.setdefault(rng, {})
     if not unused.get(which.name):
         unused[which.name] = rng.sample(which.phrasings, len(which.phrasings))
-    text = unused[which.name].pop().format(**slots)
+    template = unused[which.name].pop()
+    for pattern, replacement in rewrite:
+        template = re.sub(pattern, replacement, template)
+    text = template.format(**slots)
     text = _once(_THE_THE.sub(lambda m: m.group(1) + " ", text))
-    text = _AN.sub(lambda m: f"{m.group(1)}n {m.group(2)}", text)
+    text = _AN.sub(lambda m: m.group(0) if m.group(2).lower().startswith(CONSONANT_SOUND)
+                   else f"{m.group(1)}n {m.group(2)}", text)
     return text[:1].upper() + text[1:]
 
 
 # ---- agreement -------------------------------------------------------------------------------------
-_SINGULAR_S = ("ss", "us", "is", "ics", "news")
+_SINGULAR_S = ("ss", "us", "is", "ics", "news", "series")
 
 
 def is_plural(noun: str) -> bool:
@@ -111,15 +127,25 @@ def is_are(noun: str) -> str:
 
 
 _NOT_NOUN_END = ("for", "in", "open", "to", "from", "by", "with", "able", "ible")
-# nouns that name a policy or a count, not a thing the entity has: "the pets of a flat" misleads
-_FIELD_NOUNS = {"pets", "owners", "start", "power", "care", "fit", "room", "case", "strings"}
+# a label ending in a participle ("Documents needed", "Tools required") is a phrase, not a noun
+_PARTICIPLE = re.compile(r"[a-z]{2,}(?<!e)ed$|(?:needed|required|included|allowed|accepted)$")
+_NOT_NOUN_START = ("how", "what", "when", "where", "who", "which", "is", "can", "do", "does")
+# nouns that name a policy, a count or a rule, not a thing the entity has ("the pets of a flat", "its
+# bikes" mislead), and adjectives that label a field ("Dietary")
+_FIELD_NOUNS = {"pets", "owners", "start", "power", "care", "fit", "room", "case", "strings", "bikes", "comments",
+                "dietary", "delivery", "support", "access", "storage", "card", "parking", "payment", "pricing",
+                "accessibility"}
 
 
 def is_noun(label: str) -> bool:
     """Whether a field label reads as a noun ("Warranty", "Opening hours") and so fits "the {label} of
-    the X"; "Suitable for", "Doors open" and "Washable" do not, and are asked about by name."""
-    last = label.strip().split()[-1].lower() if label.strip() else ""
-    return not last.endswith(_NOT_NOUN_END) and label.strip().lower() not in _FIELD_NOUNS
+    the X"; "Suitable for", "Doors open", "Washable", "Documents needed" and "How to apply" do not,
+    and are asked about by name."""
+    words = label.strip().lower().split()
+    if not words:
+        return False
+    return (not words[-1].endswith(_NOT_NOUN_END) and not _PARTICIPLE.search(words[-1])
+            and words[0] not in _NOT_NOUN_START and " ".join(words) not in _FIELD_NOUNS)
 
 
 def plural(noun: str) -> str:
@@ -175,10 +201,115 @@ def say(site: Any, which: Intent, **slots: object) -> dict[str, Any]:
     """The TaskDraft fields of an intent asked on a site: `TaskDraft(**say(site, OPEN_ITEM, item=name), ...)`
     gives its instruction (phrased by the site's phrasing rng), intent id and guided flag. The genre
     words are slots too: {noun} and {nouns} (the site's entity nouns), {maker_word} and {makers_word} (its label
-    for who offers an entity) and {price_word} unless the caller gives them."""
-    words = {"noun": site.item_noun, "nouns": site.items_noun, "maker_word": site.labels["maker"],
-             "makers_word": site.labels["makers"], "price_word": site.labels["price"]}
+    for who offers an entity), {price_word}, {place} / {places} (its physical places: "store", "branch"),
+    {saved} (the user's saved list: "wishlist", "saved doctors list") and {request_what} (what its date
+    request asks for: "a stay", "a statement") unless the caller gives them.
+
+    The genre's words shape the sentence too (`fitted`): a type that is itself a noun is said alone
+    ("the cheapest laptop", not "the cheapest Laptop gadget"), a person's name takes no "the", an
+    offerer named with the genre's word is not named twice ("the hotel group Meridian Group"), and on
+    a genre whose "price" is earned (a salary) the shopping words become pay words."""
+    labels = site.labels
+    words = {"noun": site.item_noun, "nouns": site.items_noun, "maker_word": labels["maker"],
+             "makers_word": labels["makers"], "price_word": labels["price"], "place": labels["place"],
+             "places": labels["places"], "saved": saved_list(labels["saved"]),
+             "request_what": request_what(labels["request"])}
     filled = {**{k: v for k, v in words.items() if k in which.slots}, **slots}
-    text = phrase(which, phrasing_rng(site), **filled)
+    rewrite, extra = fitted(site, which, filled)
+    text = phrase(which, phrasing_rng(site), rewrite, **{**filled, **extra})
+    if labels.get("pays"):
+        text = pay_words(text)
+    if _named_people(site):  # the entity is a person: "their clinic", not "its clinic"
+        text = _outside_quotes(text, lambda part: re.sub(r"\bits\b", "their", part))
     _ASKED.setdefault(site, {})[text] = repr((which.name, sorted((k, str(v)) for k, v in slots.items())))
     return {"instruction": text, "intent": which.name, "guided": which.guided}
+
+
+def saved_list(label: str) -> str:
+    """The user's saved list as said in a sentence: "Wishlist" -> "wishlist", "Saved doctors" ->
+    "saved doctors list", "My classes" -> "classes list" ("my" is the sentence's)."""
+    text = label[:1].lower() + label[1:]
+    text = re.sub(r"^my ", "", text)
+    return text if re.search(r"(list|favourites|favorites)$", text) else f"{text} list"
+
+
+def request_what(label: str) -> str:
+    """What a date-range request form asks for, from its title: "Request a stay" -> "a stay",
+    "Request catering" -> "catering"."""
+    text = re.sub(r"^request\s+", "", label.strip(), flags=re.IGNORECASE)
+    return text[:1].lower() + text[1:]
+
+
+def kind_noun(cat: dict[str, Any], kind: str) -> tuple[str, str] | None:
+    """(singular, plural) of a type that is itself a noun ("Laptop" -> laptop, laptops; "Headphones" ->
+    pair of headphones, pairs of headphones), from the genre file's `kind_words`; None for a type that
+    qualifies the genre's noun ("Fantasy" book, "Italian" dish)."""
+    words = (cat.get("kind_words") or {}).get(kind)
+    if not words:
+        return None
+    one, *many = [str(w) for w in words]
+    return one, (many[0] if many else plural(one))
+
+
+def names_take_article(site: Any) -> bool:
+    """Whether the site's entity names take "the" in a sentence ("the Nimbus Ultrabook"); a person's
+    name and a genre with `name_article: false` (course titles) do not."""
+    return not _named_people(site) and site.cat.get("name_article") is not False
+
+
+def the_name(site: Any, name: str) -> str:
+    """An entity's name as said inside a sentence: "the Nimbus Ultrabook", "Dr. Ana Dubois"."""
+    return f"the {name}" if names_take_article(site) else name
+
+
+def _named_people(site: Any) -> bool:
+    from weblica.synth.entities import is_person_named
+    return is_person_named(site.cat)
+
+
+# slots that hold an entity's name (a person's name takes no article: "Dr. Ana Dubois", not "the Dr. ...")
+NAME_SLOTS = ("item", "a", "b")
+
+
+def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tuple[str, str], ...], dict[str, str]]:
+    """The template rewrites (for `phrase`) and extra slot values that fit an intent to the site's genre."""
+    rewrite: list[tuple[str, str]] = []
+    extra: dict[str, str] = {}
+    kind = slots.get("kind")
+    joined = kind_noun(site.cat, str(kind)) if kind is not None else None
+    if joined:
+        extra["kind_noun"], extra["kind_nouns"] = joined
+        rewrite += [(r"\{kind\} \{noun\}", "{kind_noun}"), (r"\{kind\} \{nouns\}", "{kind_nouns}"),
+                    (r"the \{kind\} ones", "the {kind_nouns}")]
+    if not names_take_article(site):
+        rewrite += [(r"\b[Tt]he \{(%s)\}" % slot, r"{\1}") for slot in NAME_SLOTS if slot in slots]
+    maker, maker_word = str(slots.get("maker", "")), str(slots.get("maker_word", site.labels["maker"]))
+    if maker and maker_word.split()[-1].lower() in maker.lower().split():
+        rewrite.append((r"\b[Tt]he \{maker_word\} \{maker\}", "{maker}"))
+    return tuple(rewrite), extra
+
+
+# a genre whose "price" is paid to the user (a salary): shopping words said as pay words
+_PAY_WORDS = [(r"\bcheapest\b", "lowest-paid"),
+              (r"\bleast expensive\b", "lowest-paid"), (r"\blowest-priced\b", "lowest-paid"),
+              (r"\bmost expensive\b", "best-paid"), (r"\bpriciest\b", "best-paid"),
+              (r"\bcosts the least\b", "pays the least"), (r"\bcosts less\b", "pays less"),
+              (r"\bless expensive\b", "lower-paid"), (r"\bcheaper\b", "lower-paid"),
+              (r"\bpriced at\b", "paying"), (r"\bdoes (.+?) (?:cost|go for)\?", r"does \1 pay?"),
+              (r"\bhow much is (the|your) ([^?]+)\?", r"what does \1 \2 pay?")]
+
+
+def _outside_quotes(text: str, change: Any) -> str:
+    """`change` applied to the text outside quoted values (those are the user's and stay as they are)."""
+    return "".join(part if part.startswith('"') else change(part) for part in _QUOTED.split(text))
+
+
+def pay_words(text: str) -> str:
+    """Shopping words ("cheapest", "most expensive", "costs less") as pay words ("lowest-paid",
+    "best-paid", "pays less"), outside quotes; what has no pay word stays and the lint drops it."""
+    def change(part: str) -> str:
+        for pattern, replacement in _PAY_WORDS:
+            part = re.sub(pattern, replacement, part, flags=re.IGNORECASE)
+        return part
+    out = _outside_quotes(text, change)
+    return out[:1].upper() + out[1:]

@@ -84,7 +84,7 @@ LAST_IN_LIST = intent(
     "last-in-list",
     "What is the name of the very last {noun} in the list of all {nouns}?",
     "Which {noun} comes last in the full list of {nouns}?",
-    "Tell me the last {noun} listed among all the {nouns}.",
+    "Tell me which {noun} is last among all the {nouns}.",
     "What's at the very end of the list of {nouns}?",
     "Name the final {noun} in the complete list of {nouns}.",
 )

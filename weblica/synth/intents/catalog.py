@@ -130,13 +130,13 @@ MAKER_CITY = intent(
     "Where is the {maker_word} behind the {item} based? Give the city.",
     "Which city is the {maker_word} of the {item} from?",
     "{item}: which city is its {maker_word} in?",
-    "Tell me the home city of the {maker_word} that offers the {item}.",
+    "Tell me the home city of the {maker_word} listed for the {item}.",
 )
 MAKER_FOUNDED = intent(
     "maker-founded",
     "In which year was the {maker_word} of the {item} founded?",
     "When was the {maker_word} behind the {item} founded? Just the year.",
-    "Founding year of the {maker_word} that offers the {item}?",
+    "Founding year of the {item}'s {maker_word}?",
     "What year did the {maker_word} of the {item} start out?",
     "Tell me when the {maker_word} of the {item} was founded.",
 )
@@ -153,7 +153,7 @@ MAKER_RANGE = intent(
     "How many {nouns} does the {maker_word} of the {item} offer on this site?",
     "How many {nouns} are listed from the {maker_word} of the {item}?",
     "Count the {nouns} of the {maker_word} behind the {item}.",
-    "How big is the range of the {maker_word} that offers the {item}? Give the number of {nouns}.",
+    "How big is the range of the {item}'s {maker_word}? Give the number of {nouns}.",
     "Number of {nouns} from the same {maker_word} as the {item}?",
 )
 HIDDEN_FACT = intent(

@@ -6,8 +6,8 @@ from weblica.synth.intents import intent
 
 CHEAPEST_KIND_TO_CART = intent(
     "cheapest-kind-to-cart",
-    "Find the cheapest {kind} {noun} and add {qty} to your cart.",
-    "Add {qty} of your cheapest {kind} {noun} to my cart.",
+    "Find the cheapest {kind} {noun} and add {qty} to my cart.",
+    "Your cheapest {kind} {noun}: add {qty} to my cart, please.",
     "Put {qty} × the least expensive {kind} {noun} in the cart.",
     "I need {qty} {kind} {nouns}, the cheapest you have. Add them to my cart.",
     "Cheapest {kind} {noun}, quantity {qty}: add it to the cart.",
@@ -16,8 +16,8 @@ CHEAPEST_KIND_TO_CART = intent(
 BUY_BEST_RATED_OF_MAKER = intent(
     "buy-best-rated-of-maker",
     "Buy the best-rated {noun} from {maker} for {name}, {street}, {city}, with {delivery}, paying by {pay}.",
-    "Order the top-rated {maker} {noun} to {name}, {street}, {city}; {delivery}, payment by {pay}.",
-    "I want whichever {maker} {noun} has the best rating. Ship it to {name}, {street}, {city} with {delivery} and pay by {pay}.",
+    "Order the top-rated {maker} {noun} for {name}, {street}, {city}; {delivery}, payment by {pay}.",
+    "I want whichever {maker} {noun} has the best rating: order it for {name}, {street}, {city}, with {delivery}, and pay by {pay}.",
     "Find the highest-rated {noun} from {maker} and check out: {name}, {street}, {city}, {delivery}, {pay}.",
     "Please purchase the best-rated {noun} from {maker} for {name} at {street}, {city} ({delivery}, paid by {pay}).",
 )
@@ -79,19 +79,19 @@ FIELD_OF_CHEAPEST = intent(  # for a label that is no noun ("Suitable for", "Doo
 )
 NEAREST_STORE_PHONE = intent(
     "nearest-store-phone",
-    "What's the phone number of the store closest to me?",
-    "Find my nearest store and give me its phone number.",
-    "I need to call the nearest store. What's the number?",
-    "Closest store to my location: what's its phone number?",
-    "Tell me the phone number of whichever store is nearest.",
+    "What's the phone number of the {place} closest to me?",
+    "Find my nearest {place} and give me its phone number.",
+    "I need to call the nearest {place}. What's the number?",
+    "Closest {place} to my location: what's its phone number?",
+    "Tell me the phone number of whichever {place} is nearest.",
 )
 CHEAPEST_TO_TOP = intent(
     "cheapest-to-top",
-    "Put the cheapest {noun} of my wishlist at the top and save.",
-    "Move whichever wishlist entry costs the least to first place, then save.",
-    "My wishlist should start with its least expensive {noun}. Rearrange it and save.",
-    "Find the cheapest entry on my wishlist and move it to the top; save the order.",
-    "Bring the lowest-priced {noun} in the wishlist to the top and save.",
+    "Put the cheapest {noun} on my {saved} at the top and save.",
+    "Move whichever entry of my {saved} costs the least to first place, then save.",
+    "My {saved} should start with its least expensive {noun}. Rearrange it and save.",
+    "Find the cheapest entry on my {saved} and move it to the top; save the order.",
+    "Bring the lowest-priced {noun} on my {saved} to the top and save.",
 )
 COMPOSED = {i.name for i in (CHEAPEST_KIND_TO_CART, BUY_BEST_RATED_OF_MAKER, OPEN_CHEAPEST_MATCH,
                              PRICE_OF_BEST_RATED_MATCH, BEST_RATED_IN_SECTION, OPEN_CHEAPEST_OF_KIND_AND_MAKER,

@@ -16,21 +16,21 @@ CONTACT_FORM = intent(
 )
 REQUEST_DATES = intent(
     "request-dates",
-    "Request a {noun} for {person} from {start} until {end}.",
-    "{person} needs a {noun} from {start} to {end}. Please send the request.",
-    "Put in a request for a {noun}, {start} to {end}, under the name {person}.",
-    "Send a {noun} request for {person}: {start} until {end}.",
-    "Could you ask for a {noun} for {person}, starting {start} and ending {end}?",
-    "I'd like a {noun} from {start} through {end}; the name is {person}.",
+    "Request {request_what} for {person} from {start} until {end}.",
+    "{person} needs {request_what} from {start} to {end}. Please send the request.",
+    "Put in a request for {request_what}, {start} to {end}, under the name {person}.",
+    "Send a request for {request_what} for {person}: {start} until {end}.",
+    "Could you ask for {request_what} for {person}, starting {start} and ending {end}?",
+    "I'd like {request_what} from {start} through {end}; the name is {person}.",
 )
 SET_PREFERENCES = intent(
     "set-preferences",
-    "Set {changes}, then save your preferences.",
+    "Set {changes}, then save my preferences.",
     "Change {changes} and save.",
     "In my preferences, set {changes} and save them.",
     "Could you set {changes} and save my preferences?",
     "Please update my preferences: {changes}. Save when done.",
-    "I want {changes} in my saved preferences.",
+    "I'd like you to set {changes} in my saved preferences.",
 )
 RESERVE_AT = intent(
     "reserve-at",
@@ -39,6 +39,14 @@ RESERVE_AT = intent(
     "I'd like to reserve the {item}; make it {place}.",
     "Reserve the {item} and choose {place} as the location.",
     "Can you put a reservation on the {item} at the {place} location?",
+)
+RESERVE_FOR = intent(  # a genre whose form is no pick-up reservation ("Book an adviser", "Request a viewing")
+    "reserve-for",
+    "{reserve_do} for the {item}, with {place} as the {pickup_word}.",
+    "I'd like to {reserve_do} for the {item}; the {pickup_word} is {place}.",
+    "Please {reserve_do} for the {item} ({pickup_word}: {place}).",
+    "For the {item}, {reserve_do} with {place} as the {pickup_word}.",
+    "Could you {reserve_do} for the {item}? The {pickup_word} should be {place}.",
 )
 LOG_IN = intent(
     "log-in",
@@ -61,7 +69,7 @@ LOG_IN_RENAME = intent(
     "Log in as {user} (password: {password}) and change the display name to \"{display}\".",
     "Sign in as {user} with the password {password} and set the display name to \"{display}\".",
     "Change the display name of {user} to \"{display}\" (the password is {password}).",
-    "As {user} (password {password}), make your display name \"{display}\".",
+    "As {user} (password {password}), make my display name \"{display}\".",
     "I'd like my display name to be \"{display}\". My login is {user}, password {password}.",
 )
 LOG_IN_PREFERENCES = intent(

@@ -16,17 +16,17 @@ ADD_TO_CART = intent(
 )
 ADD_TWO_TO_CART = intent(
     "add-two-to-cart",
-    "Put one {a} and two {b} in the cart.",
-    "Add one {a} and two {b} to my cart.",
-    "I need one {a} and two {b}. Put them in the cart.",
-    "Could you add a single {a} and two {b} to the cart?",
-    "Get two {b} and one {a} into my cart.",
+    "Put 1 × {a} and 2 × {b} in the cart.",
+    "Add the {a} (quantity 1) and the {b} (quantity 2) to my cart.",
+    "I need one of the {a} and two of the {b}. Put them in the cart.",
+    "Could you add the {a} once and the {b} twice to the cart?",
+    "Get 2 × {b} and 1 × {a} into my cart.",
 )
 BUY_AND_SHIP = intent(
     "buy-and-ship",
     "Buy the {item} for {name}, {street}, {city}, with {delivery}, paying by {pay}.",
-    "Order the {item} to {name}, {street}, {city}. Choose {delivery} and pay by {pay}.",
-    "I want to buy the {item}. Send it to {name}, {street}, {city} with {delivery}; I'll pay by {pay}.",
+    "Order the {item} for {name}, {street}, {city}. Choose {delivery} and pay by {pay}.",
+    "I want to buy the {item} for {name}, {street}, {city}, with {delivery}; I'll pay by {pay}.",
     "Place an order for the {item}: {name}, {street}, {city}, {delivery}, paid by {pay}.",
     "Please purchase the {item} for {name} at {street}, {city} ({delivery}, payment by {pay}).",
 )
@@ -108,75 +108,75 @@ SLOT_PRICE = intent(
 # ---- store locator -------------------------------------------------------------------------------
 SET_NEAREST_STORE = intent(
     "set-nearest-store",
-    "Set the store closest to your location as your store.",
-    "Make the nearest store my store.",
-    "Choose the store closest to me as my store.",
-    "Pick whichever store is nearest to my location and set it as mine.",
-    "I want my closest store as my default store.",
+    "Set the {place} closest to my location as my {place}.",
+    "Make the nearest {place} my {place}.",
+    "Choose the {place} closest to me as my {place}.",
+    "Pick whichever {place} is nearest to my location and set it as mine.",
+    "I want my closest {place} as my default {place}.",
 )
 NEAREST_STORE = intent(
     "nearest-store",
-    "Which store is closest to my location?",
-    "What's the nearest store to me?",
-    "Nearest store?",
-    "Tell me which store is closest to where I am.",
-    "Which of the stores is the shortest distance from me?",
+    "Which {place} is closest to my location?",
+    "What's the nearest {place} to me?",
+    "Nearest {place}?",
+    "Tell me which {place} is closest to where I am.",
+    "Which of the {places} is the shortest distance from me?",
 )
 SET_STORE_IN = intent(
     "set-store-in",
-    "Make the store in {district} your store.",
-    "Set the {district} store as my store.",
-    "I shop in {district}. Make that store mine.",
-    "Choose the store in {district} as my store.",
-    "Switch my store to the one in {district}.",
+    "Make the {place} in {district} my {place}.",
+    "Set the {district} {place} as my {place}.",
+    "I live in {district}. Make that {place} mine.",
+    "Choose the {place} in {district} as my {place}.",
+    "Switch my {place} to the one in {district}.",
 )
 STORE_PHONE = intent(
     "store-phone",
-    "What is the phone number of the {store} store?",
-    "How can I call the {store} store? Give me its number.",
-    "Phone number for the {store} store?",
-    "Tell me the {store} store's phone number.",
-    "I need to ring the {store} store. What's the number?",
+    "What is the phone number of the {store} {place}?",
+    "How can I call the {store} {place}? Give me its number.",
+    "Phone number for the {store} {place}?",
+    "Tell me the {store} {place}'s phone number.",
+    "I need to ring the {store} {place}. What's the number?",
 )
 STORE_CLOSES = intent(
     "store-closes",
-    "Until what time is the store in {district} open?",
-    "When does the {district} store close?",
-    "What time does the store in {district} shut?",
-    "Closing time of the {district} store?",
-    "How late is the store in {district} open?",
+    "Until what time is the {place} in {district} open?",
+    "When does the {district} {place} close?",
+    "What time does the {place} in {district} shut?",
+    "Closing time of the {district} {place}?",
+    "How late is the {place} in {district} open?",
 )
 
 # ---- wishlist order ------------------------------------------------------------------------------
 MOVE_TO_TOP = intent(
     "move-to-top",
-    "Move the {item} to the top of your wishlist and save the order.",
-    "Put the {item} first in my wishlist and save.",
-    "I want the {item} at the top of my wishlist. Save it that way.",
-    "Make the {item} number one on the wishlist and save the order.",
-    "Bring the {item} up to first place in the wishlist, then save.",
+    "Move the {item} to the top of my {saved} and save the order.",
+    "Put the {item} first in my {saved} and save.",
+    "I want the {item} at the top of my {saved}. Save it that way.",
+    "Make the {item} number one on my {saved} and save the order.",
+    "Bring the {item} up to first place in my {saved}, then save.",
 )
 MOVE_TO_BOTTOM = intent(
     "move-to-bottom",
-    "Move the {item} to the bottom of your wishlist and save.",
-    "Put the {item} last in my wishlist and save.",
-    "Send the {item} to the end of the wishlist and save the order.",
+    "Move the {item} to the bottom of my {saved} and save.",
+    "Put the {item} last in my {saved} and save.",
+    "Send the {item} to the end of my {saved} and save the order.",
     "I care least about the {item}: move it to the bottom and save.",
-    "Make the {item} the last entry of my wishlist, then save.",
+    "Make the {item} the last entry of my {saved}, then save.",
 )
 PLACE_ABOVE = intent(
     "place-above",
-    "Place the {a} directly above the {b} in your wishlist and save.",
-    "Put the {a} right before the {b} in my wishlist and save.",
-    "In my wishlist, the {a} should come just above the {b}. Save that order.",
+    "Place the {a} directly above the {b} in my {saved} and save.",
+    "Put the {a} right before the {b} in my {saved} and save.",
+    "In my {saved}, I want the {a} just above the {b}. Save that order.",
     "Move the {a} so it sits immediately above the {b}, then save.",
-    "Reorder my wishlist so the {a} is directly ahead of the {b}, and save.",
+    "Reorder my {saved} to have the {a} directly ahead of the {b}, and save.",
 )
 SORT_WISHLIST = intent(
     "sort-wishlist",
-    "Sort your wishlist {order} and save.",
-    "Order my wishlist {order}, then save it.",
-    "Rearrange the wishlist {order} and save the order.",
-    "I'd like my wishlist sorted {order}. Save it.",
-    "Arrange my wishlist {order} and save.",
+    "Sort my {saved} {order} and save.",
+    "Order my {saved} {order}, then save it.",
+    "Rearrange my {saved} {order} and save the order.",
+    "I'd like my {saved} sorted {order}. Save it.",
+    "Arrange my {saved} {order} and save.",
 )

@@ -175,7 +175,7 @@ def table_reasoning(site: SiteBuilder) -> None:
             price_check(site, total, pair + prices), shown_money(site, distinct(pair, total)))
     best_attr = unique_extreme(items, "attr", highest=True)
     if best_attr is not None:
-        add(say(site, asks.HIGHEST_ATTR, attr=attr["name"].lower()), best_attr["name"],
+        add(say(site, asks.HIGHEST_ATTR, attr=attr["name"]), best_attr["name"],
             name_check(best_attr["name"], names), others(names, best_attr["name"]))
     makers = sorted({i["maker"] for i in items})
     maker_counts = {m: sum(i["maker"] == m for i in items) for m in makers}

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 from weblica.synth.checks import state_count, state_is
 from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
 from weblica.synth.intents import forms as asks
-from weblica.synth.intents import listing, phrasing_rng, say
+from weblica.synth.intents import listing, phrasing_rng, say, the_name
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import catalog_shell, skill
@@ -58,7 +59,7 @@ def forms(site: SiteBuilder) -> None:
     for index, person in enumerate(people):
         item = rng.choice(site.data["items"])
         values: dict[str, object] = {"name": person["name"], "email": person["email"],
-                                     "message": f"Please send me details about the {item['name']}."}
+                                     "message": f"Please send me details about {the_name(site, item['name'])}."}
         fields_named = index % 3  # how many of the optional fields a task names: none, two, all four
         if fields_named >= 1:
             values["topic"] = rng.choice(topics)
@@ -216,9 +217,23 @@ def autocomplete(site: SiteBuilder) -> None:
                 {"op": "click", "sel": f"[data-ac=place] [data-value=\"{place}\"]"},
                 {"op": "click", "sel": "#submit"}]
         site.task(TaskDraft(
-            **say(site, asks.RESERVE_AT, item=item, place=place), start_path="/", plan=plan, difficulty=planned(plan),
+            **_reserve_said(site, item, place), start_path="/", plan=plan, difficulty=planned(plan),
             checks=[state_count("reservations", 1), state_is("reservations.0.item", item),
                     state_is("reservations.0.place", place)], rubric=RUBRIC_FORM))
+
+
+# a reservation form titled with its own action ("Book an adviser", "Request a viewing", "Join the waitlist")
+# is asked for by that action; a pick-up reservation ("Reserve for pick-up", "Order for collection") as one
+_OWN_ACTION = re.compile(r"^(?:book|request|join|set up|hold a|reserve a)\b", re.IGNORECASE)
+
+
+def _reserve_said(site: SiteBuilder, item: str, place: str) -> dict:
+    label = site.labels["reserve"]
+    if not _OWN_ACTION.match(label):
+        return say(site, asks.RESERVE_AT, item=item, place=place)
+    pickup = re.sub(r"^(?:your|preferred)\s+", "", site.labels["pickup"].lower())
+    return say(site, asks.RESERVE_FOR, item=item, place=place, reserve_do=label[:1].lower() + label[1:],
+               pickup_word=pickup)
 
 
 @skill("account")

@@ -11,7 +11,7 @@ from weblica.synth.intents import composed as chains
 from weblica.synth.intents import say
 from weblica.synth.intents import stateful as asks
 from weblica.synth.intents.difficulty import planned
-from weblica.synth.intents import article
+from weblica.synth.intents import article, the_name
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import (catalog_shell, distinct, name_check, open_item, others, price_check,
                                          shown_money, skill, unique_extreme)
@@ -79,7 +79,7 @@ def checkout(site: SiteBuilder) -> None:
         delivery = "pick-up" if ship == "Pick-up" else f"{ship.lower()} shipping"
         site.task(TaskDraft(
             **say(site, which, name=person["name"], street=person["street"], city=person["city"], delivery=delivery,
-                  pay=pay, **slots), start_path="/", plan=plan, difficulty=planned(plan),
+                  pay=pay if pay == "PayPal" else pay.lower(), **slots), start_path="/", plan=plan, difficulty=planned(plan),
             rubric=["One order with the item, the address, shipping and payment"],
             checks=[state_count("orders", 1), state_count("orders.0.items", 1),
                     state_is(f"orders.0.items.{entity['id']}", 1, "numeric"),
@@ -156,7 +156,7 @@ def crud(site: SiteBuilder) -> None:
             plan=plan, checks=[state_is(f"records_by_id.{record['id']}.title", new), state_count("records", len(records))]
             + untouched(), rubric=["The entry has the new title"], maximal=plan + toggle_others()))
     for _ in range(3):
-        title = f"Call {rng.choice(people)['name']} about the {rng.choice(items)['name']}"
+        title = f"Call {rng.choice(people)['name']} about {the_name(site, rng.choice(items)['name'])}"
         done_one = rng.choice(records)
         plan = go + [{"op": "fill", "sel": "#new-title", "text": title}, {"op": "click", "sel": "#add-button"},
                      {"op": "click", "sel": f"[data-toggle={done_one['id']}]"}]
@@ -367,9 +367,9 @@ def drag_reorder(site: SiteBuilder) -> None:
     by_price = sorted(order, key=lambda i: by_id[i]["price"])
     every = list(range(len(order)))
     price = site.labels["price"]
-    task(by_price, say(site, asks.SORT_WISHLIST, order=f"by {price}, lowest first"), every)
+    task(by_price, say(site, asks.SORT_WISHLIST, order=f"from the lowest {price} to the highest"), every)
     by_price_desc = list(reversed(by_price))
-    task(by_price_desc, say(site, asks.SORT_WISHLIST, order=f"by {price}, highest first"), every)
+    task(by_price_desc, say(site, asks.SORT_WISHLIST, order=f"from the highest {price} to the lowest"), every)
     by_name = sorted(order, key=lambda i: by_id[i]["name"])
     task(by_name, say(site, asks.SORT_WISHLIST, order="alphabetically by name"), every)
     cheapest = unique_extreme(entries, "price")

@@ -1,0 +1,121 @@
+"""Task wording: instructions read as a person would ask them, in every genre.
+
+The bad outputs seen in generated tasks ("Laptop gadget", "what is its documents needed?", "What is
+the owners of…", "Book a event", "the Dr. Ana Dubois", "pay by Card", "two Prime Phone") are each
+caught by the lint, and the fill helpers no longer produce them: a broad sample of generated sites
+(every category, several skills, two seeds) has no draft the lint would drop, apart from the shopping
+words a salary genre cannot say otherwise (those are dropped: a miss beats a wrong answer).
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from weblica.synth.generate import build_site, emitted_drafts
+from weblica.synth.intents import INTENTS, article, is_noun, phrase, say
+from weblica.synth.intents.lint import genre_problems, problems
+from weblica.synth.site import SiteBuilder
+from weblica.synth.spec import categories, incompatibility, sample_spec
+
+SKILLS = ("filter-sort", "hidden-content", "multi-page", "table-reasoning", "drag-reorder", "store-locator",
+          "date-picker", "checkout")
+SEEDS = (1, 2)
+
+
+@pytest.mark.parametrize("bad,why", [
+    ("Which is the cheapest Laptop gadget?", "type named with the generic noun"),
+    ("Get the lowest-priced Coupe car into my cart.", "type named with the generic noun"),
+    ("Family Tax Refund: what is its documents needed?", "field label that is no noun"),
+    ("Could you find out the how to apply of the Student Vehicle Tax?", "field label that is no noun"),
+    ("What is the owners of the Rally SUV?", "verb does not agree"),
+    ("Glass Cipher: what are its series?", "verb does not agree"),
+    ("Book a event for Ana.", "'a' before a vowel"),
+    ("What's the best price for an one-way flight?", "'an' before a consonant sound"),
+    ("Reserve the Dr. Ana Dubois at Bayside.", "'the' before a person's title"),
+    ("Move the Rally SUV to the top of your wishlist and save.", "the user's own things called 'your'"),
+    ("Order the Silent Life to Chloe Mensah, 206 Park Row, Westhaven, and pay by Card.", "capital inside a sentence"),
+    ("Tell me the last listing listed among all the listings.", "a word said twice in two forms"),
+    ("I'd like to see the accounts of the branch Northgate Branch, highest rating first.", "named with the genre's word twice"),
+    ("Tell me Handy Helpers's listed price for light fitting.", "possessive of a name ending in s"),
+    ("Add one Polar Laptop and two Prime Phone to my cart.", "a count before a singular name"),
+])
+def test_lint_catches_each_class_of_bad_wording(bad, why):
+    assert any(why in p for p in problems(bad)), (bad, problems(bad))
+
+
+@pytest.mark.parametrize("good", [
+    "How many dishes of type Indian are listed?",  # "type In…" is no "type in" hint
+    "What's the top price for an SUV here?", "Which is the cheapest pair of headphones?",
+    "Which city is the brand of the Rally SUV based in?", "What are the opening hours of the Oak Store?",
+    "Book Dr. Ana Dubois' 11:00 appointment.", "Sort my wishlist from the lowest price to the highest and save.",
+    "Put 1 × Paper Life and 2 × Crimson Empire in the cart.", "Order the Silent Life and pay by PayPal.",
+    "Tell me the \"Documents needed\" entry of the Student Vehicle Tax.",
+])
+def test_lint_passes_the_fixed_wordings(good):
+    assert problems(good) == [], problems(good)
+
+
+def test_fill_helpers_cannot_produce_the_known_bad_fills():
+    # a label that is no noun is asked about by name, never as "its <label>"
+    for label in ("Documents needed", "How to apply", "Doors open", "Suitable for", "Dietary", "Bikes"):
+        assert not is_noun(label), label
+    for label in ("Warranty", "Opening hours", "Processing time", "Free trial"):
+        assert is_noun(label), label
+    assert article("event") == "an event" and article("SUV") == "an SUV" and article("sneaker") == "a sneaker"
+    rng = random.Random(1)
+    for which in [i for i in INTENTS.values() if {"kind"} <= i.slots]:
+        texts = [phrase(which, rng, **{s: "one-way" if s == "kind" else "x" for s in which.slots})
+                 for _ in which.phrasings]
+        assert not any("an one-way" in t.lower() for t in texts), texts
+
+
+def _site(skill: str, category: str, seed: int = 1) -> SiteBuilder:
+    return build_site(sample_spec(seed, skill=skill, category=category))
+
+
+def test_a_type_that_is_a_noun_is_said_alone_and_people_take_no_article():
+    site = _site("filter-sort", "electronics")
+    texts = [d.instruction for d in site.tasks]
+    assert not any("gadget" in t and ("Laptop" in t or "Camera" in t or "Monitor" in t) for t in texts)
+    assert any("laptop" in t or "pair of headphones" in t or "camera" in t or "monitor" in t for t in texts), texts
+    people = [d.instruction for d in _site("multi-page", "healthcare").tasks]
+    assert any("Dr. " in t for t in people) and not any("the Dr." in t.lower() or " its " in t for t in people)
+
+
+def test_genre_words_fill_places_saved_lists_and_requests():
+    banking = [d.instruction for d in _site("store-locator", "banking").tasks]
+    assert banking and not any(" store" in t for t in banking) and any("branch" in t for t in banking)
+    saved = [d.instruction for d in _site("drag-reorder", "healthcare").tasks]
+    assert all("wishlist" not in t for t in saved) and any("saved doctors list" in t for t in saved)
+    requests = [d.instruction for d in _site("date-picker", "real-estate").tasks]
+    assert all("a listing" not in t for t in requests) and any("a move-in date" in t for t in requests)
+
+
+def test_a_salary_genre_says_pay_words_and_the_lint_drops_shopping_words():
+    site = _site("filter-sort", "jobs")
+    texts = [d.instruction for d in site.tasks]
+    assert any("lowest-paid" in t or "best-paid" in t for t in texts), texts
+    assert genre_problems("Which is the cheapest Design job?", site)
+    assert genre_problems("How much is the highest-rated Support job?", site)
+    assert not genre_problems("Which is the lowest-paid Design job?", site)
+    assert not genre_problems("Which is the cheapest laptop?", _site("filter-sort", "electronics"))
+    kept = emitted_drafts(site)
+    assert kept and not any(genre_problems(d.instruction, site) for d in kept)
+
+
+def test_a_broad_sample_of_generated_tasks_has_no_bad_wording():
+    """Every category, several skills, two seeds: no draft the lint would drop (the fix is at the
+    source, not in the dropping), apart from a few shopping words on the salary genre."""
+    drafts = genre_dropped = 0
+    for category in sorted(categories()):
+        for skill in [s for s in SKILLS if incompatibility(s, category) is None]:
+            for seed in SEEDS:
+                site = _site(skill, category, seed)
+                for draft in site.tasks:
+                    drafts += 1
+                    assert problems(draft.instruction, draft.guided) == [], \
+                        (category, skill, draft.instruction, problems(draft.instruction, draft.guided))
+                    genre_dropped += bool(genre_problems(draft.instruction, site))
+    assert drafts > 2000
+    assert genre_dropped <= 0.01 * drafts, genre_dropped
