@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from weblica.env.task import Check
+from weblica.synth.checks import answer_count
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks
 from weblica.synth.intents import intent
@@ -54,12 +54,12 @@ BEST_UNDER = intent(
     "Name the highest-rated {city} hotel whose rooms start below {price} a night.",
     "Among hotels in {city} starting under {price} a night, which one do guests rate highest?")
 POLICY = intent(
-    "hotel-cancellation-policy",
-    "What is the cancellation policy of the {room} at {hotel}?",
-    "If I book the {room} at {hotel}, what are the cancellation terms?",
-    "Can the {room} at {hotel} be cancelled for free? Give its cancellation policy.",
-    "Tell me the cancellation rules for the {room} at {hotel}.",
-    "What cancellation policy applies to a {room} at {hotel}?")
+    "hotel-free-cancellation-days",
+    "Until how many days before check-in can the {room} at {hotel} be cancelled free of charge?",
+    "How many days before arrival do I have to cancel the {room} at {hotel} to pay nothing?",
+    "The {room} at {hotel} can be cancelled for free. Up to how many days before check-in?",
+    "What is the free-cancellation deadline of the {room} at {hotel}, in days before check-in?",
+    "How late can I cancel a {room} at {hotel} without being charged? Give the days before check-in.")
 
 
 def _hotels(site: SiteBuilder, cities: list[str]) -> list[dict[str, Any]]:
@@ -90,6 +90,7 @@ def _hotels(site: SiteBuilder, cities: list[str]) -> list[dict[str, Any]]:
                 for refundable, price in zip(kinds_of_rate, own):  # a refundable rate costs more than its room's other
                     days = rng.choice([1, 2, 3, 7, 14])
                     rates.append({"id": f"{hid}-r{sum(len(r['rates']) for r in rooms) + len(rates) + 1}", "refundable": refundable,
+                                  "days": days if refundable else 0,
                                   "breakfast": rng.random() < 0.5, "price": price,
                                   "policy": policy(days) if refundable else NON_REFUNDABLE})
                 rooms.append({"name": room, "sleeps": sleeps, "beds": beds, "rates": rates,
@@ -251,21 +252,21 @@ def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str
             name_check(best["name"], names), distinct(names, best["name"]), "The best-rated hotel among those starting under the price")
         break
 
-    policies = sorted({r["policy"] for h in found for r in rates_of(h)})
+    days = sorted({r["days"] for h in found for r in rates_of(h) if r["refundable"]})
     for hotel in rng.sample(found, len(found)):
-        single = [room for room in hotel["rooms"] if len(room["rates"]) == 1]
+        # a room with one rate, a refundable one: its policy is one deadline
+        single = [room for room in hotel["rooms"] if len(room["rates"]) == 1 and room["rates"][0]["refundable"]]
         if not single:
             continue
         room = rng.choice(single)
-        gold = room["rates"][0]["policy"]
-        wrong = distinct(policies, gold)
-        # the exact policy, or its terms alone ("until 3 days before check-in"); another policy is wrong
-        accepted = [gold] + ([gold.removeprefix("Free cancellation ")] if gold != NON_REFUNDABLE else [])
-        check = Check(type="answer_match", expected=accepted, mode="exact", confusers=wrong, confusers_from="data")
+        rate = room["rates"][0]
+        gold = rate["days"]
+        confusers = sorted(set(days + [gold + 1, gold - 1]) - {gold, 0})
         stay = dict(zip(("checkin", "checkout"), _stay(rng)))
         ask(site, POLICY, {"room": room["name"], "hotel": hotel["name"]}, start,
             _search(site, search, {"city": hotel["city"], **stay})
             + [{"op": "click", "sel": f"[data-row={hotel['id']}] [data-hotel-link]"},
-               {"op": "reach", "sel": f"[data-rate={room['rates'][0]['id']}] [data-policy]"}],
-            gold, check, wrong, "The cancellation policy of that room's rate")
+               {"op": "reach", "sel": f"[data-rate={rate['id']}] [data-policy]"}],
+            str(gold), answer_count(gold, confusers, unit="days"), [str(c) for c in confusers],
+            "The free-cancellation deadline of that room's only rate")
         break
