@@ -83,6 +83,9 @@ def test_rules_refuse_what_the_server_must():
     assert refusal(later, "b", {"checkin": "2026-03-10", "checkout": "2026-03-12"}, {}) is None
     assert refusal(later, "b", {"checkin": "2026-03-10", "checkout": "2026-03-10"}, {})
     assert refusal(later, "b", {"checkin": "2026-03-10"}, {})
+    fits = [{"kind": "at_most", "field": "guests", "by": "rate", "limits": {"r1": 2}}]
+    assert refusal(fits, "b", {"rate": "r1", "guests": 2}, {}) is None
+    assert all(refusal(fits, "b", {"rate": r, "guests": g}, {}) for r, g in [("r1", 3), ("r1", 0), ("r1", "2"), ("r2", 1), ("r1", 1.5)])
     assert refusal([{"kind": "mystery"}], "b", {}, {})  # a rule the server does not know refuses
 
 
@@ -183,7 +186,8 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
                                               ("/api/seat_orders", {"event": seated["id"], "seats": free[1]})]),
                         ("hotel", hotel_task, [("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-12", "checkout": "2026-03-10"}),
                                                ("/api/hotel_bookings", {"rate": "h999-r1", "checkin": "2026-03-10", "checkout": "2026-03-12"}),
-                                               ("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-10", "checkout": "2026-03-12"})])]:
+                                               ("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-10", "checkout": "2026-03-12", "guests": 9}),
+                                               ("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-10", "checkout": "2026-03-12", "guests": 2})])]:
                         net = await backend.begin(task, f"direct-{name}", 0)
                         page = await context.new_page()
                         await page.set_extra_http_headers(net.extra_headers)
@@ -212,7 +216,8 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
     assert taken in replies[0][1]["error"] and free[1] in replies[2][1]["error"]
     assert [o["seats"] for o in state["seat_orders"]] == [",".join(free)]
     replies, state = direct["hotel"]
-    assert [r[0] for r in replies] == [409, 409, 200], replies
+    assert [r[0] for r in replies] == [409, 409, 409, 200], replies
+    assert "sleeps at most" in replies[2][1]["error"]
     assert [b["rate"] for b in state["hotel_bookings"]] == [rate]
 
 

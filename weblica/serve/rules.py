@@ -10,7 +10,8 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   taken, held by a stored record of the collection with the same `by` value, or given twice is refused,
   as is a record with none or more than `max`.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
-Each rule may carry `error`, the message shown (`{missing}` / `{items}` filled in)."""
+- `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
+Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in)."""
 from __future__ import annotations
 
 from typing import Any
@@ -63,7 +64,17 @@ def _later(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | N
     return None
 
 
-KINDS = {"requires": _requires, "free_items": _free_items, "later": _later}
+def _at_most(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
+    limit = rule.get("limits", {}).get(str(record.get(rule["by"], "")))
+    value = record.get(rule["field"])
+    if limit is None:
+        return "That choice is not available."
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or not 1 <= value <= limit:
+        return rule.get("error", "At most {limit}.").format(limit=limit)
+    return None
+
+
+KINDS = {"requires": _requires, "free_items": _free_items, "later": _later, "at_most": _at_most}
 
 
 def refusal(rules: list[Rule], collection: str, record: dict[str, Any], state: dict[str, Any]) -> str | None:

@@ -323,7 +323,7 @@
     const guests = Number(q.get("guests") || 0);
     for (const row of $$("tr[data-sleeps]")) {
       const small = guests > Number(row.dataset.sleeps);
-      $$("[data-reserve]", row).forEach((a) => { a.hidden = small; });
+      $$("[data-reserve]", row).forEach((a) => { a.hidden = small; a.style.display = small ? "none" : ""; });
       $$("[data-too-small]", row).forEach((el) => { el.hidden = !small; });
     }
   }

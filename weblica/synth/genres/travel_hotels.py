@@ -1,7 +1,8 @@
 """Travel, hotels: search by destination, check-in and check-out dates and guests -> results filtered by
 price and stars and sorted by price, rating or stars -> a hotel's page with its room types and their
 rates (refundable or not, breakfast or room only, the cancellation policy) -> booking form -> a booking
-stored server-side (the server refuses an unknown rate and a check-out not after the check-in).
+stored server-side (the server refuses an unknown rate, a check-out not after the check-in and more
+guests than the room sleeps).
 travel.py builds the flights of the same sites and calls `hotels`."""
 from __future__ import annotations
 
@@ -130,7 +131,9 @@ def hotels(site: SiteBuilder, cities: list[str]) -> None:
     site.record_rules["hotel_bookings"] = [
         {"kind": "requires", "field": "rate", "noun": "room rate", "have": [],
          "needs": {rate["id"]: [] for h in found for rate in rates_of(h)}},
-        {"kind": "later", "field": "checkout", "than": "checkin", "error": "Check-out must be after check-in."}]
+        {"kind": "later", "field": "checkout", "than": "checkin", "error": "Check-out must be after check-in."},
+        {"kind": "at_most", "field": "guests", "by": "rate", "error": "This room sleeps at most {limit} guests.",
+         "limits": {rate["id"]: rate["sleeps"] for h in found for rate in rates_of(h)}}]
     search = [{"name": "city", "label": "Destination", "type": "select", "options": chosen, "required": True}] + SEARCH_FIELDS
     filters = search + [{"name": "max_price", "label": "Max price per night", "type": "number", "min": 0},
                         {"name": "stars", "label": "Stars", "type": "select", "options": ["2", "3", "4", "5"],
