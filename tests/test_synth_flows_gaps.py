@@ -153,9 +153,10 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
     rate = next(c.expected for c in hotel_task.checks if c.path == "hotel_bookings.0.rate")
 
     async def post(page, path: str, body: dict) -> tuple[int, dict]:
+        method, path = path.split(" ") if " " in path else ("POST", path)
         return tuple(await page.evaluate(
-            """async ([path, body]) => { const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                 body: JSON.stringify(body)}); return [r.status, await r.json()]; }""", [path, body]))
+            """async ([method, path, body]) => { const r = await fetch(path, {method, headers: {"Content-Type": "application/json"},
+                 body: JSON.stringify(body)}); return [r.status, await r.json()]; }""", [method, path, body]))
 
     async def run() -> tuple[list, dict]:
         scores, direct = [], {}
@@ -180,10 +181,13 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
                     for name, task, steps in [
                         ("edu", edu_task, [("/api/enrollments", {"course": blocked["id"]}),
                                            ("/api/enrollments", {"course": "no-such-course"}),
-                                           ("/api/enrollments", {"course": allowed["id"]})]),
+                                           ("/api/enrollments", {"course": allowed["id"]}),
+                                           ("PUT /api/doc/enrollments", [{"course": blocked["id"]}]),
+                                           ("PATCH /api/enrollments/r1", {"course": blocked["id"]})]),
                         ("seats", seat_task, [("/api/seat_orders", {"event": seated["id"], "seats": f"{free[0]},{taken}"}),
                                               ("/api/seat_orders", {"event": seated["id"], "seats": ",".join(free)}),
-                                              ("/api/seat_orders", {"event": seated["id"], "seats": free[1]})]),
+                                              ("/api/seat_orders", {"event": seated["id"], "seats": free[1]}),
+                                              ("PATCH /api/seat_orders/r1", {"seats": f"{free[0]},{taken}"})]),
                         ("hotel", hotel_task, [("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-12", "checkout": "2026-03-10"}),
                                                ("/api/hotel_bookings", {"rate": "h999-r1", "checkin": "2026-03-10", "checkout": "2026-03-12"}),
                                                ("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-10", "checkout": "2026-03-12", "guests": 9}),
@@ -208,11 +212,11 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
         assert len(state[stored]) == count, state  # the wrong thing was done, and stored
         assert reward == 0.0, state[stored]
     replies, state = direct["edu"]
-    assert [r[0] for r in replies] == [409, 409, 200], replies
-    assert "You cannot enroll yet: complete" in replies[0][1]["error"]
+    assert [r[0] for r in replies] == [409, 409, 200, 409, 409], replies  # nor replaced wholesale, nor patched around
+    assert "You cannot enroll yet: complete" in replies[0][1]["error"] and "complete" in replies[4][1]["error"]
     assert [e["course"] for e in state["enrollments"]] == [allowed["id"]]
     replies, state = direct["seats"]
-    assert [r[0] for r in replies] == [409, 200, 409], replies  # taken at the start; then held by the stored order
+    assert [r[0] for r in replies] == [409, 200, 409, 409], replies  # taken at the start; held by the stored order
     assert taken in replies[0][1]["error"] and free[1] in replies[2][1]["error"]
     assert [o["seats"] for o in state["seat_orders"]] == [",".join(free)]
     replies, state = direct["hotel"]

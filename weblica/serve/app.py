@@ -179,6 +179,8 @@ def get_state() -> Response:
 @api.put("/doc/<name>")
 def put_doc(name: str) -> Response:
     body = _json_body()
+    if name in g.site.record_rules:  # a ruled collection changes one checked record at a time, never wholesale
+        return jsonify({"ok": False, "error": f"{name} cannot be replaced; add or change its records one at a time"}), 409
     _change(lambda s: s.__setitem__(name, body))
     return jsonify({"ok": True, name: body})
 
@@ -206,18 +208,26 @@ def add_record(collection: str) -> Response:
 @api.route("/<collection>/<rid>", methods=["PATCH", "DELETE"])
 def change_record(collection: str, rid: str) -> Response:
     patch = _json_body(dict) if request.method == "PATCH" else None
+    rules = g.site.record_rules.get(collection, [])
 
-    def change(state: dict[str, Any]) -> bool:
+    def change(state: dict[str, Any]) -> bool | str:
         records = state.get(collection, [])
         for index, record in enumerate(records):
             if str(record.get("id")) == rid:
                 if patch is None:
                     del records[index]
-                else:
-                    record.update(patch)
+                    return True
+                changed = {**record, **patch}
+                others = {**state, collection: records[:index] + records[index + 1:]}
+                reason = refusal(rules, collection, changed, others) if rules else None
+                if reason:  # the changed record must pass the rules a new one would
+                    return reason
+                record.update(patch)
                 return True
         return False
     found = _change(change)
+    if isinstance(found, str):
+        return jsonify({"ok": False, "error": found}), 409
     return jsonify({"ok": found}), (200 if found else 404)
 
 
