@@ -227,9 +227,20 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
 
 @pytest.mark.parametrize("genre", sorted(SITES))
 def test_same_seed_same_bytes(genre, tmp_path):
+    """This process and another with its own string hash seed (a set's order differs) write the same bundle."""
+    import os
+    import subprocess
+    import sys
+
     skill, seed, _ = SITES[genre]
     a = write_unvalidated(sample_spec(seed, skill, genre), tmp_path / "a")
-    b = write_unvalidated(sample_spec(seed, skill, genre), tmp_path / "b")
+    script = ("import sys; from pathlib import Path; from weblica.synth.generate import write_unvalidated; "
+              "from weblica.synth.spec import sample_spec\n"
+              f"write_unvalidated(sample_spec({seed}, {skill!r}, {genre!r}), Path(sys.argv[1]))")
+    hash_seed = "7" if os.environ.get("PYTHONHASHSEED") != "7" else "8"
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "b")], check=True, timeout=120,
+                   env={**os.environ, "PYTHONHASHSEED": hash_seed})
+    b = tmp_path / "b" / a.name
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert all((a / f).read_bytes() == (b / f).read_bytes() for f in files)
