@@ -47,6 +47,13 @@ BOOK_BEST = intent(
     "{name} wants the top-rated hotel of at least {stars} stars in {city}: book the lowest-priced refundable room there, {checkin} to {checkout}, {guests} guests, email {email}.",
     "Book a stay in {city} from {checkin} to {checkout} for {guests} guests at the highest-rated hotel rated {stars} stars or more, taking its cheapest refundable room. Guest {name}, {email}.",
     "Among {city} hotels with at least {stars} stars, pick the one guests rate best and reserve its cheapest refundable room for {guests} guests, {checkin} to {checkout}, for {name} ({email}).")
+BOOK_BREAKFAST = intent(
+    "hotel-book-cheapest-breakfast",
+    "Book the cheapest room with breakfast included at {hotel} from {checkin} to {checkout} for {guests} guests; name {name}, email {email}.",
+    "{name} ({email}) wants breakfast included: book the lowest-priced such room at {hotel}, {checkin} to {checkout}, {guests} guests.",
+    "Reserve the least expensive room at {hotel} whose rate includes breakfast, for {guests} guests from {checkin} until {checkout}. Guest {name}, {email}.",
+    "For {guests} guests at {hotel}, arriving {checkin} and leaving {checkout}, book the cheapest rate with breakfast. Name {name}, email {email}.",
+    "I'd like breakfast every morning at {hotel}: book the cheapest room that includes it, {checkin} to {checkout}, {guests} guests, for {name} ({email}).")
 BEST_UNDER = intent(
     "hotel-best-rated-under",
     "Which hotel in {city} has the highest guest rating among those with rooms under {price} a night?",
@@ -181,8 +188,9 @@ def _checks(hotel: dict[str, Any], rate: dict[str, Any], stay: dict[str, Any], g
     return record_checks("hotel_bookings", BOOKING_FIELDS, {**stay, **guest}, {"rate": rate["id"]})
 
 
-def _cheapest_refundable(hotel: dict[str, Any], guests: int) -> dict[str, Any] | None:
-    return unique_extreme([r for r in rates_of(hotel) if r["refundable"] and r["sleeps"] >= guests], "price")
+def _cheapest(hotel: dict[str, Any], guests: int, rule: str = "refundable") -> dict[str, Any] | None:
+    """The hotel's cheapest rate that sleeps the guests and has `rule` ("refundable", "breakfast"); None on a tie."""
+    return unique_extreme([r for r in rates_of(hotel) if r[rule] and r["sleeps"] >= guests], "price")
 
 
 def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str, Any]],
@@ -205,7 +213,7 @@ def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str
                 best = unique_extreme([h for h in here if h["stars"] >= stars], "rating", highest=True)
                 checkin, checkout = _stay(rng)
                 stay = {"checkin": checkin, "checkout": checkout, "guests": rng.choice([2, 2, 3])}
-                rate = _cheapest_refundable(best, stay["guests"]) if best else None
+                rate = _cheapest(best, stay["guests"]) if best else None
                 if best is None or rate is None or best is unique_extreme(here, "rating", highest=True):
                     continue  # a tie, no refundable room that fits, or the filter would not matter
                 guest = {"name": people[0]["name"], "email": people[0]["email"]}
@@ -221,19 +229,27 @@ def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str
     # the composed task: search -> filter by stars -> sort by rating -> open the hotel -> book a rate
     best_rated()
 
-    for hotel in rng.sample(found, len(found)):
-        checkin, checkout = _stay(rng)
-        stay = {"checkin": checkin, "checkout": checkout, "guests": rng.choice([2, 2, 3])}
-        rate = _cheapest_refundable(hotel, stay["guests"])
-        cheaper = [r for r in rates_of(hotel) if r["sleeps"] >= stay["guests"] and r["price"] < (rate or {}).get("price", 0)]
-        if rate is None or not cheaper:  # the refundable rule must matter: a cheaper non-refundable rate exists
-            continue
-        guest = {"name": people[1]["name"], "email": people[1]["email"]}
-        plan = _search(site, search, {"city": hotel["city"], **stay}) + _reserve(site, hotel, rate, guest)
-        act(site, BOOK_REFUNDABLE, stay_slots(stay, guest, hotel=hotel["name"]), start, plan,
-            _checks(hotel, rate, stay, guest), "One booking, of the hotel's cheapest refundable room that sleeps the guests, for those dates",
-            maximal=plan + _more_bookings(site, hotel, rate, stay, guest))
-        break
+    # the cheapest room of one named hotel under a rate rule (refundable, or with breakfast) that matters:
+    # a cheaper room that sleeps the party breaks it
+    rules = [(BOOK_REFUNDABLE, "refundable", "refundable"), (BOOK_BREAKFAST, "breakfast", "with breakfast included")]
+    rng.shuffle(rules)
+    booked = False
+    for which, key, words in rules:
+        for hotel in rng.sample(found, len(found)):
+            checkin, checkout = _stay(rng)
+            stay = {"checkin": checkin, "checkout": checkout, "guests": rng.choice([2, 2, 3])}
+            rate = _cheapest(hotel, stay["guests"], key)
+            if rate is None or not [r for r in rates_of(hotel) if r["sleeps"] >= stay["guests"] and r["price"] < rate["price"]]:
+                continue
+            guest = {"name": people[1]["name"], "email": people[1]["email"]}
+            plan = _search(site, search, {"city": hotel["city"], **stay}) + _reserve(site, hotel, rate, guest)
+            act(site, which, stay_slots(stay, guest, hotel=hotel["name"]), start, plan, _checks(hotel, rate, stay, guest),
+                f"One booking, of the hotel's cheapest room {words} that sleeps the guests, for those dates",
+                maximal=plan + _more_bookings(site, hotel, rate, stay, guest))
+            booked = True
+            break
+        if booked:
+            break
 
     for city in cities:
         here = sorted(h["from"] for h in found if h["city"] == city)
