@@ -128,7 +128,9 @@ def seat_tasks(site: SiteBuilder, seated: list[dict[str, Any]], open_event: Any)
     if found:
         event, zone, count, seats = found
         plan = open_event(event) + _buy(site, event, seats, person)
-        free = [s["id"] for r in event["seats"] if r["zone"] != zone for s in r["seats"] if not s["taken"]][:2]
+        # the "do everything" run buys other free seats too (another zone's, else more of this one)
+        free = ([s["id"] for r in event["seats"] if r["zone"] != zone for s in r["seats"] if not s["taken"]]
+                or [s["id"] for r in event["seats"] for s in r["seats"] if not s["taken"] and s["id"] not in seats])[:2]
         act(site, TOGETHER, {"count": count, "zone": zone if zone.isupper() else zone.lower(), "event": event["name"], **person}, start, plan,
             _checks(event, seats, person), "One order for that event, of the front-most block of that many adjacent free seats in the zone",
             maximal=plan + [{"op": "goto", "url": site.url(f"/events/{event['slug']}/seats")}]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from weblica.env.task import Check
 from weblica.synth.checks import answer_count
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks
@@ -177,14 +178,16 @@ def _reserve(site: SiteBuilder, hotel: dict[str, Any], rate: dict[str, Any], gue
 
 def _more_bookings(site: SiteBuilder, hotel: dict[str, Any], rate: dict[str, Any], stay: dict[str, Any],
                    guest: dict[str, Any]) -> Plan:
-    """Every other rate of the hotel booked too, for the same stay: a "book everything" run."""
+    """Every other rate of the hotel that sleeps the party booked too, for the same stay (the gold one once
+    more when there is none; the server refuses a room too small): a "book everything" run."""
     query = f"checkin={stay['checkin']}&checkout={stay['checkout']}&guests={stay['guests']}"
-    return [s for other in [r for r in rates_of(hotel) if r["id"] != rate["id"]][:MAXIMAL_EXTRAS]
+    others = [r for r in rates_of(hotel) if r["id"] != rate["id"] and r["sleeps"] >= stay["guests"]] or [rate]
+    return [s for other in others[:MAXIMAL_EXTRAS]
             for s in [{"op": "goto", "url": site.url(f"/hotels/book?rate={other['id']}&{query}")}]
             + fill_plan(site, BOOKING_FIELDS, guest) + [{"op": "click", "sel": "#submit"}]]
 
 
-def _checks(hotel: dict[str, Any], rate: dict[str, Any], stay: dict[str, Any], guest: dict[str, Any]) -> list[Check]:
+def _checks(rate: dict[str, Any], stay: dict[str, Any], guest: dict[str, Any]) -> list[Check]:
     return record_checks("hotel_bookings", BOOKING_FIELDS, {**stay, **guest}, {"rate": rate["id"]})
 
 
@@ -221,7 +224,7 @@ def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str
                         + [{"op": "click", "sel": "#filter-hotels"}, {"op": "click", "sel": "a[data-sort='-rating']"}]
                         + _reserve(site, best, rate, guest))
                 act(site, BOOK_BEST, stay_slots(stay, guest, city=city, stars=stars), start, plan,
-                    _checks(best, rate, stay, guest), "One booking, of the cheapest refundable room of the best-rated "
+                    _checks(rate, stay, guest), "One booking, of the cheapest refundable room of the best-rated "
                     "hotel with enough stars, for those dates and guests", maximal=plan + _more_bookings(site, best, rate, stay, guest))
                 return True
         return False
@@ -243,7 +246,7 @@ def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str
                 continue
             guest = {"name": people[1]["name"], "email": people[1]["email"]}
             plan = _search(site, search, {"city": hotel["city"], **stay}) + _reserve(site, hotel, rate, guest)
-            act(site, which, stay_slots(stay, guest, hotel=hotel["name"]), start, plan, _checks(hotel, rate, stay, guest),
+            act(site, which, stay_slots(stay, guest, hotel=hotel["name"]), start, plan, _checks(rate, stay, guest),
                 f"One booking, of the hotel's cheapest room {words} that sleeps the guests, for those dates",
                 maximal=plan + _more_bookings(site, hotel, rate, stay, guest))
             booked = True
