@@ -18,6 +18,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, request
 
 from weblica.env.backend import EPISODE_HEADER
+from weblica.serve.rules import refusal
 from weblica.serve.store import StateStore, with_views
 
 ADMIN_HEADER = "X-Weblica-Admin"
@@ -48,13 +49,15 @@ class SiteEntry:
     host: str
     root: Path
     initial_state: dict[str, Any]
+    record_rules: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # weblica/serve/rules.py
 
 
 def _entry(root: Path) -> tuple[int, SiteEntry]:
     meta = json.loads((root / "site.json").read_text(encoding="utf-8"))
     spec, instance = meta["spec"], int(meta.get("instance", 0))
     key = spec["site_id"] + (f"#{instance}" if instance else "")
-    return instance, SiteEntry(key, spec["host"], root, meta.get("initial_state", {}))
+    return instance, SiteEntry(key, spec["host"], root, meta.get("initial_state", {}),
+                               meta.get("record_rules", {}))
 
 
 def discover_bundles(paths: list[Path]) -> dict[str, dict[int, SiteEntry]]:
@@ -176,6 +179,8 @@ def get_state() -> Response:
 @api.put("/doc/<name>")
 def put_doc(name: str) -> Response:
     body = _json_body()
+    if name in g.site.record_rules:  # a ruled collection changes one checked record at a time, never wholesale
+        return jsonify({"ok": False, "error": f"{name} cannot be replaced; add or change its records one at a time"}), 409
     _change(lambda s: s.__setitem__(name, body))
     return jsonify({"ok": True, name: body})
 
@@ -183,31 +188,46 @@ def put_doc(name: str) -> Response:
 @api.post("/<collection>")
 def add_record(collection: str) -> Response:
     record = _json_body(dict)
+    rules = g.site.record_rules.get(collection, [])
 
-    def add(state: dict[str, Any]) -> dict[str, Any]:
+    def add(state: dict[str, Any]) -> dict[str, Any] | str:
+        reason = refusal(rules, collection, record, state) if rules else None
+        if reason:  # the site's own rules refuse it (a taken seat, a missing prerequisite): nothing stored
+            return reason
         records = state.setdefault(collection, [])
         if "id" not in record:
             record["id"] = f"r{len(records) + 1}"
         records.append(record)
         return record
-    return jsonify({"ok": True, "record": _change(add)})
+    stored = _change(add)
+    if isinstance(stored, str):
+        return jsonify({"ok": False, "error": stored}), 409
+    return jsonify({"ok": True, "record": stored})
 
 
 @api.route("/<collection>/<rid>", methods=["PATCH", "DELETE"])
 def change_record(collection: str, rid: str) -> Response:
     patch = _json_body(dict) if request.method == "PATCH" else None
+    rules = g.site.record_rules.get(collection, [])
 
-    def change(state: dict[str, Any]) -> bool:
+    def change(state: dict[str, Any]) -> bool | str:
         records = state.get(collection, [])
         for index, record in enumerate(records):
             if str(record.get("id")) == rid:
                 if patch is None:
                     del records[index]
-                else:
-                    record.update(patch)
+                    return True
+                changed = {**record, **patch}
+                others = {**state, collection: records[:index] + records[index + 1:]}
+                reason = refusal(rules, collection, changed, others) if rules else None
+                if reason:  # the changed record must pass the rules a new one would
+                    return reason
+                record.update(patch)
                 return True
         return False
     found = _change(change)
+    if isinstance(found, str):
+        return jsonify({"ok": False, "error": found}), 409
     return jsonify({"ok": found}), (200 if found else 404)
 
 

@@ -69,6 +69,8 @@ class SiteBuilder:
         self.name = site_name(spec, self.rng)
         self.data: dict[str, Any] = {"site_name": self.name}
         self.initial_state: dict[str, Any] = {}
+        # what the backend refuses to store, per collection (weblica/serve/rules.py)
+        self.record_rules: dict[str, list[dict[str, Any]]] = {}
         self.pages: dict[str, tuple[str, dict[str, Any]]] = {}
         self.files: dict[str, bytes | Callable[[], bytes]] = {}
         self.tasks: list[TaskDraft] = []
@@ -261,6 +263,8 @@ def write_bundle(site: SiteBuilder, out_dir: Path, tasks: list[Task]) -> Path:
     site_json = {"spec": site.spec.to_dict(), "name": site.name, "initial_state": site.initial_state,
                  "pages": sorted(site.pages), "generator": site.spec.generator,
                  "layout": site.layout.to_dict()}
+    if site.record_rules:
+        site_json["record_rules"] = site.record_rules
     (root / "site.json").write_text(json.dumps(site_json, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                                     encoding="utf-8")
     (root / "data.json").write_text(json.dumps(site.data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",

@@ -288,5 +288,87 @@
     box.dataset.planned = "true";
   }
 
-  on("*", () => { resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); });
+  // ---- hotels: links and forms carry the stay (dates, guests) from the query; rates show the stay's
+  // total; a room too small for the party cannot be reserved; check-out must follow check-in ----
+  function stays() {
+    const q = params();
+    for (const a of $$("a[data-carry]")) {
+      const url = new URL(a.getAttribute("href"), location.href);
+      for (const name of a.dataset.carry.split(",")) if (q.get(name)) url.searchParams.set(name, q.get(name));
+      a.setAttribute("href", url.pathname + url.search);
+    }
+    for (const form of $$("form[data-prefill]")) {
+      const keep = new URLSearchParams();
+      for (const name of form.dataset.prefill.split(",")) if (q.get(name)) keep.set(name, q.get(name));
+      prefill(form, keep);
+      W.handlers["before-submit:" + form.id] = (values) => {
+        const out = $("[data-form-error]", form);
+        if (values.checkin && values.checkout && values.checkout > values.checkin) return true;
+        out.textContent = "Check-out must be after check-in.";
+        out.hidden = false;
+        return false;
+      };
+    }
+    const day = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s || "") ? Date.UTC(+s.slice(0, 4), +s.slice(5, 7) - 1, +s.slice(8, 10)) : NaN;
+    const nights = Math.round((day(q.get("checkout")) - day(q.get("checkin"))) / 86400000);
+    if (nights > 0) {
+      $$("[data-stay-summary]").forEach((el) => { el.hidden = false; });
+      $$("[data-stay-dates]").forEach((el) => { el.textContent = q.get("checkin") + " – " + q.get("checkout"); });
+      $$("[data-stay-nights]").forEach((el) => { el.textContent = String(nights); });
+      for (const el of $$("[data-night-price]")) {
+        const total = $("[data-stay-total]", el.closest("tr, section") || document);
+        if (total) total.textContent = money(nights * Number(el.dataset.nightPrice)) + " for " + nights + " night" + (nights > 1 ? "s" : "");
+      }
+    }
+    const guests = Number(q.get("guests") || 0);
+    for (const row of $$("tr[data-sleeps]")) {
+      const small = guests > Number(row.dataset.sleeps);
+      $$("[data-reserve]", row).forEach((a) => { a.hidden = small; a.style.display = small ? "none" : ""; });
+      $$("[data-too-small]", row).forEach((el) => { el.hidden = !small; });
+    }
+  }
+
+  // ---- seat maps: seats held by this episode's stored orders show as taken; picking toggles a seat;
+  // the form sends the picked seats in map order (the server refuses a taken one) ----
+  async function seatMaps() {
+    const map = $("[data-seat-map]");
+    if (!map) return;
+    const form = $("form#seat-form"), input = $("[data-seat-input]", form);
+    const seats = $$("[data-seat]", map), max = Number(map.dataset.max || 8);
+    const { data } = await api("GET", "/api/state");
+    for (const order of data.seat_orders || []) {
+      if (order.event !== map.dataset.seatMap) continue;
+      for (const id of String(order.seats || "").split(",")) {
+        const b = $(`[data-seat="${CSS.escape(id.trim())}"]`, map);
+        if (b) { b.disabled = true; b.classList.add("taken"); b.setAttribute("aria-pressed", "false"); }
+      }
+    }
+    const update = () => {
+      const picked = seats.filter((b) => b.getAttribute("aria-pressed") === "true");
+      input.value = picked.map((b) => b.dataset.seat).join(",");
+      $("[data-selected-seats]").textContent = picked.length
+        ? picked.map((b) => `Row ${b.dataset.seat.replace(/\d+$/, "")} seat ${b.dataset.seat.replace(/^\D+/, "")} (${b.dataset.zone})`).join(", ")
+        : "No seats chosen yet.";
+      $("[data-seats-total]").textContent = money(picked.reduce((sum, b) => sum + Number(b.dataset.price), 0));
+    };
+    for (const b of seats) {
+      b.addEventListener("click", () => {
+        if (b.disabled) return;
+        const on = b.getAttribute("aria-pressed") !== "true";
+        if (on && seats.filter((x) => x.getAttribute("aria-pressed") === "true").length >= max) return;
+        b.setAttribute("aria-pressed", String(on));
+        update();
+      });
+    }
+    W.handlers["before-submit:" + form.id] = () => {
+      if (input.value) return true;
+      const out = $("[data-form-error]", form);
+      out.textContent = "Choose at least one seat on the map.";
+      out.hidden = false;
+      return false;
+    };
+    update();
+  }
+
+  on("*", () => { resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); });
 })();

@@ -1,6 +1,7 @@
 """Education: a course catalog by department with credits and prerequisites, course pages with their
 instructor and meeting time, a weekly timetable, the student's record of completed courses, and
-enrollment (stored server-side; refused, storing nothing, while a prerequisite is missing)."""
+enrollment (stored server-side; refused by the page and by the server, storing nothing, while a
+prerequisite is missing)."""
 from __future__ import annotations
 
 from typing import Any
@@ -93,6 +94,11 @@ def education_flow(site: SiteBuilder) -> None:
     record = [{"code": c["code"], "title": c["title"], "grade": rng.choice(GRADES)} for c in done]
     site.data["courses"], site.data["completed"] = courses, done_ids
     site.initial_state.update({"enrollments": []})
+    # the registrar refuses on its side too: a request posted around the page's check stores nothing
+    site.record_rules["enrollments"] = [{
+        "kind": "requires", "field": "course", "noun": "course", "have": [by_id[i]["code"] for i in done_ids],
+        "needs": {c["id"]: [by_id[c["prereq"]]["code"]] if c["prereq"] else [] for c in courses},
+        "error": "You cannot enroll yet: complete {missing} first."}]
     site.nav += [("Courses", "/courses"), ("Timetable", "/timetable"), ("My record", "/my/record")]
     departments = [(d, [c for c in courses if c["dept"] == d]) for d in dict.fromkeys(c["dept"] for c in courses)]
     site.page("/courses", "genres/education/catalog.html.j2", title="Course catalog", heading="Course catalog",

@@ -1,5 +1,6 @@
 """Events and ticketing: a calendar of events by day, venue pages with what is on there, event pages
-with ticket types (price, sold out) and quantities per type, and the ticket order stored server-side."""
+with ticket types (price, sold out) and quantities per type, and the ticket order stored server-side.
+Events in the seated halls also have a seat map (events_seats.py)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -8,6 +9,7 @@ from typing import Any
 from weblica.synth.checks import answer_date
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
 from weblica.synth.genres import flow
+from weblica.synth.genres.events_seats import seat_maps, seat_tasks
 from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill_plan, record_checks, use_script
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
@@ -96,6 +98,7 @@ def _fields(event: dict[str, Any]) -> list[dict[str, Any]]:
 def events_flow(site: SiteBuilder) -> None:
     use_script(site)
     venues, events = _programme(site)
+    seated = seat_maps(site, venues, events)
     site.data["venues"], site.data["events"] = venues, events
     site.initial_state.update({"ticket_orders": []})
     site.nav += [("Events", "/events"), ("Venues", "/venues"), ("Your tickets", "/tickets")]
@@ -114,6 +117,7 @@ def events_flow(site: SiteBuilder) -> None:
     site.page("/tickets", "genres/events/tickets.html.j2", title="Your tickets", heading="Your tickets",
               page_kind="tickets")
     _tasks(site, venues, events)
+    seat_tasks(site, seated, _open)
 
 
 def _open(event: dict[str, Any]) -> Plan:

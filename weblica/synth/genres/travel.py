@@ -1,6 +1,6 @@
 """Travel: flight search (origin, destination, date, travellers) -> results sortable by price and
 duration, with stops and airline -> a fare's rules (baggage, change fee, refund) -> booking form ->
-a booking stored server-side."""
+a booking stored server-side. The same sites' hotel search is in travel_hotels.py."""
 from __future__ import annotations
 
 import datetime as dt
@@ -9,6 +9,7 @@ from typing import Any
 from weblica.synth.checks import answer_count, answer_text
 from weblica.synth.data import BASE_DATE, make_people
 from weblica.synth.genres import flow
+from weblica.synth.genres.travel_hotels import hotels
 from weblica.synth.genres.kit import (MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks,
                                       use_script)
 from weblica.synth.intents import intent
@@ -151,6 +152,7 @@ def travel(site: SiteBuilder) -> None:
     site.page("/flights/booked", "message.html.j2", title="Booking confirmed", heading="Your flight is booked",
               text="We have sent the e-ticket to your email address.", back="/flights", page_kind="done")
     _tasks(site, flights, days, cities, search_fields)
+    hotels(site, [name for name, _ in ports])  # drawn after the flights: a site's flights stay as they were
 
 
 def _search(site: SiteBuilder, fields: list[dict[str, Any]], f: dict[str, Any], sort: str | None = None) -> Plan:
