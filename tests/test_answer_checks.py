@@ -422,9 +422,9 @@ def test_catastrophic_patterns_fail_fast_with_a_reason(pattern):
                 checks=[Check("answer_match", pattern, "regex"), Check("url_match", pattern, "regex"),
                         Check("state_match", pattern, "regex", path="name")])
     evil = "a" * 40 + "!"
-    started = time.monotonic()
+    started = time.process_time()   # CPU time: a loaded machine stretches the wall clock, not the work
     reward, results = evaluate_checks(task, evil, evil, {"name": evil})
-    assert time.monotonic() - started < 1.0 * len(results)
+    assert time.process_time() - started < 1.0 * len(results)
     assert reward == 0.0 and not any(r.passed for r in results)
     for r in results:
         assert "limit" in r.detail or "does not match" in r.detail or "does not" in r.detail, r.detail
@@ -526,3 +526,14 @@ def test_every_format_a_synth_site_renders_is_accepted_for_its_locale():
             month = fmt["month_names"][m - 1]
             if not month[0].isdigit():  # ja-JP names months "6月": its dates are numeric
                 assert score(answer_date(iso, locale=locale), f"{d} {month} {y}") == 1.0, (locale, month)
+
+
+def test_a_gold_that_starts_with_a_negation_word_does_not_deny_the_confuser_after_it():
+    # "Non-refundable" is the gold; its "non" must not read as denying the confuser the answer adds
+    check = Check(type="answer_match", expected="Non-refundable",
+                  confusers=["Free cancellation up to 2 days before check-in"])
+    asked = "What is the cancellation policy of the Deluxe room?"
+    assert score(check, "Non-refundable", asked) == 1.0
+    assert score(check, "Non-refundable or free cancellation up to 2 days before check-in", asked) == 0.0
+    assert score(check, "Free cancellation up to 2 days before check-in, Non-refundable", asked) == 0.0
+    assert score(check, "Non-refundable, not free cancellation up to 2 days before check-in", asked) == 1.0

@@ -134,6 +134,9 @@ def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tu
     """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
     toks = T.tokens(norm)
     present = {t.key for t in toks}
+    # the gold's own words are not a denial of what follows it: "Non-refundable or free cancellation"
+    # names the confuser, whose "non" belongs to the gold
+    around = _blank(norm, gold_spans)
     named = []
     for phrase in phrases:
         keys = T.phrase_keys(phrase)
@@ -145,7 +148,7 @@ def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tu
             s, e = _span_text(norm, toks, occ)
             if any(gs <= s and e <= ge for gs, ge in gold_spans):
                 continue
-            if not is_negated(norm[:s], norm[e:], question.keys):
+            if not is_negated(around[:s], around[e:], question.keys):
                 named.append(phrase)
                 break
     return named
