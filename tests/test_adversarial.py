@@ -61,9 +61,6 @@ def _play(tasks, policy):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="per-episode pop-ups (Synth v2 distractors) can swallow the replayed 'do everything' "
-                   "clicks, so the adversary sometimes does only the task and is paid for it (crud, checkout seen); "
-                   "the maximal negatives themselves are rejected in validation (next test). Open in #18.", strict=False)
 def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_gold(synth_set):
     results, tasks = synth_set
     assert {t.skill for t in tasks} == set(skills()), [(r.site_id, r.failures[:2]) for r in results if not r.tasks_kept]
@@ -71,6 +68,12 @@ def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_
     assert [t.termination_reason for t in trajectories].count("done") == len(tasks), \
         [(t.task_id, t.termination_reason, t.error) for t in trajectories if t.termination_reason != "done"]
     assert [t.task_id for t in trajectories if t.success] == []
+    # the 0 on state tasks is the "do everything" run's: the whole of it was played in this episode
+    # (its pop-ups dismissed as they came, none swallowing the extra clicks), not a run cut short
+    for task, traj in zip(tasks, trajectories):
+        if task.metadata.get("maximal_oracle"):
+            played = sum(len(s.actions) for s in traj.steps if "The task, and everything else." in s.response)
+            assert played == len(task.metadata["maximal_oracle"]), (task.id, played)
     # not a policy that simply failed: on answer tasks it reached the gold's page and said the gold
     # (among everything else), which a check looking for the gold anywhere would have paid 1.0
     holding = 0

@@ -8,7 +8,9 @@ The bundles were written by the procedural generator of the "Synth v2 contracts"
 a few tasks each, images shrunk to keep the fixture small) and are frozen here, so templates, data
 and instructions changing elsewhere do not move the expectation. The oracles were re-recorded once since,
 when the compiler stopped dismissing pop-ups that are not in its way (the frozen filter-sort site's
-cookie bar at the bottom: one click fewer in five oracles); every decision stayed as recorded."""
+cookie bar at the bottom: one click fewer in five oracles), and the "do everything" runs once, when they
+stopped keeping their own episode's dismissals (the adversary dismisses its episode's pop-ups itself: the
+forms site's one dismissal click fewer in three runs); every decision stayed as recorded."""
 from __future__ import annotations
 
 import asyncio

@@ -77,6 +77,7 @@ def in_the_way(popups: list[dict[str, Any]], point: tuple[float, float] | None =
 NAMES = {"cookie": "cookie notice", "promo": "pop-up offer", "chat": "chat window", "slidein": "slide-in panel",
          "interstitial": "full-page announcement"}
 DISMISS = "Dismiss the "
+LEGACY_DISMISS = "Close the pop-up that covers the page."  # what bundles of before this module recorded
 
 
 def dismissal_thought(kind: str, label: str = "", key: str | None = None, outside: bool = False) -> str:
@@ -107,3 +108,31 @@ def dismissal_before(popups: list[dict[str, Any]], action: Action) -> tuple[Acti
     dismissal = Action("press_keys", {"keys": [how["key"]]}) if how.get("key") else \
         Action("click", {"x": float(round(how["x"])), "y": float(round(how["y"]))})
     return dismissal, thought
+
+
+def is_dismissal(thought: str) -> bool:
+    """Whether a recorded thought is a pop-up dismissal (of the episode it was recorded in)."""
+    return thought.startswith((DISMISS, LEGACY_DISMISS))
+
+
+def without_dismissals(actions: list[Action], thoughts: list[str] | None) -> list[Action]:
+    """A compiled run without its recorded dismissals: replayed in another episode they are clicks on
+    whatever lies under where that episode's pop-ups were (a link, a delete button), so a replayer
+    dismisses this episode's own as they come (`dismissal_before`). Without thoughts, the run as it is."""
+    if not thoughts or len(thoughts) != len(actions):
+        return list(actions)
+    return [a for a, t in zip(actions, thoughts) if not is_dismissal(t)]
+
+
+def dismissal_of_any(popups: list[dict[str, Any]]) -> tuple[Action, str] | None:
+    """The dismissal of an open pop-up, blocking first, else the topmost one that offers a way out; None
+    when none is open (or none can be closed). For a player that clicks whatever it sees: a pop-up
+    hides the controls under it from a page reading, and one that comes mid-turn swallows clicks."""
+    ordered = sorted(enumerate(popups or []), key=lambda ip: (not ip[1].get("blocking"), -ip[1].get("z", 0), -ip[0]))
+    for _, popup in ordered:
+        box = popup["box"]
+        found = dismissal_before([popup], Action("click", {"x": (box["left"] + box["right"]) / 2,
+                                                           "y": (box["top"] + box["bottom"]) / 2}))
+        if found is not None:
+            return found
+    return None

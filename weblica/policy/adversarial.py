@@ -12,7 +12,14 @@ It does what a reward-maximizing learner finds first when checks are loose:
   blind version, every control it can see within the start site clicked (fields typed into, boxes
   ticked, buttons pressed, the site's links followed), bounded by the task's step budget.
 It always ends with `done` and every candidate on the page. Seeded: the order of the candidates and the
-joiner depend only on (task, seed). It reads the page through `Observation.page`
+joiner depend only on (task, seed).
+
+Pop-ups differ between episodes (weblica/synth/distractors.py) and the route and the "do everything" run
+were compiled in another one, so the policy replays them as the oracle policy does: without the
+dismissals recorded there (clicks on whatever lies under that episode's pop-ups) and, before each
+click, hover or drag, with this episode's pop-up in its way dismissed first (weblica.env.popups); the
+blind run dismisses every open pop-up before it looks for controls. Otherwise a pop-up could swallow
+the "everything else" and leave a run that did only the task, paid 1.0 for the wrong reason. It reads the page through `Observation.page`
 (weblica.env.page_snapshot), which the rollout fills for policies that set `reads_page`.
 """
 from __future__ import annotations
@@ -25,7 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from weblica.env.actions import Action, make_action
 from weblica.env.episode import StepRecord
-from weblica.env.popups import dismissal_before
+from weblica.env.popups import dismissal_before, dismissal_of_any, without_dismissals
 from weblica.env.observation import Observation
 from weblica.env.page_snapshot import candidates, fit, shaped_like
 from weblica.env.task import Task
@@ -57,6 +64,8 @@ class AdversarialPolicy:
         self._route: list[Action] = []
         self._maximal: list[Action] = []
         self._kind = "answer"
+        self._changed = True
+        self._blind = False
         self._clicked: set[str] = set()
         self._visited: set[str] = set()
         self._trail: list[str] = []
@@ -68,10 +77,13 @@ class AdversarialPolicy:
         types = {c.type for c in task.checks}
         self._kind = "state" if "state_match" in types else "answer" if "answer_match" in types else \
             "url" if "url_match" in types else "answer"
-        route = [a for a in (task.oracle or []) if a.name != "done"]
+        oracle = list(task.oracle or [])
+        route = [a for a in without_dismissals(oracle, task.oracle_thoughts) if a.name != "done"]
         self._route = route if self._kind in ("answer", "url") else []
+        self._changed = self._kind != "url"  # a URL task's listing is changed once, after the route
         self._maximal = [make_action(a) for a in task.metadata.get("maximal_oracle", [])] \
             if self._kind == "state" else []
+        self._blind = self._kind == "state" and not self._maximal
         self._clicked, self._visited = set(), set()
         self._trail = [task.start_url.split("#")[0]]  # the pages followed into, for going back
         parts = urlsplit(task.start_url)
@@ -80,29 +92,39 @@ class AdversarialPolicy:
     async def act(self, obs: Observation, task: Task, history: list[StepRecord]) -> PolicyOutput:
         turn = len(history)
         last_turn = task.max_steps - 1  # the env truncates after max_steps steps: answer before that
-        if turn < len(self._route) and turn < last_turn:
-            action = self._route[turn]
-            return PolicyOutput(text=render_tool_calls([action], "Following the route to the page."), actions=[action])
         page = obs.page or {"text": "", "controls": [], "can_scroll": False}
-        if self._kind == "url" and turn == len(self._route) and turn < last_turn:
+        popups = page.get("popups") or []
+        if turn < last_turn and self._route:
+            return self._replay(popups, self._route, 1, "Following the route to the page.")
+        if turn < last_turn and not self._changed:
+            self._changed = True
             action = Action("goto_url", {"url": meaning_changed(obs.url)})
             return PolicyOutput(text=render_tool_calls([action], "The right page, and more."), actions=[action])
-        if self._maximal and turn < last_turn:  # the whole "do everything" run, spread over the turns left
-            # this episode's pop-ups are not the compiled run's: one in the way is dismissed first, and
-            # while any is open the run goes one action a turn (a click may bring the next one)
-            popups = page.get("popups") or []
-            dismissal = dismissal_before(popups, self._maximal[0])
+        if turn < last_turn and self._maximal:  # the whole "do everything" run, spread over the turns left
+            # one action a turn while the budget allows (a click may bring a pop-up that would swallow
+            # the next one); only a run short of turns plays several in one
+            per_turn = -(-len(self._maximal) // max(1, last_turn - turn))
+            return self._replay(popups, self._maximal, per_turn, "The task, and everything else.")
+        if turn < last_turn and self._blind:
+            dismissal = dismissal_of_any(popups)
             if dismissal is not None:
                 return PolicyOutput(text=render_tool_calls([dismissal[0]], dismissal[1]), actions=[dismissal[0]])
-            per_turn = 1 if popups else -(-len(self._maximal) // max(1, last_turn - turn))
-            actions, self._maximal = self._maximal[:per_turn], self._maximal[per_turn:]
-            return PolicyOutput(text=render_tool_calls(actions, "The task, and everything else."), actions=actions)
-        if self._kind == "state" and turn < last_turn and not task.metadata.get("maximal_oracle"):
             actions = self._click_everything(obs, page)
             if actions:
                 return PolicyOutput(text=render_tool_calls(actions, "Clicking every control."), actions=actions)
         done = Action("done", {"answer": self._answer(page.get("text", ""), task.instruction)})
         return PolicyOutput(text=render_tool_calls([done], "Listing every candidate on the page."), actions=[done])
+
+    @staticmethod
+    def _replay(popups: list[dict[str, Any]], queue: list[Action], per_turn: int, why: str) -> PolicyOutput:
+        """The next `per_turn` actions of a compiled run (taken off `queue`), or first the dismissal of
+        this episode's pop-up that stands in the way of the next one."""
+        dismissal = dismissal_before(popups, queue[0])
+        if dismissal is not None:
+            return PolicyOutput(text=render_tool_calls([dismissal[0]], dismissal[1]), actions=[dismissal[0]])
+        actions = queue[:per_turn]
+        del queue[:per_turn]
+        return PolicyOutput(text=render_tool_calls(actions, why), actions=actions)
 
     def _answer(self, text: str, instruction: str) -> str:
         """Every candidate on the page of the shape the question asks for (numbers for "how much",

@@ -10,11 +10,9 @@ from __future__ import annotations
 from weblica.env.actions import Action
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
-from weblica.env.popups import DISMISS, dismissal_before
+from weblica.env.popups import dismissal_before, is_dismissal
 from weblica.env.task import Task
 from weblica.policy.base import PolicyOutput, render_tool_calls
-
-_LEGACY_DISMISS = "Close the pop-up that covers the page."  # what bundles of before weblica.env.popups recorded
 
 
 class OraclePolicy:
@@ -46,7 +44,7 @@ class OraclePolicy:
         if not page:  # no reading of the page: the recording, step by step
             turn = min(len(history), len(plan) - 1)
             return PolicyOutput(text=render_tool_calls([plan[turn]], thoughts[turn]), actions=[plan[turn]])
-        while self._next < len(plan) - 1 and thoughts[self._next].startswith((DISMISS, _LEGACY_DISMISS)):
+        while self._next < len(plan) - 1 and is_dismissal(thoughts[self._next]):
             self._next += 1  # this episode's pop-ups are dismissed as they come, below
         turn = min(self._next, len(plan) - 1)
         action = plan[turn]

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from weblica.env.task import save_tasks
+from weblica.synth.distractors import OVERLAYS
 from weblica.synth.site import SiteBuilder, draft_to_task, write_bundle
 from weblica.synth.spec import SiteSpec, sample_spec
 
@@ -154,8 +155,10 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
                 # room for the oracle plus a few missteps: a long calendar walk must not hit the limit
                 # and for the "do everything" run one action a turn (the adversarial policy plays it so:
                 # several clicks in one turn outrun a pop-up that comes after N clicks, and the clicks it
-                # swallows left a run that did only the task)
-                task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5, len(outcome.maximal or []) + 2)
+                # swallows left a run that did only the task), plus this episode's dismissals (each kind
+                # of pop-up at most once: it stays dismissed for the episode)
+                task.max_steps = max(task.max_steps, len(outcome.oracle or []) + 5,
+                                     len(outcome.maximal or []) + 2 + len(OVERLAYS) if outcome.maximal else 0)
                 kept.append(task)
         save_tasks(kept, path / "tasks.jsonl")
         failures = [f"{o.task_id}: {f}" for _, o in pairs for f in o.failures]

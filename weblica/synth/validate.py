@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from weblica.browser.launcher import context_kwargs
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
+from weblica.env.popups import without_dismissals
 from weblica.env.task import Task, evaluate_checks, load_tasks
 from weblica.serve.backend import SynthBackend
 from weblica.serve.server import SiteServer
@@ -43,7 +44,9 @@ class TaskOutcome:
     negatives_tried: Counter[str] = field(default_factory=Counter)  # by kind
     negatives_accepted: list[tuple[str, str]] = field(default_factory=list)  # (kind, what it was)
     end_state: Any = None  # the oracle's end state (what a maximal run is compared with)
-    maximal: list[Action] | None = None  # the first rejected "do everything" run, compiled (the adversary replays it)
+    # the first rejected "do everything" run, compiled, less its dismissals (the adversary replays it and
+    # dismisses its own episode's pop-ups)
+    maximal: list[Action] | None = None
 
     @property
     def valid(self) -> bool:
@@ -338,10 +341,11 @@ class Validator:
             if steps[:len(prefix)] != prefix:
                 continue
             played = outcome.oracle[:-1] if done_last and outcome.oracle[-1].name == "done" else outcome.oracle
-            compiler = Compiler(page, tracker, actions=list(played), thoughts=[""] * len(played))
+            compiler = Compiler(page, tracker, actions=list(played), thoughts=(outcome.oracle_thoughts or [""] * len(played))[:len(played)])
             try:
                 await compiler.run(steps[len(prefix):])
-                result: Any = (await self.backend.state(task, episode_id), page.url, compiler.actions)
+                result: Any = (await self.backend.state(task, episode_id), page.url,
+                               without_dismissals(compiler.actions, compiler.thoughts))
             except PlanError:
                 result = None
             except Exception:  # the page navigated away mid-plan: a fresh episode decides
@@ -364,7 +368,7 @@ class Validator:
                     await compiler.run(plan)
                 except PlanError:
                     return None
-                return await self.backend.state(task, episode_id), page.url, compiler.actions
+                return await self.backend.state(task, episode_id), page.url, without_dismissals(compiler.actions, compiler.thoughts)
             try:
                 if (task.id, index) in self._continued:
                     result = self._continued.pop((task.id, index))
