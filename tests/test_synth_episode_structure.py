@@ -12,6 +12,7 @@ from test_synth_distractors import Pages, menu, run, site  # noqa: E402
 
 from weblica.env.actions import Action
 from weblica.env.sticky_header import HEADER_JS, header_fix_before
+from weblica.synth.distractors import STRUCTURE
 
 SEEDS = list(range(16))  # on the sticky site below, seeds 13 and 15 draw `reveal`
 PLAIN_SEEDS = list(range(6))
@@ -75,6 +76,8 @@ def test_sticky_header_and_lazy_loading_vary_per_episode_and_repeat_per_seed(tmp
     print("sticky site per seed:", {s: (v[0]["mode"], round(v[2]["header"]), round(v[3]["header"]), v[0]["lazy"],
                                          v[0]["margin"], v[0]["hidden"], v[0]["pics"]) for s, v in by_seed.items()})
     assert len(modes) >= 3 and len(heights) >= 3, (modes, heights)
+    assert modes <= set(STRUCTURE["header"]) and {v[0]["lazy"] for v in by_seed.values()} <= set(STRUCTURE["lazy"])
+    assert {int(v[0]["margin"]) for v in by_seed.values() if v[0]["margin"]} <= set(STRUCTURE["margin"])
     assert len(lazy) >= 3, lazy
     assert any(v[0]["hidden"] and v[2]["hidden"] < v[0]["hidden"] for v in by_seed.values())  # revealed on scroll
     assert any(v[0]["pics"] and not v[0]["hidden"] for v in by_seed.values())  # only the pictures wait

@@ -1,6 +1,8 @@
 """HTTP env server: `GET /health`, `POST /reset`, `POST /step`, `POST /close`, shaped like OpenWebRL's
 browser env server so external trainers (slime, verl, anything that speaks HTTP) can drive weblica
-environments.
+environments. `/reset` answers with the task the episode plays (`instruction`, `task`, `instance`): for
+a task with instances (weblica/synth/instances.py) that is its seed's member, whose instruction and gold
+follow the data the site serves, not the copy the client sent.
 
 All episodes run on one event loop in a background thread, in one Chromium, one context each. The
 Flask app (an app factory, no globals) only validates JSON and translates it to calls on that service.
