@@ -108,27 +108,35 @@ def test_header_fix_before_only_where_the_stuck_header_was_aimed_at():
 
 
 def test_the_oracle_succeeds_in_every_episode_of_a_sticky_lazy_site(tmp_path):
+    """A checkout site whose oracles click the stuck header's cart link: in episodes where the header is
+    elsewhere the oracle policy scrolls back to it (without that, 4 of 48 such episodes failed)."""
     from weblica.env.browser_env import WebEnv
+    from weblica.env.sticky_header import SCROLL_TO_HEADER
     from weblica.env.task import load_tasks
     from weblica.policy.oracle import OraclePolicy
     from weblica.rollout import run_episode
     from weblica.synth.backend import ServedSynthBackend
-    from weblica.synth.generate import keep_valid
+    from weblica.synth.generate import keep_valid, write_unvalidated
+    from weblica.synth.spec import sample_spec
 
-    sticky, _ = sites(tmp_path)
-    asyncio.run(keep_valid([sticky], 2))
-    tasks = load_tasks(sticky / "tasks.jsonl")
-    assert len(tasks) >= 4
-    chosen = tasks[:6]
+    spec = sample_spec(100, skill="checkout")
+    spec.distractors = dict(spec.distractors, sticky_header=True, lazy_loading=True)
+    bundle = write_unvalidated(spec, tmp_path)
+    asyncio.run(keep_valid([bundle], 2))
+    tasks = load_tasks(bundle / "tasks.jsonl")[:8]
+    assert len(tasks) >= 6
 
     async def go() -> list[Any]:
-        backend = ServedSynthBackend([sticky])
+        backend = ServedSynthBackend([bundle])
         await backend.start()
         try:
             async with WebEnv(backends={"synth": backend}) as env:
-                return [await run_episode(env, t, OraclePolicy(), seed) for t in chosen for seed in (1, 2, 3, 5)]
+                return [await run_episode(env, t, OraclePolicy(), seed) for t in tasks for seed in (1, 2, 5)]
         finally:
             await backend.stop()
     trajs = asyncio.run(go())
     failed = [(t.task_id, t.seed, t.termination_reason, t.check_results) for t in trajs if not t.success]
     assert not failed, failed
+    back = [(t.task_id, t.seed) for t in trajs if any(SCROLL_TO_HEADER in s.response for s in t.steps)]
+    print("episodes that scrolled back to the header:", back)
+    assert back, "the checkout oracle clicks the header's cart link while scrolled"
