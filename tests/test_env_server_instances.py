@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from pathlib import Path
 from typing import Any
 
 import httpx
