@@ -1,4 +1,5 @@
-// weblica synth distractors: each episode's pop-ups, drawn from (site id, episode seed).
+// weblica synth distractors: each episode's pop-ups, sticky header and lazy loading, drawn from (site id,
+// episode seed).
 // The site's menu and phrasings come from the page (#weblica-distractors, distractors.html.j2); the episode
 // seed from /_weblica/episode.js (the site server answers it from the env's seed header; 0 without one).
 // Every choice comes from a seeded PRNG, never Math.random or the clock; timings use the page's clock and
@@ -157,6 +158,98 @@
     }
     if (used["bar-bottom"]) for (const v of list) if (v.position.startsWith("corner-")) v.lift = 72;
   }
+  // ---- this episode's sticky header and lazy loading (weblica/synth/distractors.py: STRUCTURE) ----
+  // The site's knobs are the body's classes (base.html.j2). Episode seed 0, the one validation compiles
+  // oracles in, keeps the site's own behaviour: a sticky site's whole header sticks, a lazy site's rows
+  // past the twelfth wait until 40 px into view. Other seeds never cover more of the page than that
+  // (the header never sticks on a site whose header does not; rows never wait longer), so a click the
+  // oracle recorded lands on what it did; where such a click was on the stuck header, and this episode's
+  // header is not there, the oracle policy scrolls back to it (weblica/env/sticky_header.py).
+  function structure() {
+    const body = document.body, header = document.querySelector(".site-header");
+    const seed = episode.seed >>> 0;
+    const rng = prng(hash(`${cfg.site}|${seed}|structure`));
+    const pick = (xs) => xs[Math.floor(rng() * xs.length)];
+    const sticky = !!header && body.classList.contains("sticky"), lazySite = body.classList.contains("lazy");
+    const s = { header: sticky ? "full" : "static", lazy: lazySite ? "rows" : "none", margin: -40, from: 12 };
+    if (seed !== 0) {
+      if (sticky) s.header = pick(["full", "full", "compact", "compact", "reveal", "static"]);
+      s.lazy = pick(lazySite ? ["rows", "rows", "images", "none"] : ["none", "none", "rows", "images"]);
+      s.margin = pick(lazySite && s.lazy === "rows" ? [-40, 0, 120, 320] : [0, 120, 320]);
+      s.from = s.margin < 0 ? 12 : pick([4, 8, 12, 20]);  // a row 40 px short of view waits only where it did
+    }
+    body.dataset.headerSite = sticky ? "sticky" : "static";
+    body.dataset.headerMode = s.header;
+    if (header) body.dataset.headerHome = String(Math.round(header.getBoundingClientRect().top + window.scrollY));
+    body.dataset.lazyMode = s.lazy;
+    if (s.lazy !== "none") body.dataset.lazyMargin = String(s.margin);
+    if (s.header !== "static") stick(header, s);
+    else body.classList.remove("sticky");
+    if (s.lazy !== "none") lazyRows(s, seed);
+    else body.classList.remove("lazy");
+    window.WEBLICA_STRUCTURE = s;
+  }
+
+  // full: the whole header sticks; compact: only its lower part (a multi-row header's first row, a bar's top
+  // padding rides above the viewport: CSS sticky keeps its place in the flow, so nothing below moves);
+  // reveal: it hides while the page scrolls down and comes back on the way up
+  function stick(header, s) {
+    document.body.classList.add("sticky");
+    if (s.header === "compact") {
+      const measure = () => {
+        const rows = header.querySelectorAll(":scope > .utility-bar, :scope > .hdr-row");
+        const full = header.offsetHeight, first = rows.length > 1 ? rows[0].offsetHeight : 0;
+        const cut = first && first < full - 36 ? first + 6 : parseFloat(getComputedStyle(header).paddingTop) || 0;
+        header.style.top = -Math.round(Math.min(cut, full - 36)) + "px";
+      };
+      if (document.readyState === "complete") measure(); else window.addEventListener("load", measure);
+    } else if (s.header === "reveal") {
+      let last = window.scrollY;
+      window.addEventListener("scroll", () => {
+        const y = window.scrollY;
+        if (y > last && y > header.offsetHeight) header.style.transform = "translateY(-100%)";
+        else if (y < last) header.style.transform = "";
+        last = y;
+      }, { passive: true });
+    }
+  }
+
+  // rows: listing rows (and, short of a 40 px wait, the start page's sections) stay blank until near;
+  // images: they show, their pictures wait. Seed 0 keeps the template's data-lazy rows; other seeds
+  // make rows from the `from`-th of each list lazy, except those in view when the page opens (nothing
+  // on the first screen waits for a frame)
+  function lazyRows(s, seed) {
+    const body = document.body;
+    if (s.lazy === "rows") body.classList.add("lazy");
+    else body.classList.remove("lazy");
+    if (seed !== 0) {
+      const fold = window.innerHeight + Math.max(s.margin, 0) + 200;
+      const below = (el) => el.getBoundingClientRect().top > fold;
+      for (const el of document.querySelectorAll("[data-item]")) {
+        const index = Array.prototype.indexOf.call(el.parentElement.children, el);
+        if (index >= s.from && below(el)) el.dataset.lazy = "";
+        else delete el.dataset.lazy;
+      }
+      if (s.margin >= 0) {
+        for (const sec of document.querySelectorAll("main section.sec")) if (below(sec)) sec.dataset.lazy = "";
+      }
+    }
+    const waiting = Array.from(document.querySelectorAll("[data-lazy]")).filter((el) => !el.parentElement.closest("[data-lazy]"));
+    const pictures = (el) => el.querySelectorAll("img");
+    if (s.lazy === "images") for (const el of waiting) pictures(el).forEach((img) => { img.style.visibility = "hidden"; });
+    const io = new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        if (!e.isIntersecting) continue;
+        e.target.dataset.shown = "1";
+        e.target.querySelectorAll("[data-lazy]").forEach((inner) => { inner.dataset.shown = "1"; });
+        pictures(e.target).forEach((img) => { img.style.visibility = ""; });
+        io.unobserve(e.target);
+      }
+    }, { rootMargin: `0px 0px ${s.margin}px 0px` });
+    waiting.forEach((el) => io.observe(el));
+  }
+  structure();
+
   const drawn = Object.keys(cfg.overlays).sort().map((kind) => variant(kind, cfg.overlays[kind])).filter((v) => v.shown);
   arrange(drawn);
   const entries = [];

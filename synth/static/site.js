@@ -55,14 +55,7 @@
 
   // distractors (cookie banners, pop-ups, chat...): synth/static/distractors.js
 
-  // ---- lazy loading: rows below the fold appear once scrolled near ----
-  function lazy() {
-    if (!document.body.classList.contains("lazy")) return;
-    const io = new IntersectionObserver((entries) => {
-      for (const e of entries) if (e.isIntersecting) { e.target.dataset.shown = "1"; io.unobserve(e.target); }
-    }, { rootMargin: "0px 0px -40px 0px" });
-    $$("[data-lazy]").forEach((el) => io.observe(el));
-  }
+  // lazy loading and the sticky header vary per episode: synth/static/distractors.js
 
   // ---- forms: client-side validation, JSON submission to the state API, redirect ----
   const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
@@ -205,7 +198,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    lazy(); forms(); customSelects(); tabs(); addToCart(); cartCount(); drawer();
+    forms(); customSelects(); tabs(); addToCart(); cartCount(); drawer();
     const page = document.body.dataset.page;
     for (const [key, fn] of Object.entries(W.handlers)) {
       if (key === "page:" + page || key === "*") fn();

@@ -30,6 +30,32 @@ class GatewayError(RuntimeError):
     pass
 
 
+class ConnectionCheck:
+    """The check a proxy makes before it opens an upstream connection: the host's addresses against the
+    navigation policy, each refusal kept (`refused`) and logged. This gateway and the recorder's
+    EgressGuard (weblica/cache/egress.py) both make it; `hint` ends their refusal texts."""
+
+    def __init__(self, policy: NavigationPolicy, log: logging.Logger, level: int, prefix: str = "",
+                 hint: str = "", log_prefix: str = "") -> None:
+        self.policy = policy
+        self.refused: list[str] = []
+        self._log, self._level, self._prefix, self._hint, self._log_prefix = log, level, prefix, hint, log_prefix
+        self._lock = threading.Lock()
+
+    async def addresses(self, host: str, port: int) -> tuple[list[str], str | None]:
+        """(addresses to connect to, None), ([], the refusal text), or ([], None) when the name does not
+        resolve."""
+        addresses, reason = await checked_addresses(self.policy, host, port)
+        if not reason:
+            return addresses, None
+        message = f"{self._prefix}the connection to {host}:{port} is refused: {reason}" + \
+            (f" ({self._hint})" if self._hint else "")
+        with self._lock:
+            self.refused.append(message)
+        self._log.log(self._level, "%s%s", self._log_prefix, message)
+        return [], message
+
+
 def _split_authority(authority: str) -> tuple[str, int]:
     """`host:port` or `[v6]:port` of a CONNECT request."""
     host, _, port = authority.rpartition(":")
@@ -59,7 +85,8 @@ class LiveGateway:
         self.policy = policy
         self.host = host
         self.port = 0
-        self.refused: list[str] = []
+        self.check = ConnectionCheck(policy, logger, logging.INFO, log_prefix="weblica live gateway: ")
+        self.refused = self.check.refused  # what it refused, for the caller
         self.upstream_connections = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: asyncio.base_events.Server | None = None
@@ -112,13 +139,9 @@ class LiveGateway:
 
     async def _open(self, host: str, port: int) -> tuple[Any, Any] | str | None:
         """An upstream connection, the refusal text, or None when the host cannot be reached."""
-        addresses, reason = await checked_addresses(self.policy, host, port)
-        if reason:
-            message = f"the connection to {host}:{port} is refused: {reason}"
-            with self._lock:
-                self.refused.append(message)
-            logger.info("weblica live gateway: %s", message)
-            return message
+        addresses, refusal = await self.check.addresses(host, port)
+        if refusal:
+            return refusal
         for address in addresses:
             try:
                 streams = await asyncio.wait_for(asyncio.open_connection(address, port), CONNECT_TIMEOUT_S)

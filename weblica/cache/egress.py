@@ -10,11 +10,11 @@ It goes after HostMapper in the addon chain: a mapped host is checked at its map
 from __future__ import annotations
 
 import logging
-import threading
 
 from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 
-from weblica.browser.navigation import ALLOW_HINT, NavigationPolicy, checked_addresses, host_address
+from weblica.browser.gateway import ConnectionCheck
+from weblica.browser.navigation import ALLOW_HINT, NavigationPolicy, host_address
 
 logger = logging.getLogger(__name__)
 
@@ -24,20 +24,16 @@ class EgressGuard:
 
     def __init__(self, policy: NavigationPolicy) -> None:
         self.policy = policy
-        self.refused: list[str] = []
-        self._lock = threading.Lock()
+        self.check = ConnectionCheck(policy, logger, logging.WARNING, prefix="weblica: ", hint=ALLOW_HINT)
+        self.refused = self.check.refused  # what it refused, for the recording's summary
 
     async def server_connect(self, data: ServerConnectionHookData) -> None:
         if data.server.error or not data.server.address or not self.policy.checks_addresses:
             return
         host, port = str(data.server.address[0]), int(data.server.address[1])
-        addresses, reason = await checked_addresses(self.policy, host, port)
-        if reason:
-            message = f"weblica: the connection to {host}:{port} is refused: {reason} ({ALLOW_HINT})"
-            with self._lock:
-                self.refused.append(message)
-            logger.warning("%s", message)
-            data.server.error = message
+        addresses, refusal = await self.check.addresses(host, port)
+        if refusal:
+            data.server.error = refusal
             return
         if addresses and host_address(host) is None:
             if data.server.sni is None:  # keep the TLS server name of the host, as HostMapper does

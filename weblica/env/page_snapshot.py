@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from weblica.env.popups import OPEN_POPUPS_JS
+from weblica.env.sticky_header import HEADER_JS
 
 _SNAPSHOT_JS = """() => {
   const controls = [];
@@ -24,19 +25,20 @@ _SNAPSHOT_JS = """() => {
                    id: el.id || '', checked: !!el.checked, disabled: !!el.disabled});
   }
   const scroller = document.scrollingElement || document.documentElement;
-  return {text: document.body ? document.body.innerText : '', controls, popups: (POPUPS)(),
+  return {text: document.body ? document.body.innerText : '', controls, popups: (POPUPS)(), header: (HEADER)(),
           can_scroll: scroller.scrollHeight > innerHeight + scrollY + 1};
-}""".replace("(POPUPS)", f"({OPEN_POPUPS_JS})")
+}""".replace("(POPUPS)", f"({OPEN_POPUPS_JS})").replace("(HEADER)", f"({HEADER_JS})")
 
 
 async def page_snapshot(page: Any) -> dict[str, Any]:
     """{"text": visible text, "controls": [{x, y, tag, type, label, href, id, checked, disabled}],
-    "popups": open pop-ups (weblica.env.popups), "can_scroll": bool} of the page; an empty snapshot
-    while the document is being replaced."""
+    "popups": open pop-ups (weblica.env.popups), "header": a sticky site's header as this episode has it
+    (weblica.env.sticky_header) or None, "can_scroll": bool} of the page; an empty snapshot while the
+    document is being replaced."""
     try:
         return await page.evaluate(_SNAPSHOT_JS)
     except Exception:  # navigating: no document to read
-        return {"text": "", "controls": [], "popups": [], "can_scroll": False}
+        return {"text": "", "controls": [], "popups": [], "header": None, "can_scroll": False}
 
 
 # ---- candidate answers on a page ---------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """HTTP env server: `GET /health`, `POST /reset`, `POST /step`, `POST /close`, shaped like OpenWebRL's
 browser env server so external trainers (slime, verl, anything that speaks HTTP) can drive weblica
-environments.
+environments. `/reset` answers with the task the episode plays (`instruction`, `task`, `instance`): for
+a task with instances (weblica/synth/instances.py) that is its seed's member, whose instruction and gold
+follow the data the site serves, not the copy the client sent.
 
 All episodes run on one event loop in a background thread, in one Chromium, one context each. The
 Flask app (an app factory, no globals) only validates JSON and translates it to calls on that service.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import hmac
 import ipaddress
 import json
@@ -167,7 +170,11 @@ class EnvService:
         finally:
             self._release(session)
 
-    def reset(self, task: Task, seed: int, session_id: str | None = None) -> tuple[str, Observation]:
+    def reset(self, task: Task, seed: int, session_id: str | None = None) -> tuple[str, Observation, Task]:
+        """Start an episode of `task` with `seed`: the session id, the first observation, and the task the
+        episode plays (`episode_task`: for a task with instances, the member of this seed's data, whose
+        instruction, gold and checks are not the ones the client sent)."""
+        sent = task.source
         try:
             task = self.roots.confine(task)
         except SourceRefused as exc:
@@ -181,12 +188,15 @@ class EnvService:
                 self.sessions[session_id] = Session(WebEnv(self.config, self.backends, host=self.host))
         session = self._admit(session_id)
 
-        async def go(env: WebEnv) -> Observation:
+        async def go(env: WebEnv) -> tuple[Observation, Task]:
             await self._prepare(task)
-            return await env.reset(task, seed)
+            obs = await env.reset(task, seed)
+            assert env.task is not None
+            # the source as the client named it: the confined one is a path on this machine
+            return obs, dataclasses.replace(env.task, source=sent)
 
         try:
-            return session_id, self._serialized(session_id, session, go)
+            return (session_id, *self._serialized(session_id, session, go))
         except Exception:
             if created:  # a session that never started must not hold a slot
                 with self._lock:
@@ -297,7 +307,7 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
         session_id = session_id_of(body, RESET_USAGE) if body.get("session_id") is not None else None
         screenshot = flag_of(body, "screenshot", True)
         try:
-            session_id, obs = service.reset(task, seed, session_id)
+            session_id, obs, played = service.reset(task, seed, session_id)
         except KeyError:
             return no_session(session_id)
         except RequestTimedOut as exc:
@@ -308,7 +318,11 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
             return error(400, str(exc))
         except Exception as exc:  # the start page did not open: the caller marks the sample removed
             return error(503, f"env_error: {exc}")
-        return jsonify(session_id=session_id, observation=observation_json(obs, screenshot))
+        # what the episode plays: with instances, this seed's member (its instruction, checks and gold follow
+        # the data the site now serves), so a remote trainer prompts and scores with these, not its own copy
+        return jsonify(session_id=session_id, observation=observation_json(obs, screenshot),
+                       instruction=played.instruction, task=played.to_dict(),
+                       instance=int(played.metadata.get("instance", 0) or 0))
 
     @app.post("/step")
     def step() -> Any:

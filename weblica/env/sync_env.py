@@ -33,6 +33,11 @@ class SyncWebEnv:
     def reset(self, task: Task, seed: int = 0) -> Observation:
         return self._call(self.env.reset(task, seed))
 
+    @property
+    def task(self) -> Task | None:
+        """The task the current episode plays (for a task with instances, its seed's member)."""
+        return self.env.task
+
     def step(self, actions: Any) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
         return self._call(self.env.step(actions))
 

@@ -20,7 +20,7 @@ from typing import Any, Awaitable, TypeVar
 
 from weblica.browser.launcher import LOCALE, TIMEZONE, VIEWPORT, BrowserOptions
 from weblica.env.backend import SiteBackend
-from weblica.env.task import Task, evaluate_checks
+from weblica.env.task import Task, episode_task, evaluate_checks
 
 try:  # browsergym-core, installed with --no-deps (see above)
     from browsergym.core.task import AbstractBrowserTask as _Base
@@ -56,7 +56,7 @@ class WeblicaBrowserTask(_Base):
     def __init__(self, seed: int, task: Task, backend: SiteBackend | None = None,
                  episode_id: str | None = None) -> None:
         super().__init__(seed)
-        self.task = task
+        self.task = episode_task(task, seed)  # with instances: the member of this seed's data, as the env plays it
         self.backend = backend
         self.seed = seed
         self.episode_id = episode_id or f"bgym-{task.id}-{seed}"

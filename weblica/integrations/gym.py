@@ -2,7 +2,8 @@
 
 Observations are dicts with the screenshot as a uint8 array (720, 1280, 3), the URL and the feedback
 text; actions are model text (tool calls) or a list of tool-call dicts. `reset(seed=…, options={"task_id": …})`
-picks a task: by id when given, otherwise by the seed, so a seed fixes both the task and the page.
+picks a task: by id when given, otherwise by the seed, so a seed fixes both the task and the page. The
+reset's info names the instruction the episode plays (for a task with instances, that of this seed's data).
 """
 from __future__ import annotations
 
@@ -62,9 +63,11 @@ class WeblicaGymEnv(gym.Env):
             index = int(self.np_random.integers(len(self.tasks)))
             task = self.tasks[index]
         episode_seed = seed if seed is not None else int(hashlib.sha256(task.id.encode()).hexdigest()[:8], 16)
-        self.task = task
         obs = self._env.reset(task, episode_seed)
-        return self._obs(obs), {"task_id": task.id, "instruction": task.instruction}
+        # the task the episode plays: with instances, this seed's member (weblica.env.task.episode_task)
+        self.task = self._env.task or task
+        return self._obs(obs), {"task_id": self.task.id, "instruction": self.task.instruction,
+                                "instance": int(self.task.metadata.get("instance", 0) or 0)}
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self._env.step(action)

@@ -3,7 +3,9 @@
 Pop-ups differ between episodes of one site (weblica/synth/distractors.py: the episode seed picks them),
 while the oracle was compiled in one episode. So the policy reads the page (`reads_page`): it skips
 the dismissals recorded with the oracle and dismisses, before a click, hover or drag, whatever pop-up
-is in its way in this episode (weblica.env.popups). Without a page reading it replays the recording as it is.
+is in its way in this episode (weblica.env.popups), and scrolls back to a sticky header this episode
+does not keep in view where the recording clicked it (weblica.env.sticky_header). Without a page
+reading it replays the recording as it is.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from weblica.env.actions import Action
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
 from weblica.env.popups import dismissal_before, is_dismissal
+from weblica.env.sticky_header import SCROLL_TO_HEADER, header_fix_before
 from weblica.env.task import Task
 from weblica.policy.base import PolicyOutput, render_tool_calls
 
@@ -51,5 +54,8 @@ class OraclePolicy:
         dismissal = dismissal_before(page.get("popups") or [], action)
         if dismissal is not None:
             return PolicyOutput(text=render_tool_calls([dismissal[0]], dismissal[1]), actions=[dismissal[0]])
+        back = header_fix_before(page.get("header"), action)  # aimed at a stuck header that is not there
+        if back is not None:
+            return PolicyOutput(text=render_tool_calls([back], SCROLL_TO_HEADER), actions=[back])
         self._next = turn + 1
         return PolicyOutput(text=render_tool_calls([action], thoughts[turn]), actions=[action])

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from weblica.env.episode import ENV_FAILURES, StepRecord, Trajectory
-from weblica.env.task import Task, evaluate_checks
+from weblica.env.task import Task, episode_task, evaluate_checks
 from weblica.policy.judge import Judge, JudgeTimeout
 
 FORMAT_GATE_STREAK = 3
@@ -104,6 +104,7 @@ async def compute_reward(trajectory: Trajectory, task: Task, *, final_url: str |
     """The reward of a finished trajectory. `final_url` defaults to the last step's URL, `state` is the
     site's server-side state for `state_match` checks, `screenshots` the episode's screenshots (the judge
     sees the last three)."""
+    task = episode_task(task, trajectory.seed)  # a task with instances: scored as the episode played it
     reason = trajectory.termination_reason
     if reason in ENV_FAILURES or trajectory.removed:
         return RewardResult(0.0, False, True, "env_failure", f"environment failure: {reason or trajectory.error}")

@@ -4,11 +4,12 @@ Two levels, so that no close button sits at one learnable pixel:
 - per site (here, drawn with the spec and written into site.json as `spec.distractors`): the *menu*:
   which overlay kinds the site has at all and, for each, the positions, timings and dismissal controls
   it may use, and how often an episode shows it; plus the structural knobs `sticky_header` and
-  `lazy_loading` (page classes the templates read).
+  `lazy_loading` (page classes the templates read), which say what the site's episodes vary around.
 - per episode (in the page: synth/static/distractors.js): the variant, drawn from (site id, episode
   seed) with a seeded PRNG, never Math.random or the clock: whether it shows, its text (phrasings from
   the genre's words, rendered by synth/templates/distractors.html.j2), position, size, inset, timing
-  and control. The episode seed reaches the page without touching the bundle's bytes: the env's
+  and control; and the page's structure (`STRUCTURE`). The episode seed reaches the page without
+  touching the bundle's bytes: the env's
   backend sends it in a header (weblica/serve/backend.py) and the site server answers
   `/_weblica/episode.js` from that header.
 
@@ -50,6 +51,18 @@ OVERLAYS: dict[str, dict[str, list[str]]] = {
 }
 BLOCKING_POSITIONS = frozenset({"center", "center-top", "full"})
 STRUCTURAL = ("sticky_header", "lazy_loading")  # page classes read by base.html.j2, per site
+# What distractors.js varies per episode around them (body data-header-mode, data-lazy-mode,
+# data-lazy-margin). Episode seed 0, where validation compiles oracles, keeps the site's own behaviour;
+# no other seed covers more of the page (the header never sticks where the site's does not, nor covers
+# more than the whole one) or hides a row longer, so recorded clicks still land; a recorded click on the stuck
+# header, where this episode's is elsewhere, is put back by the oracle policy (weblica/env/sticky_header.py).
+STRUCTURE = {
+    "header": ["full", "compact", "reveal", "static"],  # on sticky sites: the whole header, its lower
+    # part (a multi-row header's first row or a bar's padding rides above), only on the way up, none
+    "lazy": ["rows", "images", "none"],  # rows and start-page sections blank until near, or their pictures
+    "margin": [-40, 0, 120, 320],  # px past the viewport's bottom edge where they appear (-40 only for
+    # the template's rows past the twelfth, as seed 0 has them)
+}
 # catalog names (synth/styles.yaml `distractors:`) of the overlay kinds
 CATALOG_NAMES = {"cookie_banner": "cookie", "promo_modal": "promo", "chat_widget": "chat", "slide_in": "slidein",
                  "interstitial": "interstitial"}

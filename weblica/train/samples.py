@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 from weblica.env.episode import Trajectory
 from weblica.env.observation import Observation, Tab
-from weblica.env.task import Task
+from weblica.env.task import Task, episode_task
 from weblica.policy.backends.hf import (EncodedPrompt, detect_assistant_prefix, encode_qwen_prompt, mask_banned,
                                         model_inputs, response_logits)
 from weblica.policy.context import IM_END, ContextBuilder, Message
@@ -48,7 +48,9 @@ def turn_observations(traj: Trajectory, screens_dir: Path) -> list[Observation]:
 
 
 def turn_messages(task: Task, traj: Trajectory, screens_dir: Path, builder: ContextBuilder) -> list[list[Message]]:
-    """The conversation of every turn of an episode, as the model policy would have built it."""
+    """The conversation of every turn of an episode, as the model policy would have built it (for a task
+    with instances, with the instruction of the member the episode's seed played)."""
+    task = episode_task(task, traj.seed)
     observations = turn_observations(traj, screens_dir)
     out = []
     screens: dict[int, bytes] = {}

@@ -17,6 +17,7 @@ from flask import Blueprint, Flask, abort, current_app, jsonify, request, send_f
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH
 from weblica.env.episode import Trajectory
+from weblica.env.task import Task, TaskError, episode_task
 
 STATIC = Path(__file__).parent / "static"
 SHA_RE = re.compile(r"^[0-9a-f]{16,64}$")
@@ -77,6 +78,17 @@ def load_run(path: str | Path, index: int = 0) -> Run:
     return Run(index, path.resolve().name, path, trajectories, tasks, summary)
 
 
+def played_instruction(task: dict[str, Any], seed: int) -> str:
+    """The instruction an episode with `seed` played: for a task with instances (weblica/synth/instances.py),
+    that of its seed's member, not the base task's."""
+    if not (task.get("metadata") or {}).get("instances"):
+        return str(task.get("instruction", ""))
+    try:
+        return episode_task(Task.from_dict(task), seed).instruction
+    except (TaskError, TypeError, ValueError, KeyError):  # a hand-edited family: the base instruction
+        return str(task.get("instruction", ""))
+
+
 def outcome(traj: Trajectory) -> str:
     if traj.success:
         return "success"
@@ -96,7 +108,7 @@ def episode_rows(run: Run) -> list[dict[str, Any]]:
             "run": run.index, "index": i, "task_id": traj.task_id, "episode_id": traj.episode_id,
             "repeat": repeat, "outcome": outcome(traj), "success": traj.success, "reward": traj.reward,
             "termination_reason": traj.termination_reason or "unknown", "removed": traj.removed,
-            "steps": len(traj.steps), "instruction": task.get("instruction", ""),
+            "steps": len(traj.steps), "instruction": played_instruction(task, traj.seed),
             **{key: str(task.get(key, traj.metadata.get(key)) or "") for key in ("skill", "category", "difficulty")},
         })
     return rows
