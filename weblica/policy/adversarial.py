@@ -33,6 +33,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from weblica.env.actions import Action, make_action
 from weblica.env.episode import StepRecord
 from weblica.env.popups import dismissal_before, dismissal_of_any, without_dismissals
+from weblica.env.sticky_header import SCROLL_TO_HEADER, header_fix_before
 from weblica.env.observation import Observation
 from weblica.env.page_snapshot import candidates, fit, shaped_like
 from weblica.env.task import Task
@@ -95,7 +96,7 @@ class AdversarialPolicy:
         page = obs.page or {"text": "", "controls": [], "can_scroll": False}
         popups = page.get("popups") or []
         if turn < last_turn and self._route:
-            return self._replay(popups, self._route, 1, "Following the route to the page.")
+            return self._replay(page, self._route, 1, "Following the route to the page.")
         if turn < last_turn and not self._changed:
             self._changed = True
             action = Action("goto_url", {"url": meaning_changed(obs.url)})
@@ -104,7 +105,7 @@ class AdversarialPolicy:
             # one action a turn while the budget allows (a click may bring a pop-up that would swallow
             # the next one); only a run short of turns plays several in one
             per_turn = -(-len(self._maximal) // max(1, last_turn - turn))
-            return self._replay(popups, self._maximal, per_turn, "The task, and everything else.")
+            return self._replay(page, self._maximal, per_turn, "The task, and everything else.")
         if turn < last_turn and self._blind:
             dismissal = dismissal_of_any(popups)
             if dismissal is not None:
@@ -116,12 +117,16 @@ class AdversarialPolicy:
         return PolicyOutput(text=render_tool_calls([done], "Listing every candidate on the page."), actions=[done])
 
     @staticmethod
-    def _replay(popups: list[dict[str, Any]], queue: list[Action], per_turn: int, why: str) -> PolicyOutput:
+    def _replay(page: dict[str, Any], queue: list[Action], per_turn: int, why: str) -> PolicyOutput:
         """The next `per_turn` actions of a compiled run (taken off `queue`), or first the dismissal of
-        this episode's pop-up that stands in the way of the next one."""
-        dismissal = dismissal_before(popups, queue[0])
+        this episode's pop-up that stands in the way of the next one, or the scroll that brings back a
+        stuck header the next one aims at (as the oracle policy does: weblica.env.sticky_header)."""
+        dismissal = dismissal_before(page.get("popups") or [], queue[0])
         if dismissal is not None:
             return PolicyOutput(text=render_tool_calls([dismissal[0]], dismissal[1]), actions=[dismissal[0]])
+        back = header_fix_before(page.get("header"), queue[0])
+        if back is not None:
+            return PolicyOutput(text=render_tool_calls([back], SCROLL_TO_HEADER), actions=[back])
         actions = queue[:per_turn]
         del queue[:per_turn]
         return PolicyOutput(text=render_tool_calls(actions, why), actions=actions)
