@@ -153,6 +153,8 @@ def test_event_names_agree_with_their_kind():
             assert not any(n in name for k, ns in kinds.items() if k != kind for n in ns), (kind, name)
             if kind == "Sports":
                 assert re.fullmatch(r"(Derby|Cup Final): .+ vs .+", name) and sum(t in name for t in TEAMS) == 2, name
+            if kind == "Workshop":
+                assert re.fullmatch(r".+ (Workshop|Masterclass) with .+", name), name
             by = name.split(": ")[0]
             if kind == "Theatre":
                 assert by in COMPANIES, name

@@ -23,13 +23,14 @@ KIND_WORDS = {"Sports": "sports match", "Theatre": "theatre show", "Comedy": "co
 TICKET_MODIFIERS = {"Reserved seat": "reserved-seat"}
 # who an event is by, per kind: a band plays a concert, a company stages a play, two teams meet in a derby
 BANDS = ["The Lanterns", "Nova Quartet", "City Brass", "The Driftwood Band", "Northern Lights Choir",
-         "Ruby & The Reeds", "Atlas Crew", "The Paper Kites Trio", "Kai Lennox", "Ivy Marlowe"]
+         "Ruby & The Reeds", "Atlas Crew", "The Paper Kites Trio", "Kai Lennox", "Ivy Marlowe"]  # bands and solo acts
 COMPANIES = ["Lantern Theatre Company", "Northgate Players", "Bell Street Rep", "Harbour Stage Company",
              "The Open Door Players"]
 COMEDIANS = ["Maya Ortiz", "Juno Park", "Sam Okafor", "Lena Brandt", "Theo Marsh"]
 TEAMS = ["Harbour United", "Northgate Rovers", "Riverside Athletic", "Westfield City", "Old Mill Town",
          "Eastbrook Wanderers", "Kingsbridge FC", "Southport Albion"]
 TOWNS = ["Riverside", "Harbour", "Northfield", "Westgate", "Millbrook"]
+HOSTS = ["Ivy Marlowe", "Dana Whitfield", "Omar Reyes", "Kai Lennox"]  # who leads a workshop
 TOPICS = ["Songwriting", "Stage Lighting", "Drumming", "Improv", "Vocal", "Sound Engineering"]
 
 
@@ -82,7 +83,7 @@ def _event_name(site: SiteBuilder, kind: str) -> str:
         home, away = rng.sample(TEAMS, 2)
         return f"{noun}: {home} vs {away}"
     if kind == "Workshop":
-        return f"{rng.choice(TOPICS)} {noun} with {rng.choice(COMEDIANS + BANDS[-2:])}"
+        return f"{rng.choice(TOPICS)} {noun} with {rng.choice(HOSTS)}"
     if kind == "Festival":
         return f"{rng.choice(TOWNS)} {title}"
     by = {"Theatre": COMPANIES, "Comedy": COMEDIANS}.get(kind, BANDS)
