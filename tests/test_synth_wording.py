@@ -9,6 +9,7 @@ words a salary genre cannot say otherwise (those are dropped: a miss beats a wro
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -119,3 +120,93 @@ def test_a_broad_sample_of_generated_tasks_has_no_bad_wording():
                     genre_dropped += bool(genre_problems(draft.instruction, site))
     assert drafts > 2000
     assert genre_dropped <= 0.01 * drafts, genre_dropped
+
+
+# ---- travel, events and education flows (issue #18 point 5) --------------------------------------------
+FLOW_GENRES = ("events", "education", "travel")
+from weblica.synth.genres import education, events, events_seats, travel, travel_hotels  # noqa: E402,F401  (their intents)
+
+
+def _flow_sites(category: str, seeds=(1, 2, 3)) -> list[SiteBuilder]:
+    return [_site("filter-sort", category, seed) for seed in seeds]
+
+
+def test_event_ticket_totals_are_asked_as_people_ask_them():
+    total = INTENTS["events-ticket-total"]
+    assert len(total.phrasings) >= 5
+    assert not any("kind" in p or "all together" in p for p in total.phrasings), total.phrasings
+    asked = [d.instruction for site in _flow_sites("events", (1, 2, 3, 4, 5, 6)) for d in site.tasks
+             if d.intent == "events-ticket-total"]
+    assert asked and not any("reserved seat tickets" in t or "of the" in t.split(" for ")[0] for t in asked), asked
+    assert all(re.search(r"\b\d (general admission|reserved-seat|VIP) tickets\b", t) for t in asked), asked
+
+
+def test_event_names_agree_with_their_kind():
+    from weblica.synth.genres.events import BANDS, COMEDIANS, COMPANIES, TEAMS
+    cat = categories()["events"]
+    kinds = cat["kinds"]
+    for site in _flow_sites("events"):
+        for event in site.data["events"]:
+            name, kind = event["name"], event["kind"]
+            # the event's noun is its own kind's ("Derby" is Sports), and who it is by fits that kind
+            assert any(n in name for n in kinds[kind]), (kind, name)
+            assert not any(n in name for k, ns in kinds.items() if k != kind for n in ns), (kind, name)
+            if kind == "Sports":
+                assert re.fullmatch(r"(Derby|Cup Final): .+ vs .+", name) and sum(t in name for t in TEAMS) == 2, name
+            if kind == "Workshop":
+                assert re.fullmatch(r".+ (Workshop|Masterclass) with .+", name), name
+            by = name.split(": ")[0]
+            if kind == "Theatre":
+                assert by in COMPANIES, name
+            if kind in ("Concert", "Sports", "Theatre", "Festival"):
+                assert not any(c in name for c in COMEDIANS), name
+            if kind in ("Sports", "Theatre", "Comedy"):
+                assert not any(b in name for b in BANDS), name
+        # the catalog's own entities: no sports match or play with a music adjective ("Acoustic Derby")
+        for item in site.items():
+            if item["kind"] in ("Sports", "Theatre"):
+                assert not re.match(r"(Acoustic|Electric|Neon|Open Air) ", item["name"]), item["name"]
+    assert set(cat["kind_adjectives"]) <= set(kinds)
+    assert all(set(a) <= set(cat["adjectives"]) for a in cat["kind_adjectives"].values())
+
+
+def test_counts_of_a_thing_use_the_times_sign_in_these_genres():
+    prefixes = ("events-", "edu-", "travel-", "hotel-", "flight-")
+    phrasings = [p for i in INTENTS.values() if i.name.startswith(prefixes) for p in i.phrasings]
+    assert phrasings and not any(re.search(r"(\}|\d) x (\{|\w)", p) for p in phrasings), \
+        [p for p in phrasings if re.search(r"(\}|\d) x (\{|\w)", p)]
+    texts = [d.instruction for c in FLOW_GENRES for site in _flow_sites(c, (1, 2)) for d in site.tasks]
+    assert not any(re.search(r"\d x [a-zA-Z]", t) for t in texts), [t for t in texts if re.search(r"\d x [a-zA-Z]", t)]
+    buys = [t for t in texts if "×" in t]
+    assert buys and all(re.search(r"\d × (general admission|reserved seat|VIP)\b", t) for t in buys), buys
+
+
+def test_education_courses_are_named_in_the_catalogs_vocabulary():
+    from weblica.synth.entities import kind_adjectives
+    cat = categories()["education"]
+    for site in _flow_sites("education"):
+        catalog = {i["name"] for i in site.items()}
+        courses = site.data["courses"]
+        for course in courses:
+            # departments are the catalog's kinds; a title is "<adjective> <noun>" of that kind's nouns
+            assert course["dept"] in cat["kinds"], course
+            assert any(course["title"] == f"{a} {n}" for a in kind_adjectives(cat, course["dept"])
+                       for n in cat["kinds"][course["dept"]]), course
+        assert {c["title"] for c in courses} & catalog  # the catalog's own courses are the timetable's
+    texts = [d.instruction for site in _flow_sites("education") for d in site.tasks]
+    assert not any(w in t for t in texts for w in ("Microeconomics", "World Wars", "Revolutions", "Number Theory"))
+    assert not any("Graphic design course" in t or "Languages course" in t for t in texts), texts
+
+
+def test_meeting_days_are_asked_without_weekday_inversions():
+    meets = INTENTS["edu-meeting-day"]
+    assert not any("weekday are" in p or "Which weekday" in p for p in meets.phrasings), meets.phrasings
+    asked = [d.instruction for site in _flow_sites("education", (1, 2, 3, 4, 5, 6)) for d in site.tasks
+             if d.intent == "edu-meeting-day"]
+    assert asked and not any("weekday are" in t for t in asked), asked
+
+
+def test_seat_rows_and_zones_read_right():
+    texts = [d.instruction for site in _flow_sites("events", (1, 2, 3, 4)) for d in site.tasks]
+    assert not any(re.search(r"\brow An\b", t) for t in texts), [t for t in texts if "row An" in t]
+    assert not any("seat seats" in t or "reserved seat zone" in t or "seats there are" in t for t in texts)

@@ -24,6 +24,12 @@ def kind_nouns(cat: dict[str, Any]) -> dict[str, list[str]]:
     return {str(kind): [str(n) for n in nouns] for kind, nouns in cat["kinds"].items()}
 
 
+def kind_adjectives(cat: dict[str, Any], kind: str) -> list[str]:
+    """The adjectives a kind's names take: the genre's `kind_adjectives` for that kind where it has them
+    (a sports match is no "Acoustic Derby"), else all of its adjectives."""
+    return [str(a) for a in (cat.get("kind_adjectives") or {}).get(kind) or cat["adjectives"]]
+
+
 def is_person_named(cat: dict[str, Any]) -> bool:
     """Whether entities are people named by first and last name (the noun is then their title)."""
     return "{first}" in cat.get("name", NAME_PATTERN)
@@ -36,7 +42,7 @@ def _base_names(cat: dict[str, Any], people: tuple[list[str], list[str]]) -> lis
         first, last = people
         return [(pattern.format(first=f, last=l), None, None) for f in first for l in last]
     return [(pattern.format(adjective=a, noun=n), kind, n) for kind, nouns in kind_nouns(cat).items()
-            for n in nouns for a in cat["adjectives"] if a != n]
+            for n in nouns for a in kind_adjectives(cat, kind) if a != n]
 
 
 def entity_names(cat: dict[str, Any], rng: random.Random, count: int,

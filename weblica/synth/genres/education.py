@@ -8,17 +8,15 @@ from typing import Any
 
 from weblica.synth.checks import answer_text, state_count, state_is
 from weblica.synth.data import FIRST_NAMES, LAST_NAMES, slugify
+from weblica.synth.entities import kind_adjectives
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask, use_script
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import distinct, name_check
 
-DEPARTMENTS = {"Mathematics": ("MATH", ["Calculus", "Linear Algebra", "Statistics", "Number Theory", "Geometry"]),
-               "Computer Science": ("CS", ["Programming", "Data Structures", "Databases", "Networks", "Algorithms"]),
-               "History": ("HIST", ["Ancient Worlds", "Modern Europe", "World Wars", "Empires", "Revolutions"]),
-               "Biology": ("BIO", ["Cell Biology", "Genetics", "Ecology", "Microbiology", "Evolution"]),
-               "Economics": ("ECON", ["Microeconomics", "Macroeconomics", "Econometrics", "Public Finance", "Trade"])}
+COURSES_PER_DEPT = 4
+DEPTS = 4
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 TIMES = ["09:00", "11:00", "14:00", "16:00"]
 GRADES = ["A", "A-", "B+", "B", "B-", "C+"]
@@ -26,10 +24,10 @@ GRADES = ["A", "A-", "B+", "B", "B-", "C+"]
 ENROLL_SLOT = intent(
     "edu-enroll-by-timetable",
     "Enroll me in the {dept} course that meets on {day} at {time}.",
-    "Sign me up for the {dept} class held {day} at {time}.",
+    "Sign me up for the {dept} class held on {day} at {time}.",
     "There is a {dept} course on {day} at {time}; enroll me in it.",
     "I'm free on {day} at {time}. Register me for the {dept} course in that slot.",
-    "Put me on the roll of the {dept} class that runs {day}s at {time}.")
+    "Put me on the roll of the {dept} class that runs on {day}s at {time}.")
 PREREQ = intent(
     "edu-prerequisite",
     "Which course must I complete before taking {title}?",
@@ -47,9 +45,9 @@ INSTRUCTOR = intent(
 MEETS = intent(
     "edu-meeting-day",
     "On which day of the week does {title} meet?",
-    "What day is {title} taught?",
-    "Which weekday are the {title} classes held on?",
-    "Tell me the day {title} takes place each week.",
+    "What day of the week is {title} taught on?",
+    "Which day of the week are {title} classes held?",
+    "Tell me the day of the week {title} meets.",
     "When in the week is {title}? Give the day.")
 ENROLL = intent(
     "edu-enroll",
@@ -60,17 +58,42 @@ ENROLL = intent(
     "Add {title} to my enrollments.")
 
 
+def _dept_word(site: SiteBuilder, dept: str) -> str:
+    """A department as said before "course" ("the data course", "the language course")."""
+    word = str((site.cat.get("kind_words") or {}).get(dept, [dept])[0]).removesuffix(" course")
+    return word if word.isupper() else word.lower()
+
+
+def _code_prefix(dept: str) -> str:
+    """A course code's prefix: "Data" -> DATA, "Programming" -> PROG, "Graphic design" -> GD."""
+    words = dept.split()
+    return "".join(w[0] for w in words).upper() if len(words) > 1 else dept[:4].upper()
+
+
+def _titles(site: SiteBuilder, dept: str) -> list[str]:
+    """Course titles of a department in the site's own catalog vocabulary (the genre's kinds are the
+    departments, titles "<adjective> <noun>" of the kind's nouns): the catalog's own courses of that kind
+    first, so a course the catalog lists is the same course here, then more named the same way."""
+    listed = [i["name"] for i in site.data.get("items") or [] if i["kind"] == dept
+              and not any(i["name"].endswith(" " + str(v)) for v in site.cat.get("variants") or [])]
+    more = [f"{a} {n}" for n in site.cat["kinds"][dept] for a in kind_adjectives(site.cat, dept) if a != n]
+    site.rng.shuffle(more)
+    return list(dict.fromkeys(site.rng.sample(listed, len(listed)) + more))
+
+
 def _courses(site: SiteBuilder) -> list[dict[str, Any]]:
     rng = site.rng
     courses: list[dict[str, Any]] = []
     names = {f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}" for _ in range(40)}
     teachers = rng.sample(sorted(names), 12)
     rooms = [f"Room {b}{n}" for b in "ABC" for n in range(101, 106)]
-    for dept, (prefix, titles) in rng.sample(sorted(DEPARTMENTS.items()), 4):
+    for dept in rng.sample(sorted(site.cat["kinds"]), DEPTS):
+        prefix = _code_prefix(dept)
         levels = [101, 102, 201, 301]
         dept_courses: list[dict[str, Any]] = []
-        for level, title in zip(levels, rng.sample(titles, 4)):
+        for level, title in zip(levels, _titles(site, dept)[:COURSES_PER_DEPT]):
             course = {"id": f"c{len(courses) + 1}", "code": f"{prefix} {level}", "title": title, "dept": dept,
+                      "dept_word": _dept_word(site, dept),
                       "slug": slugify(f"{prefix} {level} {title}"), "credits": rng.choice([2, 3, 4, 5]),
                       "instructor": rng.choice(teachers), "day": rng.choice(DAYS), "time": rng.choice(TIMES),
                       "room": rng.choice(rooms), "prereq": None}
@@ -142,7 +165,7 @@ def _tasks(site: SiteBuilder, courses: list[dict[str, Any]], done: set[str]) -> 
             plan = [{"op": "click", "sel": "a[href='/timetable']"},
                     {"op": "click", "sel": f"[data-timetable] a[href='/courses/{course['slug']}']"},
                     {"op": "click", "sel": "#enroll"}]
-            act(site, ENROLL_SLOT, {"dept": course["dept"], "day": course["day"], "time": course["time"]}, start, plan,
+            act(site, ENROLL_SLOT, {"dept": course["dept_word"], "day": course["day"], "time": course["time"]}, start, plan,
                 _enrolled(course), "Enrolled in exactly that course", maximal=plan + extras(course))
             break
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from weblica.synth.checks import answer_date
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
+from weblica.synth.entities import kind_adjectives
 from weblica.synth.genres import flow
 from weblica.synth.genres.events_seats import seat_maps, seat_tasks
 from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill_plan, record_checks, use_script
@@ -18,27 +19,44 @@ from weblica.synth.skills.common import distinct, name_check, price_check
 TICKETS = ["General admission", "Reserved seat", "VIP"]
 # how an instruction names an event of a kind ("the comedy show at ...")
 KIND_WORDS = {"Sports": "sports match", "Theatre": "theatre show", "Comedy": "comedy show"}
+# a ticket type before "tickets" ("2 reserved-seat tickets"); the others read as they are
+TICKET_MODIFIERS = {"Reserved seat": "reserved-seat"}
+# who an event is by, per kind: a band plays a concert, a company stages a play, two teams meet in a derby
+BANDS = ["The Lanterns", "Nova Quartet", "City Brass", "The Driftwood Band", "Northern Lights Choir",
+         "Ruby & The Reeds", "Atlas Crew", "The Paper Kites Trio", "Kai Lennox", "Ivy Marlowe"]  # bands and solo acts
+COMPANIES = ["Lantern Theatre Company", "Northgate Players", "Bell Street Rep", "Harbour Stage Company",
+             "The Open Door Players"]
+COMEDIANS = ["Maya Ortiz", "Juno Park", "Sam Okafor", "Lena Brandt", "Theo Marsh"]
+TEAMS = ["Harbour United", "Northgate Rovers", "Riverside Athletic", "Westfield City", "Old Mill Town",
+         "Eastbrook Wanderers", "Kingsbridge FC", "Southport Albion"]
+TOWNS = ["Riverside", "Harbour", "Northfield", "Westgate", "Millbrook"]
+HOSTS = ["Ivy Marlowe", "Dana Whitfield", "Omar Reyes", "Kai Lennox"]  # who leads a workshop
+TOPICS = ["Songwriting", "Stage Lighting", "Drumming", "Improv", "Vocal", "Sound Engineering"]
 
 
 def _said(name: str) -> str:
     return name if name.isupper() else name.lower()
-PERFORMERS = ["The Lanterns", "Nova Quartet", "Maya Ortiz", "City Brass", "The Driftwood Band", "Kai Lennox",
-              "Northern Lights Choir", "Ruby & The Reeds", "Atlas Crew", "Juno Park", "The Paper Kites Trio"]
+
+
+def _before_tickets(name: str) -> str:
+    return TICKET_MODIFIERS.get(name, _said(name))
+
 
 BUY = intent(
     "events-buy-tickets",
-    "Buy {count_a} {type_a} and {count_b} {type_b} tickets for the {kind} at {venue} on {day}, for {name} ({email}).",
-    "Get me {count_a} {type_a} tickets and {count_b} {type_b} tickets to the {kind} at {venue} on {day}; name {name}, email {email}.",
-    "{name} ({email}) wants {count_a} x {type_a} plus {count_b} x {type_b} for the {kind} happening at {venue} on {day}. Order them.",
-    "Order tickets for the {day} {kind} at {venue}: {count_a} {type_a}, {count_b} {type_b}. Buyer {name}, {email}.",
-    "Book {count_a} {type_a} and {count_b} {type_b} tickets to the {kind} at {venue} on {day} in the name of {name}, {email}.")
+    "Buy tickets for the {kind} at {venue} on {day}: {count_a} × {type_a} and {count_b} × {type_b}, for {name} ({email}).",
+    "Get me {count_a} × {type_a} and {count_b} × {type_b} for the {kind} at {venue} on {day}; name {name}, email {email}.",
+    "{name} ({email}) wants {count_a} × {type_a} plus {count_b} × {type_b} for the {kind} happening at {venue} on {day}. Order them.",
+    "Order tickets for the {day} {kind} at {venue}: {count_a} × {type_a}, {count_b} × {type_b}. Buyer {name}, {email}.",
+    "Book {count_a} × {type_a} and {count_b} × {type_b} for the {kind} at {venue} on {day} in the name of {name}, {email}.")
 TOTAL = intent(
     "events-ticket-total",
     "How much do {count} {type} tickets for {event} cost in total?",
     "What would {count} {type} tickets to {event} come to?",
     "I need {count} {type} tickets for {event}. What is the total price?",
     "Work out the cost of {count} {type} tickets for {event}.",
-    "What is the price of {count} tickets of the {type} kind for {event}, all together?")
+    "What do {count} {type} tickets for {event} cost altogether?",
+    "Tell me the total for {count} {type} tickets to {event}.")
 WHERE = intent(
     "events-venue-of",
     "At which venue is {event}?",
@@ -55,6 +73,23 @@ WHEN = intent(
     "Tell me the date {event} is scheduled for.")
 
 
+def _event_name(site: SiteBuilder, kind: str) -> str:
+    """A name that agrees with the event's kind: its noun is the kind's own ("Live Set", not "Play"), and
+    who it is by fits it (a band's concert, a company's play, a comedian's hour, two teams' derby)."""
+    rng = site.rng
+    noun = rng.choice(site.cat["kinds"][kind])
+    title = f"{rng.choice(kind_adjectives(site.cat, kind))} {noun}"
+    if kind == "Sports":
+        home, away = rng.sample(TEAMS, 2)
+        return f"{noun}: {home} vs {away}"
+    if kind == "Workshop":
+        return f"{rng.choice(TOPICS)} {noun} with {rng.choice(HOSTS)}"
+    if kind == "Festival":
+        return f"{rng.choice(TOWNS)} {title}"
+    by = {"Theatre": COMPANIES, "Comedy": COMEDIANS}.get(kind, BANDS)
+    return f"{rng.choice(by)}: {title}"
+
+
 def _programme(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rng = site.rng
     venues = [{"id": f"v{i + 1}", "name": name, "slug": slugify(name),
@@ -65,10 +100,9 @@ def _programme(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, 
     names: set[str] = set()
     for index in range(18):
         kind = rng.choice(list(site.cat["kinds"]))
-        nouns = site.cat["kinds"][kind]  # an event is named like its kind (a concert "Live Set", not a "Play")
-        name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(nouns)}"
+        name = _event_name(site, kind)
         while name in names:
-            name = f"{rng.choice(PERFORMERS)}: {rng.choice(site.cat['adjectives'])} {rng.choice(nouns)}"
+            name = _event_name(site, kind)
         names.add(name)
         venue = rng.choice(venues)
         base = amounts(rng, 15, 60, site.fmt["decimals"], 3)
@@ -157,7 +191,7 @@ def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[st
     count = rng.randint(2, 5)
     gold = count * ticket["price"]
     wrong = [ticket["price"]] + [count * t["price"] for t in event["tickets"] if t is not ticket] + [gold + ticket["price"]]
-    ask(site, TOTAL, {"count": count, "type": _said(ticket["name"]), "event": event["name"]}, start,
+    ask(site, TOTAL, {"count": count, "type": _before_tickets(ticket["name"]), "event": event["name"]}, start,
         _open(event) + [{"op": "reach", "sel": "[data-ticket-types]"}], site.money(gold), price_check(site, gold, wrong),
         [site.money(w) for w in distinct(wrong, gold)], "The ticket type's price times the count")
 

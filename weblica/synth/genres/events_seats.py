@@ -16,6 +16,8 @@ from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import count_confusers
 
 ZONES = ("VIP", "Reserved seat")  # front rows, then the rest: named as the ticket types that price them
+# a zone as said in a task: "the reserved zone", "3 adjacent reserved seats" (not "reserved seat seats")
+ZONE_WORDS = {"VIP": "VIP", "Reserved seat": "reserved"}
 MAX_SEATS = 8  # per order, as box offices limit it
 SEAT_FIELDS = [{"name": "name", "label": "Name on the tickets", "type": "text", "required": True},
                {"name": "email", "label": "Email for the tickets", "type": "email", "required": True}]
@@ -31,16 +33,16 @@ NAMED = intent(
     "events-seats-named",
     "Book seats {seats} in row {row} for {event}, for {name} ({email}).",
     "Buy row {row}, seats {seats}, for {event}; name {name}, email {email}.",
-    "{name} ({email}) wants seats {seats} of row {row} at {event}. Book them.",
+    "{name} ({email}) wants seats {seats} of row {row} for {event}. Book them.",
     "For {event}, get me seats {seats} in row {row}. Tickets for {name}, {email}.",
     "Reserve row {row} seats {seats} for {event} in the name of {name} ({email}).")
 FREE_IN_ROW = intent(
     "events-seats-free-in-row",
     "How many seats are still free in row {row} for {event}?",
     "For {event}, how many seats in row {row} can still be booked?",
-    "Count the available seats in row {row} at {event}.",
+    "Count the available seats in row {row} for {event}.",
     "How many unsold seats are left in row {row} for {event}?",
-    "I'd like to sit in row {row} at {event}. How many seats there are still open?")
+    "I'd like to sit in row {row} for {event}. How many seats are still open there?")
 
 
 def _halls(site: SiteBuilder, venues: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -131,7 +133,7 @@ def seat_tasks(site: SiteBuilder, seated: list[dict[str, Any]], open_event: Any)
         # the "do everything" run buys other free seats too (another zone's, else more of this one)
         free = ([s["id"] for r in event["seats"] if r["zone"] != zone for s in r["seats"] if not s["taken"]]
                 or [s["id"] for r in event["seats"] for s in r["seats"] if not s["taken"] and s["id"] not in seats])[:2]
-        act(site, TOGETHER, {"count": count, "zone": zone if zone.isupper() else zone.lower(), "event": event["name"], **person}, start, plan,
+        act(site, TOGETHER, {"count": count, "zone": ZONE_WORDS[zone], "event": event["name"], **person}, start, plan,
             _checks(event, seats, person), "One order for that event, of the front-most block of that many adjacent free seats in the zone",
             maximal=plan + [{"op": "goto", "url": site.url(f"/events/{event['slug']}/seats")}]
             + [{"op": "click", "sel": f"[data-seat={s}]"} for s in free] + fill_plan(site, SEAT_FIELDS, person)
