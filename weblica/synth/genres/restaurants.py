@@ -30,7 +30,7 @@ ORDER = intent(
     "Order {qty} × {dish}, {size} size, with {extra}, for delivery at {slot} to {address}, phone {phone}.",
     "I'd like {qty} × {dish} in {size} size with {extra} delivered to {address} in the {slot} window; my phone is {phone}.",
     "Get {qty} × {dish} in {size} size, with {extra}, delivered at {slot} to {address} (phone {phone}).",
-    "Place a delivery order: {qty} x {dish}, size {size}, add {extra}. Deliver to {address} at {slot}, phone {phone}.",
+    "Place a delivery order: {qty} × {dish}, size {size}, add {extra}. Deliver to {address} at {slot}, phone {phone}.",
     "Have {qty} × {dish} ({size} size, with added {extra}) brought to {address} at {slot}. Contact phone: {phone}.")
 COMBO_PRICE = intent(
     "food-combo-price",
