@@ -20,6 +20,7 @@ from weblica.env.observation import Observation
 from weblica.env.pool import EnvPool
 from weblica.env.task import Task, episode_task, save_tasks
 from weblica.policy.base import Policy
+from weblica.progress import progress_bar as _progress
 
 PolicyFactory = Callable[[], Policy]
 
@@ -174,16 +175,6 @@ async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str |
         save_tasks(tasks, out_dir / "tasks.jsonl")  # the viewer and reports read instructions and skills here
     return trajectories, summary
 
-
-def _progress(total: int) -> Any:
-    """A rich progress bar on stderr: done of total, elapsed, ETA (rollouts, synth, validation)."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                               TimeRemainingColumn)
-    from rich.console import Console
-
-    return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
-                    transient=False)
 
 
 def load_trajectories(run_dir: str | Path) -> list[Trajectory]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from weblica.progress import OptionalBar
 from weblica.synth.agent_tools import TOOL_ALIASES, BundleFiles, ToolCall, ToolError, ToolOutput, error
 from weblica.synth.gate import GateThresholds, run_gate, site_page
 from weblica.synth.generate import SynthResult, site_seeds
@@ -326,7 +327,7 @@ async def _synthesize_llm(skill: str | None, category: str | None, style: str | 
                         result = SynthResult(spec.site_id, out / spec.site_id, 0, 0,
                                              [f"not accepted: {type(exc).__name__}: {str(exc)[:300]}"],
                                              min_tasks=config.min_tasks)
-                bar.advance(result.ok)
+                bar.site_done(result.ok)
                 return result
 
             with bar:
@@ -363,32 +364,17 @@ async def _one_site(spec: SiteSpec, out: Path, client: ChatClient, config: LLMCo
                        min_tasks=config.min_tasks)
 
 
-class _Progress:
-    """A rich progress bar on stderr (sites done of N, accepted/failed counts, elapsed, ETA)."""
+class _Progress(OptionalBar):
+    """The LLM run's progress bar on stderr (sites done of N, accepted/failed counts, elapsed, ETA)."""
 
     def __init__(self, total: int, enabled: bool) -> None:
         self.total, self.accepted, self.failed = total, 0, 0
-        self.bar: Any = None
-        if enabled:
-            from weblica.rollout import _progress
-
-            self.bar = _progress(total)
-            self.task = self.bar.add_task(self._label(), total=total)
+        super().__init__(total, self._label(), enabled)
 
     def _label(self) -> str:
         return f"LLM sites (accepted {self.accepted}, failed {self.failed})"
 
-    def advance(self, ok: bool) -> None:
+    def site_done(self, ok: bool) -> None:
         self.accepted += ok
         self.failed += not ok
-        if self.bar is not None:
-            self.bar.update(self.task, advance=1, description=self._label())
-
-    def __enter__(self) -> "_Progress":
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        self.advance(self._label())

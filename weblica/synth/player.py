@@ -1,4 +1,4 @@
-"""Playing env-level actions in a page, and compiling a task's abstract plan into them.
+"""Compiling a task's abstract plan into env-level actions, played live in a page (weblica.synth.playback).
 
 A plan names elements (CSS selectors), never pixels. The compiler runs it live at 1280x720: for every
 step it measures the element's box, scrolls it into view with `scroll` actions, dismisses a distractor
@@ -13,182 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
-from weblica.env import gestures
 from weblica.env.popups import OPEN_POPUPS_JS, dismissal_thought, in_the_way
-from weblica.env.tabs import probe_script
+from weblica.synth.playback import RequestTracker, is_navigating, perform, play, settle, settle_then
+
+__all__ = ["Compiler", "PlanError", "RequestTracker", "perform", "play", "settle", "settle_then"]
 
 
 class PlanError(RuntimeError):
     """A plan step could not be carried out on the rendered page (missing, hidden or covered element)."""
-
-
-class RequestTracker:
-    """Follows a page's in-flight requests and whether a document is loading, from events alone, so
-    `settle` needs no round trip into the page (those are slow on a busy machine)."""
-
-    def __init__(self, page: Any) -> None:
-        self.inflight = 0
-        self.loading = False
-        self._page = page
-        page.on("request", self._start)
-        page.on("requestfinished", self._stop)
-        page.on("requestfailed", self._failed)
-        page.on("load", self._loaded)
-
-    def _is_main_navigation(self, request: Any) -> bool:
-        try:
-            return request.is_navigation_request() and request.frame == self._page.main_frame
-        except Exception:
-            return False
-
-    def _start(self, request: Any) -> None:
-        self.inflight += 1
-        if self._is_main_navigation(request):
-            self.loading = True
-
-    def _stop(self, _request: Any) -> None:
-        self.inflight = max(0, self.inflight - 1)
-
-    def _failed(self, request: Any) -> None:
-        self._stop(request)
-        if self._is_main_navigation(request):
-            self.loading = False
-
-    def _loaded(self, _page: Any) -> None:
-        self.loading = False
-
-
-_IDLE_JS = """async ([quiet, step]) => {
-  // the site runtime's own view: its state calls and redirects; asked `quiet` times, `step` ms apart
-  const idle = () => { const s = (window.WEBLICA || {}).status || {busy: 0, leaving: false};
-    return document.readyState === 'complete' && s.busy === 0 && !s.leaving; };
-  for (let i = 0; i < quiet; i++) {
-    if (!idle()) return false;
-    if (i + 1 < quiet) await new Promise((r) => setTimeout(r, step));
-  }
-  return true;
-}"""
-
-
-IDLE_POLL_S, QUIET_POLLS = 0.02, 2  # settle asks the page QUIET_POLLS times, IDLE_POLL_S apart
-
-
-def _idle_now(tracker: RequestTracker) -> bool:
-    return tracker.inflight == 0 and not tracker.loading
-
-
-async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = QUIET_POLLS) -> None:
-    """Wait until the page is idle: no document loading and no request in flight (from events), and,
-    asked inside the page, no state call or redirect of the site's own runtime pending, `quiet_polls`
-    times 20 ms apart. The in-page question closes the gap between a click and its request's event;
-    asking it in one round trip (the page waits between its polls) keeps the browser's load down.
-    The validation context runs a real clock, so the page's timers fire."""
-    await settle_then(page, tracker, None, None, timeout, quiet_polls)
-
-
-async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: Any, timeout: float = 5.0,
-                      quiet_polls: int = QUIET_POLLS) -> tuple[bool, Any]:
-    """`settle`, and with `js` (a page function of one argument) that function run in the page in the
-    round trip of the last idle question, the moment the page is idle: (True, its value); (False,
-    None) when the page did not settle in time or `js` itself failed (then the caller asks as usual)."""
-    loop = asyncio.get_running_loop()
-    deadline, step = loop.time() + timeout, IDLE_POLL_S
-    while loop.time() < deadline:
-        if _idle_now(tracker):
-            value = None
-            try:
-                if js is None:
-                    ready = bool(await page.evaluate(_IDLE_JS, [quiet_polls, step * 1000]))
-                else:
-                    found = await page.evaluate(_once_idle(js), [quiet_polls, step * 1000, arg])
-                    ready, value = bool(found["ready"]), found.get("value")
-            except Exception as exc:  # the document is being replaced by a navigation
-                ready = False
-                if js is not None and not _navigating(exc):  # `js` failed: settle alone, the caller asks again
-                    js = None
-            if ready and _idle_now(tracker):
-                return js is not None, value
-        await asyncio.sleep(step)
-    return False, None
-
-
-def _navigating(exc: Exception) -> bool:
-    return "context was destroyed" in str(exc) or "navigat" in str(exc).lower()
-
-
-def _once_idle(js: str) -> str:
-    """`js` (a function of one argument) run in the page right after settle's in-page idle question
-    says yes, in the same round trip: {ready, value}."""
-    return (f"async ([quiet, step, arg]) => (await ({_IDLE_JS})([quiet, step]))"
-            f" ? {{ready: true, value: await ({js})(arg)}} : {{ready: false}}")
-
-
-async def perform(page: Any, action: Action) -> str | None:
-    """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
-    else None. Only `wait` differs: this context runs a real clock, so it sleeps briefly."""
-    a = action.args
-    gesture = gestures.for_action(action)
-    if gesture is not None:
-        wheel = action.name == "scroll" and a.get("x") is not None
-        if wheel:
-            before = await _wheel_offset(page, a["x"], a["y"])
-        await gestures.perform(page, gesture)
-        if wheel:
-            await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
-        if action.name == "scroll":
-            await _next_frame(page)
-    elif action.name == "goto_url":
-        await page.goto(a["url"], wait_until="load")
-    elif action.name in ("go_back", "go_forward"):
-        await (page.go_back if action.name == "go_back" else page.go_forward)(wait_until="load")
-    elif action.name == "wait":
-        await asyncio.sleep(min(a.get("seconds", 1.0), 0.2))
-    elif action.name == "done":
-        return a.get("answer", "")
-    return None
-
-
-async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:
-    """Perform the actions in order, settling after each; returns the `done` answer (None without one).
-    With `keep_going` an action that raises is skipped (a random click may close or navigate away)."""
-    answer = None
-    for action in actions:
-        try:
-            result = await perform(page, action)
-            answer = result if action.name == "done" else answer
-            await settle(page, tracker)
-        except Exception:
-            if not keep_going:
-                raise
-    return answer
-
-
-# Two animation frames, or half a second at most (a page that renders no frames must not hang the run).
-_FRAME_JS = """() => new Promise((done) => {
-  setTimeout(done, 500);
-  requestAnimationFrame(() => requestAnimationFrame(() => done()));
-})"""
-
-
-async def _next_frame(page: Any) -> None:
-    """Let the page render after a scroll: scroll events and IntersectionObservers (infinite lists, lazy
-    rows) run in the rendering steps, which nothing else here waits for, while the env renders a frame
-    (its screenshot) after every step. Without this the next look can come before the page reacted,
-    and on a loaded machine a run of scrolls can pass the end of an infinite list before it grows."""
-    try:
-        await page.evaluate(_FRAME_JS)
-    except Exception:  # the document is being replaced by a navigation
-        pass
-
-
-async def _wheel_offset(page: Any, x: float, y: float) -> list[float] | None:
-    """The offset of what a wheel at (x, y) scrolls (the scrollable element under it, else the window),
-    read with the env's probe; None while the document is being replaced."""
-    try:
-        state = await page.evaluate(probe_script(), {"x": x, "y": y})
-    except Exception:
-        return None
-    return state["elementScroll"] if state.get("elementScroll") is not None else state["scroll"]
 
 
 _BOX_JS = """([sel, text]) => {
@@ -274,7 +106,7 @@ class Compiler:
             try:
                 return await self.page.evaluate(js, arg)
             except Exception as exc:
-                if not _navigating(exc) or attempt == 2:
+                if not is_navigating(exc) or attempt == 2:
                     raise
                 await settle(self.page, self.tracker)
 

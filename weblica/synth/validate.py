@@ -19,14 +19,19 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+
 from weblica.browser.launcher import context_kwargs
+from weblica.env.backend import NetworkConfig
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import without_dismissals
 from weblica.env.task import Task, evaluate_checks, load_tasks
+from weblica.progress import OptionalBar
 from weblica.serve.backend import SynthBackend
 from weblica.serve.server import SiteServer
 from weblica.synth.negatives import all_negatives, describe, maximal_plans
-from weblica.synth.player import Compiler, PlanError, RequestTracker, play, settle
+from weblica.synth.playback import RequestTracker, play, settle
+from weblica.synth.player import Compiler, PlanError
 
 _DETERMINISM = (Path(__file__).resolve().parents[1] / "browser" / "determinism.js")
 RANDOM_STEPS = 8
@@ -174,6 +179,38 @@ async def _close(page: Any) -> None:
         pass
 
 
+class _KeptAliveBackend(SynthBackend):
+    """The synth backend over one kept-alive HTTP connection pool: validation resets an episode and
+    reads its state a few hundred times a site, and a client per call (SynthBackend's, made for
+    callers on several event loops) costs a client and a TCP connection each time. Same requests,
+    same headers; used from the validator's one event loop and closed with it."""
+
+    def __init__(self, server: SiteServer) -> None:
+        super().__init__(server)
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False)
+        return self._client
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        response = await self._http().post("/__weblica/reset", headers=self._headers(task, episode_id))
+        response.raise_for_status()
+        return NetworkConfig(proxy=self.url, extra_headers=self._episode_headers(task, episode_id, seed),
+                             offline_hint="(synth: only the generated sites are served)")
+
+    async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
+        response = await self._http().get("/__weblica/state", headers=self._headers(task, episode_id))
+        response.raise_for_status()
+        return response.json()
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
 _FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return location.href; }"
 
 
@@ -183,7 +220,7 @@ class Validator:
     def __init__(self, browser: Any, server: SiteServer, concurrency: int = 4) -> None:
         self.browser = browser
         self.server = server
-        self.backend = SynthBackend(server)
+        self.backend = _KeptAliveBackend(server)
         self.limit = asyncio.Semaphore(concurrency)
         self.determinism = _DETERMINISM.read_text(encoding="utf-8")
         self._shared: Any = None
@@ -238,6 +275,7 @@ class Validator:
 
     async def close(self) -> None:
         self._idle.clear()
+        await self.backend.aclose()
         if self._shared is not None:
             await self._shared.close()
             self._shared = None
@@ -427,7 +465,7 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
     async def run(browser: Any) -> None:
         with SiteServer(paths) as server, _TaskBar(paths, limit, progress) as bar:
             validator = Validator(browser, server, concurrency)
-            validator.on_task = bar.advance
+            validator.on_task = bar.task_done
 
             async def one(path: Path) -> None:
                 tasks = load_tasks(path / "tasks.jsonl")[:limit]
@@ -458,36 +496,21 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
     return report, per_bundle
 
 
-class _TaskBar:
-    """The validation progress bar (rollout's helper): tasks validated of all, sites done in the label."""
+class _TaskBar(OptionalBar):
+    """The validation progress bar: tasks validated of all, sites done in the label."""
 
     def __init__(self, paths: list[Path], limit: int | None, enabled: bool) -> None:
         self.sites, self.done = len(paths), 0
-        self.bar: Any = None
-        if enabled:
-            from weblica.rollout import _progress
-
-            total = sum(len(load_tasks(p / "tasks.jsonl")[:limit]) for p in paths if (p / "tasks.jsonl").exists())
-            self.bar = _progress(total)
-            self.task = self.bar.add_task(self._label(), total=total)
+        total = sum(len(load_tasks(p / "tasks.jsonl")[:limit]) for p in paths
+                    if enabled and (p / "tasks.jsonl").exists())
+        super().__init__(total, self._label(), enabled)
 
     def _label(self) -> str:
         return f"validating tasks ({self.done}/{self.sites} sites done)"
 
-    def advance(self, _outcome: TaskOutcome) -> None:
-        if self.bar is not None:
-            self.bar.advance(self.task)
+    def task_done(self, _outcome: TaskOutcome) -> None:
+        self.advance()
 
     def site_done(self) -> None:
         self.done += 1
-        if self.bar is not None:
-            self.bar.update(self.task, description=self._label())
-
-    def __enter__(self) -> "_TaskBar":
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        self.relabel(self._label())
