@@ -27,18 +27,18 @@ grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval 
 exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Full figures: NOT MEASURED YET with this design (3 seeds x 7 stages x 5 splits did not fit the shared
-2-core machine it was written on). The earlier bench (one seed, held-out sites only, the same budgets)
-measured 0 / 28 / 38 of 72 held-out tasks (base / SFT / GRPO) in ~18 min on 2 cores; those held-out tasks
-mixed the sections now split into heldout_sites and heldout_sections, so they are not comparable.
+Why the sites pin their page grammar (`--pin-grammar`, default header=bar,skeleton=plain): measured here on
+the --quick sites (2 training sites, 7 tasks), SFT for 12 epochs left the format broken (stray braces,
+hovers repeated to the step limit: 0/7 even on train); 40 epochs fit train (7/7, loss 0.009) and solved 0
+of 12 held-out tasks, because the held-out sites drew other header and skeleton variants (Synth v2's page
+grammar), which move the menu (a "utility" header 67 px lower than a "bar"; the skeleton shifts it
+sideways): the model clicked the training sites' pixels (y 136/1000, the held-out menus were at 43). The
+24-token screenshot of the tiny model does not let it find the menu from 2 sites. With the header and
+skeleton pinned the menu's row is the same on every site and the department labels still move by up to
+~75 px with the site's name, so held-out sites ask for transfer, not a copy; the two held-out layouts
+still move the menu (centred) or change the gesture (tree).
 
-`--quick` ran end to end here (2026-12-01, 2 cores under a load average of 15-28 from other jobs; the
-seeds took 34, ~25 and ~15 min, mostly evaluation; an idle machine is several times faster): 6 sites, tasks
-train 7 / heldout_sites 5 / heldout_sections 5 / centered 3 / tree 4, held-out sections
-classes/mind-and-body, coaching/personal, memberships/monthly. At its budgets (SFT 12 epochs on 7 tasks,
-one GRPO iteration of 2 groups x 4) nothing learns: every stage solves 0 or 1 of its tasks per seed,
-every interval holds 0, and filtered_bc is skipped in all seeds (GRPO's 8 rollouts had no success to
-clone). It checks the pipeline, not learning.
+Figures: see README.md (bench/learn.py) and train/README.md ("Does it learn?").
 """
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ import argparse
 import asyncio
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -55,8 +56,8 @@ from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/learn_data.py, bench/learn_report.py
 
-from learn_data import (TRAIN_LAYOUT, assign_splits, catalog_sections, family_spec, site_plan,  # noqa: E402
-                        split_names, split_sections)
+from learn_data import (PINNED_GRAMMAR, TRAIN_LAYOUT, assign_splits, catalog_sections, family_spec,  # noqa: E402
+                        site_plan, split_names, split_sections)
 
 STAGES = ("base", "sft", "grpo", "sft_more", "filtered_bc", "blind_sft", "blind_grpo")
 BLIND = {"blind_sft", "blind_grpo"}
@@ -73,7 +74,8 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
     from weblica.env.task import load_tasks, save_tasks
     from weblica.synth.generate import keep_valid, write_unvalidated
 
-    plan = site_plan(args.data_seed, args.train_sites, args.heldout_sites, args.layout_sites, args.heldout_layouts)
+    plan = site_plan(args.data_seed, args.train_sites, args.heldout_sites, args.layout_sites, args.heldout_layouts,
+                     args.pin_grammar)
     train_sections, heldout_sections = split_sections(catalog_sections(), args.data_seed, args.heldout_per_department)
     bundles = []
     for site in plan:
@@ -94,7 +96,14 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
         per_site.append((site, tasks))
     splits = assign_splits(per_site, heldout_sections, args.heldout_layouts)
     for name, tasks in splits.items():
-        save_tasks(tasks, out / f"{name}.jsonl")
+        # written aside and moved in only when changed: another process of the same --out (say a second
+        # seed started beside it) may be reading the split files
+        path, fresh = out / f"{name}.jsonl", out / f".{name}.jsonl.{os.getpid()}"
+        save_tasks(tasks, fresh)
+        if path.exists() and path.read_bytes() == fresh.read_bytes():
+            fresh.unlink()
+        else:
+            os.replace(fresh, path)
     seen = {t.instruction for t in splits["train"]}
     return {"sites": dict(Counter(s.role + ("" if s.layout == TRAIN_LAYOUT else f":{s.layout}") for s in plan)),
             "train_sections": train_sections, "heldout_sections": heldout_sections,
@@ -288,9 +297,9 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
     return {n: s for n, s in stages.items() if n in wanted}
 
 
-SETTING = ("data_seed", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts", "heldout_per_department",
-           "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations", "groups", "group_size",
-           "temperature", "refill_rounds", "grpo_lr", "ppo_epochs", "kl_coef", "match")
+SETTING = ("data_seed", "pin_grammar", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts",
+           "heldout_per_department", "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations",
+           "groups", "group_size", "temperature", "refill_rounds", "grpo_lr", "ppo_epochs", "kl_coef", "match")
 QUICK = dict(seeds="0,1,2", train_sites=2, heldout_sites=2, layout_sites=1, sft_epochs=12, grpo_iterations=1,
              groups=2, group_size=4, ppo_epochs=1, refill_rounds=0, resamples=1000)
 
@@ -306,6 +315,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data-seed", type=int, default=0,
                         help="the sites and the section split (the same for every training seed)")
     parser.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {', '.join(STAGES)}")
+    parser.add_argument("--pin-grammar", default=",".join(f"{k}={v}" for k, v in PINNED_GRAMMAR.items()),
+                        help="page-grammar components every site must draw, e.g. header=bar,skeleton=plain "
+                             "(none: any)")
     parser.add_argument("--train-sites", type=int, default=24)
     parser.add_argument("--heldout-sites", type=int, default=24, help="held-out sites of the training layout")
     parser.add_argument("--layout-sites", type=int, default=12, help="sites of each held-out layout")
@@ -342,6 +354,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     except ValueError:
         parser.error(f"--seeds takes whole numbers separated by commas, e.g. 0,1,2, not {args.seeds!r}")
     args.heldout_layouts = [n for n in args.heldout_layouts.split(",") if n.strip()]
+    pins = [p.strip() for p in args.pin_grammar.split(",") if p.strip() and args.pin_grammar.strip() != "none"]
+    if any(p.count("=") != 1 for p in pins):
+        parser.error(f"--pin-grammar takes component=variant pairs, e.g. header=bar,skeleton=plain, or none; "
+                     f"not {args.pin_grammar!r}")
+    args.pin_grammar = dict(p.split("=") for p in pins)
     args.stages = [n.strip() for n in args.stages.split(",") if n.strip()]
     unknown = sorted(set(args.stages) - set(STAGES))
     if unknown:

@@ -1,8 +1,9 @@
 """The data of bench/learn.py: which sites are synthesized with which layout, and how their tasks split
 into training and the held-out sets (new sites, new sections, new layouts).
 
-Every site is one template family (skill `menus`, category `fitness`, aesthetic `glass`, no distractors);
-a layout pins the style axes that move the menu. The training layout is a mega-menu in a top header
+Every site is one template family (skill `menus`, category `fitness`, aesthetic `glass`, no distractors,
+and the page grammar's header and skeleton pinned, `PINNED_GRAMMAR`); a layout pins the style axes that
+move the menu. The training layout is a mega-menu in a top header
 (hover a department, click the section). Held-out layouts change one thing each: `centered` centres the
 header (the same menu, elsewhere on the screen), `tree` swaps the mega-menu for a tree (click a toggle,
 then the section; hovering opens nothing).
@@ -37,6 +38,12 @@ LAYOUTS: dict[str, dict[str, str]] = {
     "tree": dict(archetype="top-nav", widgets="native"),       # a tree menu: click the toggle, not hover
 }
 SECTION_PREFIX = "/d/"
+# The page grammar's components that move the menu on the screen (weblica.synth.page_grammar draws them per
+# site): the header variant sets its height (a "utility" header puts the menu 67 px lower than a "bar"), the
+# skeleton its left edge. Pinned on every site, so the layouts above are what differ between the splits; sites
+# whose drawn grammar differs are passed over. An empty dict pins nothing (every site keeps its draw: the
+# menu then sits at 6+ places in the training layout, too many for the tiny model from a few sites).
+PINNED_GRAMMAR: dict[str, str] = dict(header="bar", skeleton="plain")
 
 
 @dataclass(frozen=True)
@@ -46,11 +53,34 @@ class PlannedSite:
     seed: int
 
 
+def grammar_fits(site_seed: int, layout: str, pinned: dict[str, str]) -> bool:
+    """Whether the page grammar draws the `pinned` component variants for this site (its pages are built
+    in memory to draw them: no browser, milliseconds)."""
+    if not pinned:
+        return True
+    from weblica.synth.generate import build_site
+    from weblica.synth.page_grammar import choose_layout
+
+    drawn = choose_layout(build_site(family_spec(site_seed, layout))).to_dict()
+    return all(drawn[key] == value for key, value in pinned.items())
+
+
 def site_plan(data_seed: int, train_sites: int, heldout_sites: int, layout_sites: int,
-              heldout_layouts: Sequence[str]) -> list[PlannedSite]:
+              heldout_layouts: Sequence[str], pinned: dict[str, str] | None = None) -> list[PlannedSite]:
     """The sites, in the order of one seed list (`synth.generate.site_seeds`): train, held-out, then a
-    block per held-out layout. Distinct seeds, so no held-out site is a training site in another style."""
+    block per held-out layout; each role takes the next seeds of the list whose page grammar fits `pinned`
+    (default PINNED_GRAMMAR). Distinct seeds, so no held-out site is a training site in another style."""
     from weblica.synth.generate import site_seeds
+
+    from weblica.synth.components import VARIANTS
+
+    pinned = PINNED_GRAMMAR if pinned is None else pinned
+    pinnable = [k for k in VARIANTS if k != "section"]
+    for key, value in pinned.items():
+        if key not in pinnable:
+            raise ValueError(f"cannot pin page-grammar component '{key}'; pin any of {', '.join(pinnable)}")
+        if value not in VARIANTS[key]:
+            raise ValueError(f"page-grammar {key} has no variant '{value}'; use one of {', '.join(VARIANTS[key])}")
 
     for name in heldout_layouts:
         if name not in LAYOUTS or name == TRAIN_LAYOUT:
@@ -59,10 +89,17 @@ def site_plan(data_seed: int, train_sites: int, heldout_sites: int, layout_sites
     roles = [("train", TRAIN_LAYOUT)] * train_sites + [("heldout", TRAIN_LAYOUT)] * heldout_sites
     for name in heldout_layouts:
         roles += [("layout", name)] * layout_sites
-    seeds = site_seeds(data_seed, len(roles))
-    if len(set(seeds)) != len(seeds):
+    tries = 200 * max(1, len(roles))  # a pin of one variant of each of two components keeps ~1 site in 15
+    seeds = iter(site_seeds(data_seed, tries))
+    plan: list[PlannedSite] = []
+    for role, layout in roles:
+        seed = next((s for s in seeds if grammar_fits(s, layout, pinned)), None)
+        if seed is None:
+            raise ValueError(f"no site among {tries} seeds draws the page grammar {pinned}; pin fewer components")
+        plan.append(PlannedSite(role, layout, seed))
+    if len({s.seed for s in plan}) != len(plan):
         raise ValueError(f"data seed {data_seed} drew a site seed twice; use another --data-seed")
-    return [PlannedSite(role, layout, seed) for (role, layout), seed in zip(roles, seeds)]
+    return plan
 
 
 def family_spec(site_seed: int, layout: str = TRAIN_LAYOUT) -> Any:

@@ -22,7 +22,7 @@ from weblica.eval.paired import bootstrap_interval, compare, sign_test, solved_t
 
 
 def test_site_plan_gives_each_role_its_own_seeds_and_layout():
-    plan = site_plan(0, 4, 3, 2, ["centered", "tree"])
+    plan = site_plan(0, 4, 3, 2, ["centered", "tree"], {})  # nothing pinned: fast (the pin is tested below)
     assert [(s.role, s.layout) for s in plan] == [("train", TRAIN_LAYOUT)] * 4 + [("heldout", TRAIN_LAYOUT)] * 3 + \
         [("layout", "centered")] * 2 + [("layout", "tree")] * 2
     assert len({s.seed for s in plan}) == len(plan)
@@ -36,11 +36,37 @@ def test_site_plan_gives_each_role_its_own_seeds_and_layout():
     assert specs[0].style.archetype == "top-nav" and specs[0].style.widgets == "custom"
     assert specs[7].style.archetype == "centered" and specs[-1].style.widgets == "native"
     # a bigger plan keeps the same training and held-out sites (a cache in --out stays valid)
-    assert site_plan(0, 4, 3, 5, ["tree"])[:7] == plan[:7]
+    assert site_plan(0, 4, 3, 5, ["tree"], {})[:7] == plan[:7]
     with pytest.raises(ValueError, match="unknown held-out layout 'mega-top'"):
         site_plan(0, 1, 1, 1, [TRAIN_LAYOUT])
     with pytest.raises(ValueError, match="unknown held-out layout 'zigzag'"):
         site_plan(0, 1, 1, 1, ["zigzag"])
+
+
+def test_site_plan_keeps_only_sites_that_draw_the_pinned_grammar():
+    from weblica.synth.generate import build_site, site_seeds
+    from weblica.synth.page_grammar import choose_layout
+
+    plan = site_plan(0, 1, 1, 1, ["tree"], {"header": "bar", "skeleton": "plain"})
+    for site in plan:
+        drawn = choose_layout(build_site(family_spec(site.seed, site.layout)))
+        assert (drawn.header, drawn.skeleton) == ("bar", "plain")
+    # the seeds are taken in the order of the run's seed list, passing over those that draw another grammar
+    seeds = site_seeds(0, 600)
+    assert [seeds.index(s.seed) for s in plan] == sorted(seeds.index(s.seed) for s in plan)
+    skipped = [s for s in seeds[:seeds.index(plan[-1].seed)] if s not in {p.seed for p in plan}]
+    assert skipped and len({s.seed for s in plan}) == len(plan)
+    # nothing pinned: the first seeds of the list, as before pinning existed
+    assert [s.seed for s in site_plan(0, 2, 1, 1, ["tree"], {})] == seeds[:4]
+    with pytest.raises(ValueError, match="cannot pin page-grammar component 'colour'"):
+        site_plan(0, 1, 1, 1, ["tree"], {"colour": "red"})
+    with pytest.raises(ValueError, match="header has no variant 'zigzag'; use one of bar, "):
+        site_plan(0, 1, 0, 0, [], {"header": "zigzag"})
+    assert learn.parse_args([]).pin_grammar == {"header": "bar", "skeleton": "plain"}
+    assert learn.parse_args(["--pin-grammar", "none"]).pin_grammar == {}
+    assert learn.parse_args(["--pin-grammar", "nav=top"]).pin_grammar == {"nav": "top"}
+    with pytest.raises(SystemExit):
+        learn.parse_args(["--pin-grammar", "header"])
 
 
 def test_split_sections_holds_out_some_of_every_department():
@@ -65,7 +91,7 @@ def _real_tasks(site, index):
 
 
 def test_splits_keep_heldout_sections_and_layouts_out_of_training():
-    plan = site_plan(3, 5, 4, 2, ["centered", "tree"])
+    plan = site_plan(3, 5, 4, 2, ["centered", "tree"], {})
     per_site = [(site, _real_tasks(site, i)) for i, site in enumerate(plan)]
     train_sections, held = split_sections(catalog_sections(), seed=3)
     splits = assign_splits(per_site, held, ["centered", "tree"])
