@@ -5,7 +5,9 @@ instance of the data it plays (weblica/synth/instances.py). State is reset in be
 the admin endpoint."""
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
 
 import httpx
 
@@ -14,6 +16,10 @@ from weblica.env.task import Task
 from weblica.serve.app import ADMIN_HEADER, INSTANCE_HEADER, SEED_HEADER
 from weblica.synth.spec import SYNTH_HOST_SUFFIX
 from weblica.tls import tls_context
+
+
+REQUEST_TIMEOUT_S = 10.0
+ATTEMPTS = 3
 
 
 class SynthBackend:
@@ -40,21 +46,35 @@ class SynthBackend:
             out[INSTANCE_HEADER] = str(instance)
         return out
 
-    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[httpx.AsyncClient]:
         # a client per call: the backend may be used from several event loops (tests, CLI, trainers)
-        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False,
+        async with httpx.AsyncClient(base_url=self.url, timeout=REQUEST_TIMEOUT_S, trust_env=False,
                                      verify=tls_context()) as client:
-            response = await client.post("/__weblica/reset", headers=self._headers(task, episode_id))
-        response.raise_for_status()
+            yield client
+
+    async def _call(self, method: str, path: str, task: Task, episode_id: str) -> httpx.Response:
+        """One admin request; reset and state reads are idempotent, so a timeout or dropped connection
+        (a loaded machine) is tried again a few times before the episode fails with it."""
+        for attempt in range(ATTEMPTS):
+            try:
+                async with self._client() as client:
+                    response = await client.request(method, path, headers=self._headers(task, episode_id))
+                response.raise_for_status()
+                return response
+            except httpx.TransportError:
+                if attempt == ATTEMPTS - 1:
+                    raise
+                await asyncio.sleep(0.5 * (attempt + 1))
+        raise AssertionError("unreachable")
+
+    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        await self._call("POST", "/__weblica/reset", task, episode_id)
         return NetworkConfig(proxy=self.url, extra_headers=self._episode_headers(task, episode_id, seed),
                              offline_hint="(synth: only the generated sites are served)")
 
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
-        async with httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False,
-                                     verify=tls_context()) as client:
-            response = await client.get("/__weblica/state", headers=self._headers(task, episode_id))
-        response.raise_for_status()
-        return response.json()
+        return (await self._call("GET", "/__weblica/state", task, episode_id)).json()
 
     async def end(self, task: Task, episode_id: str) -> None:
         return None

@@ -16,18 +16,18 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
 
 from weblica.browser.launcher import context_kwargs
-from weblica.env.backend import NetworkConfig
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import without_dismissals
 from weblica.env.task import Task, evaluate_checks, load_tasks
 from weblica.progress import OptionalBar
-from weblica.serve.backend import SynthBackend
+from weblica.serve.backend import REQUEST_TIMEOUT_S, SynthBackend
 from weblica.serve.server import SiteServer
 from weblica.synth.negatives import all_negatives, describe, maximal_plans
 from weblica.synth.playback import RequestTracker, play, settle
@@ -183,32 +183,22 @@ class _KeptAliveBackend(SynthBackend):
     """The synth backend over one kept-alive HTTP connection pool: validation resets an episode and
     reads its state a few hundred times a site, and a client per call (SynthBackend's, made for
     callers on several event loops) costs a client and a TCP connection each time. Same requests,
-    same headers; used from the validator's one event loop and closed with it."""
+    same headers, same retries; used from the validator's one event loop and closed with it."""
 
     def __init__(self, server: SiteServer) -> None:
         super().__init__(server)
-        self._client: httpx.AsyncClient | None = None
+        self._client_kept: httpx.AsyncClient | None = None
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            self._client = httpx.AsyncClient(base_url=self.url, timeout=10.0, trust_env=False)
-        return self._client
-
-    async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
-        response = await self._http().post("/__weblica/reset", headers=self._headers(task, episode_id))
-        response.raise_for_status()
-        return NetworkConfig(proxy=self.url, extra_headers=self._episode_headers(task, episode_id, seed),
-                             offline_hint="(synth: only the generated sites are served)")
-
-    async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
-        response = await self._http().get("/__weblica/state", headers=self._headers(task, episode_id))
-        response.raise_for_status()
-        return response.json()
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[httpx.AsyncClient]:
+        if self._client_kept is None:
+            self._client_kept = httpx.AsyncClient(base_url=self.url, timeout=REQUEST_TIMEOUT_S, trust_env=False)
+        yield self._client_kept
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._client_kept is not None:
+            await self._client_kept.aclose()
+            self._client_kept = None
 
 
 _FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return location.href; }"
