@@ -353,7 +353,7 @@ PAGE = "Jeans\nSoft Oxford\n¥17\nCropped Cardigan\n¥316\nBold Poncho\n¥342\nF
 
 
 def test_confusers_harvested_from_a_recorded_page():
-    from weblica.env.answer_check import page_confusers
+    from weblica.env.page_confusers import page_confusers
 
     names = page_confusers(PAGE, "Cropped Cardigan", "ja-JP")
     assert {"Soft Oxford", "Bold Poncho"} <= set(names) and "Add to cart" not in names

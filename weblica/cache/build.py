@@ -13,7 +13,8 @@ For each live task:
 4. with the network cut (the replay proxy never dials out) the policy plays the task again at a seed
    no recorded run used, then the recorded actions are replayed and their screens compared;
 5. the task is kept when the policy solves it under the cache (its checks, else the judge's verdict
-   when a judge is configured, as in every recorded episode); otherwise it is dropped
+   when a judge is configured, as in every recorded episode), its answer checks then given the
+   recorded pages' other values of the gold's shape as confusers (`confusers.py`); otherwise it is dropped
    with the reason: `recording failed`, `website failure` (the start page never opened or answered
    5xx), `not solved live` (no recorded episode solved it: the policy, not the cache), `essential
    request missed` (the cached replay missed requests and failed), `unsolvable under cache` (all served,
@@ -294,6 +295,7 @@ def cache_task_for(task: Task, recording: str | Path) -> Task:
 
 async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, Any]:
     """Record, infer, verify one task; the outcome says kept or dropped and why."""
+    from weblica.cache.confusers import with_page_confusers
     from weblica.policy.factory import make_policy_factory
 
     recording = out / "recordings" / task_slug(task.id)
@@ -335,8 +337,9 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
     verified = await verify_cached(task, recording, factory, options.seed + REPLAY_SEED_OFFSET, solving.run_id,
                                    solved)
     outcome["replay"] = verified
-    if verified["policy"]["success"]:
-        return {**outcome, "kept": True, "task": cache_task_for(task, recording).to_dict()}
+    if verified["policy"]["success"]:   # kept: its answer checks get the recorded pages' other values
+        kept, outcome["confusers"] = with_page_confusers(cache_task_for(task, recording), recording, solving.run_id)
+        return {**outcome, "kept": True, "task": kept.to_dict()}
     misses = verified["policy"]["misses"]
     if misses:
         return {**outcome, "kept": False, "reason": "essential request missed",
@@ -469,7 +472,7 @@ def write_outputs(tasks: list[Task], results: dict[str, dict[str, Any]], options
                    if replay else None,
                    "outbound_connections": replay.get("policy", {}).get("outbound_connections") if replay else None,
                    "rules": {k: v for k, v in r.get("rules", {}).items() if k != "never_hurt"} or None,
-                   "crawled": len(r.get("record", {}).get("crawled", []))}
+                   "crawled": len(r.get("record", {}).get("crawled", [])), "confusers": r.get("confusers")}
         if not r["kept"]:
             out_row.update(reason=r["reason"], detail=r.get("detail"))
         return out_row

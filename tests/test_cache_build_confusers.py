@@ -1,0 +1,106 @@
+"""Page confusers on the cache tasks `weblica cache build` keeps: the news-author task's answer check gets
+the other bylines the recorded site shows (the crawl records the other articles), so an answer naming the
+gold beside another author scores 0 under the cache task, as it would on a synth task with a data model,
+while the gold alone scores 1. The harvest never keeps the gold or a value the instruction states."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from test_cache_build import invoke, write_tasks  # noqa: E402
+
+from weblica.cache.confusers import html_text  # noqa: E402
+from weblica.cache.demo_site import NewsSite, news_tasks  # noqa: E402
+from weblica.env.page_confusers import check_confusers, same_frame_confusers  # noqa: E402
+from weblica.env.task import Check, Task, evaluate_checks, run_check  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    base = tmp_path_factory.mktemp("confusers")
+    with NewsSite() as site:
+        tasks = [t for t in news_tasks(site) if t["id"] == "news-author"]
+        path = write_tasks(base / "live.jsonl", tasks)
+        args = ["cache", "build", "--tasks", str(path), "--policy", "oracle", "--runs", "1", "--crawl-depth", "1",
+                "--out", str(base / "cache")]
+        for spec in site.resolve:
+            args += ["--resolve", spec]
+        report = invoke(*args)
+    tasks = [Task.from_dict(json.loads(line)) for line in Path(report["tasks_file"]).read_text().splitlines()]
+    return report, {t.id: t for t in tasks}
+
+
+def test_the_kept_author_task_gets_the_other_bylines_as_page_confusers(built):
+    report, tasks = built
+    assert [r["id"] for r in report["kept"]] == ["news-author"], report["dropped"]
+    check = tasks["news-author"].checks[0]
+    assert check.confusers_from == "page"
+    assert {"Olle Lind", "Sara Ek"} <= set(check.confusers), check.confusers
+    assert "Anna Berg" not in check.confusers and "Search" not in check.confusers   # a button's label is no value
+    assert report["kept"][0]["confusers"] == len(check.confusers)
+    written = json.loads(Path(report["tasks_file"]).read_text().splitlines()[0])
+    assert written["checks"][0]["confusers_from"] == "page"   # what `weblica run` reads back
+
+
+@pytest.mark.parametrize("answer", ["Anna Berg, Sara Ek", "Anna Berg (Olle Lind edited it)",
+                                    "It was written by Anna Berg and Sara Ek", "Olle Lind"])
+def test_a_cheating_answer_scores_0_under_the_cache_task(built, answer):
+    task = built[1]["news-author"]
+    reward, results = evaluate_checks(task, answer, task.start_url, None)
+    assert reward == 0.0, results
+
+
+@pytest.mark.parametrize("answer", ["Anna Berg", "It was written by Anna Berg.", "anna berg"])
+def test_the_gold_alone_scores_1_under_the_cache_task(built, answer):
+    task = built[1]["news-author"]
+    assert evaluate_checks(task, answer, task.start_url, None)[0] == 1.0
+    assert run_check(task.checks[0], answer, task.start_url, None, instruction=task.instruction).passed
+
+
+@pytest.mark.parametrize("answer", ["Anna Berg. Sara Ek wrote the lamp article.", "Anna Berg; see also Sara Ek",
+                                    "Anna Berg (with Olle Lind)"])
+def test_the_confusers_catch_what_the_shape_check_alone_lets_through(built, answer):
+    """Without the harvested list these answers (the gold, then another author in a clause of its own) pass;
+    with it they fail."""
+    task = built[1]["news-author"]
+    bare = Check("answer_match", "Anna Berg")
+    assert run_check(bare, answer, task.start_url, None, instruction=task.instruction).passed
+    assert not run_check(task.checks[0], answer, task.start_url, None, instruction=task.instruction).passed
+
+
+ARTICLE = """<!doctype html><html><head><title>How to cook pasta</title><style>p{color:red}</style></head><body>
+<header><b>Nyheter</b></header><main><h1>How to cook pasta</h1><p class=byline>By Anna Berg</p>
+<p>Boil water.</p><button>Share Now</button><table><tr><td>Price</td><td>¥316</td></tr></table></main>
+<script>document.title = "By Eve Hacker"</script></body></html>"""
+OTHER = "<html><body><h1>Election results</h1><p>By Olle Lind</p><p>By Bo</p><p>By the way</p></body></html>"
+
+
+def test_html_text_reads_the_shown_text_one_block_a_line():
+    text = html_text(ARTICLE)
+    assert "By Anna Berg" in text.splitlines() and "¥316" in text.splitlines()
+    assert "Eve Hacker" not in text and "color" not in text and "Share" not in text
+    assert text.count("How to cook pasta") == 1   # the <h1>, not the <title>
+
+
+def test_the_harvest_keeps_neither_the_gold_nor_a_value_the_instruction_states():
+    pages = [html_text(ARTICLE), html_text(OTHER)]
+    check = Check("answer_match", "Anna Berg")
+    assert "Olle Lind" in check_confusers(check, "Who wrote it?", pages[:1], pages)
+    assert "Bo" in same_frame_confusers(pages[:1], pages, "Anna Berg")        # one word fewer: still a name
+    assert "the way" not in same_frame_confusers(pages[:1], pages, "Anna Berg")  # not written as a name
+    found = check_confusers(check, "Who wrote it, Olle Lind or someone else?", pages[:1], pages)
+    assert "Olle Lind" not in found and "Anna Berg" not in found
+    alias = Check("answer_match", ["Anna Berg", "A. Berg"])
+    assert not {"Anna Berg", "A. Berg"} & set(check_confusers(alias, "Who wrote it?", pages[:1], pages))
+
+
+def test_pages_without_the_gold_and_value_free_modes_give_nothing():
+    other = [html_text(OTHER)]
+    assert check_confusers(Check("answer_match", "Anna Berg"), "Who wrote it?", other, other) == []
+    page = [html_text(ARTICLE)]
+    assert check_confusers(Check("answer_match", r"Anna \w+", "regex"), "", page, page) == []
+    assert check_confusers(Check("answer_match", None, "refusal"), "", page, page) == []
+    assert check_confusers(Check("url_match", "/nyheter/"), "", page, page) == []
