@@ -104,3 +104,33 @@ def test_pages_without_the_gold_and_value_free_modes_give_nothing():
     assert check_confusers(Check("answer_match", r"Anna \w+", "regex"), "", page, page) == []
     assert check_confusers(Check("answer_match", None, "refusal"), "", page, page) == []
     assert check_confusers(Check("url_match", "/nyheter/"), "", page, page) == []
+
+
+def test_a_confuser_the_recorded_solution_names_is_left_out(tmp_path):
+    # the solving answer said the site's name beside the author: the harvested 'Nyheter' would fail it
+    from weblica.cache.confusers import with_page_confusers
+    from weblica.cache.store import Store
+    from weblica.env.task import Check, Task
+
+    rec = tmp_path / "rec"
+    page = b"<html><body><h1>Nyheter</h1><p>By Anna Berg</p><p>By Sara Ek</p><p>By Olle Lind</p></body></html>"
+    with Store.open_dir(rec, create=True) as store:
+        run = store.new_run("record", start_url="https://news.test/")
+        store.add_exchange(_html_exchange(run, "https://news.test/a/"), None, page)
+    task = Task(id="t", start_url="https://news.test/", instruction="Who wrote it?",
+                checks=[Check("answer_match", "Anna Berg")])
+    strict, added = with_page_confusers(task, rec, run)
+    lenient, _ = with_page_confusers(task, rec, run, ["Anna Berg of Nyheter"])
+    assert "Nyheter" not in (lenient.checks[0].confusers or []) and added >= 1
+    assert {"Sara Ek", "Olle Lind"} <= set(lenient.checks[0].confusers)
+    assert "Nyheter" in strict.checks[0].confusers   # with no solution to keep, the site's name is a confuser
+    assert run_check(lenient.checks[0], "Anna Berg of Nyheter", "", None, instruction=task.instruction).passed
+    assert not run_check(lenient.checks[0], "Anna Berg, Sara Ek", "", None, instruction=task.instruction).passed
+
+
+def _html_exchange(run_id: int, url: str):
+    from weblica.cache.exchange import Exchange
+
+    return Exchange(method="GET", url=url, request_headers=[("Accept", "text/html")], status=200, reason="OK",
+                    response_headers=[("Content-Type", "text/html; charset=utf-8")], started=1.0, ended=1.5,
+                    seq=0, run_id=run_id)

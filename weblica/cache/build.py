@@ -338,7 +338,8 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
                                    solved)
     outcome["replay"] = verified
     if verified["policy"]["success"]:   # kept: its answer checks get the recorded pages' other values
-        kept, outcome["confusers"] = with_page_confusers(cache_task_for(task, recording), recording, solving.run_id)
+        kept, outcome["confusers"] = with_page_confusers(cache_task_for(task, recording), recording, solving.run_id,
+                                                         [solving.answer or "", verified["policy"].get("answer") or ""])
         return {**outcome, "kept": True, "task": kept.to_dict()}
     misses = verified["policy"]["misses"]
     if misses:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
+from weblica.env.answer_check import check_answer
 from weblica.env.page_confusers import check_confusers
 from weblica.env.task import Task
 
@@ -73,17 +74,26 @@ def recorded_texts(recording: str | Path, run_ids: list[int] | None = None) -> l
     return list(dict.fromkeys(html_text(html) for _, html in pages))
 
 
-def with_page_confusers(task: Task, recording: str | Path, solving_run: int) -> tuple[Task, int]:
-    """`task` with page confusers on each `answer_match` check that has none, and how many it got."""
+def with_page_confusers(task: Task, recording: str | Path, solving_run: int,
+                        solved_answers: Sequence[str] = ()) -> tuple[Task, int]:
+    """`task` with page confusers on each `answer_match` check that has none, and how many it got. The
+    answers that solved the task (live and under the cache) must still pass: a confuser one of them
+    names is left out, so the stricter check never turns a kept task's recorded solution into a failure."""
     if not any(c.type == "answer_match" and not c.confusers for c in task.checks):
         return task, 0
     near = recorded_texts(recording, [solving_run])
     every = recorded_texts(recording)
+
+    def passing(check: Any, answers: Sequence[str]) -> list[str]:
+        return [a for a in answers if check_answer(check, a, instruction=task.instruction).passed]
+
     checks: list[Any] = []
     added = 0
     for check in task.checks:
         found = [] if check.confusers else check_confusers(check, task.instruction, near, every)
-        if found:
+        solutions = passing(check, [a for a in solved_answers if a]) if found else []
+        found = [v for v in found if len(passing(replace(check, confusers=[v]), solutions)) == len(solutions)]
+        if found and len(passing(replace(check, confusers=found), solutions)) == len(solutions):
             check = replace(check, confusers=found, confusers_from="page")
             added += len(found)
         checks.append(check)
