@@ -9,7 +9,7 @@ from weblica.synth.intents import catalog as catalog_asks
 from weblica.synth.intents import composed as chains
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
-from weblica.synth.skills.common import (ONE_PAGE, catalog_shell, count_confusers, distinct, listing_pages, name_check,
+from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, listing_pages, name_check,
                                          others, price_check, shown_money, skill, unique_extreme)
 
 SORTS = {"price-asc": "Price: low to high", "price-desc": "Price: high to low", "rating-desc": "Rating: best first",
@@ -43,7 +43,7 @@ def _facet_url(site: SiteBuilder, kinds: list[str] = (), maker: str | None = Non
 
 @skill("filter-sort")
 def filter_sort(site: SiteBuilder) -> None:
-    items = catalog_shell(site, most=ONE_PAGE, search=False, list_page=False)
+    items = catalog_shell(site, search=False, list_page=False)  # the listing shows 48, then more
     site.nav.append((f"All {site.items_noun}", "/items"))
     kinds = sorted({i["kind"] for i in items})
     makers = sorted({i["maker"] for i in items})

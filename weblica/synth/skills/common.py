@@ -47,7 +47,7 @@ CATALOG_RANGE = (60, 160)
 SHOP_RANGE = (100, 240)
 SPARE_NAMES = 24  # base names left unused: absent-name tasks, a genre flow's "no name like the catalog's"
 LISTING_PAGE = 24  # entities on one page of the /items listing (a real shop's 24-48)
-# a skill whose one page shows the whole catalog (a comparison table, a client-side faceted listing)
+# a skill whose one page shows the whole catalog (the comparison table)
 # keeps it under 100, the size past which a real listing pages
 ONE_PAGE = 90
 
