@@ -20,6 +20,11 @@
     const setVal = (name, v) => { const el = form.elements[name]; if (el && v !== null) el.value = v; };
     setVal("maker", params.get("maker")); setVal("max", params.get("max")); setVal("sort", params.get("sort"));
     const sortLabel = $("#f-sort [data-cs-trigger]");
+    // the first FACET_PAGE results show, "Show more" adds as many again (a shop's long result list);
+    // changing a filter starts again from the first results
+    const FACET_PAGE = 48;
+    let limit = FACET_PAGE;
+    const moreButton = $("#facets-more");
     function read() {
       const chosen = $$("[data-kind]", form).filter((el) => el.type === "checkbox" ? el.checked : el.getAttribute("aria-pressed") === "true").map((el) => el.dataset.kind).sort();
       return { kinds: chosen, maker: form.elements.maker.value, max: form.elements.max.value, sort: form.elements.sort.value };
@@ -37,15 +42,19 @@
         "rating-desc": (a, b) => b.rating - a.rating || a.price - b.price, "name-asc": (a, b) => a.name.localeCompare(b.name) }[f.sort];
       if (cmp) items = items.slice().sort(cmp);
       $("[data-result-count]").textContent = `${items.length} ${items.length === 1 ? "result" : "results"}`;
-      $("[data-results]").innerHTML = items.map(W.itemRow).join("") || "<li>No matches.</li>";
+      $("[data-results]").innerHTML = items.slice(0, limit).map(W.itemRow).join("") || "<li>No matches.</li>";
+      // display, not only [hidden]: a style's button rule would show a hidden button
+      if (moreButton) { moreButton.hidden = items.length <= limit; moreButton.style.display = moreButton.hidden ? "none" : ""; }
     }
+    const refilter = () => { limit = FACET_PAGE; render(); };
     $$("[data-kind]", form).forEach((el) => el.addEventListener(el.type === "checkbox" ? "change" : "click", () => {
       if (el.type !== "checkbox") el.setAttribute("aria-pressed", String(el.getAttribute("aria-pressed") !== "true"));
-      render();
+      refilter();
     }));
-    form.addEventListener("change", render);
-    form.addEventListener("input", render);
-    form.addEventListener("submit", (e) => { e.preventDefault(); render(); });
+    form.addEventListener("change", refilter);
+    form.addEventListener("input", refilter);
+    form.addEventListener("submit", (e) => { e.preventDefault(); refilter(); });
+    if (moreButton) moreButton.addEventListener("click", () => { limit += FACET_PAGE; render(); });
     render();
   });
 

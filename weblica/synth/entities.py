@@ -45,6 +45,13 @@ def _base_names(cat: dict[str, Any], people: tuple[list[str], list[str]]) -> lis
             for n in nouns for a in kind_adjectives(cat, kind) if a != n]
 
 
+def name_capacity(cat: dict[str, Any], people: tuple[list[str], list[str]], spare: int = 0) -> int:
+    """The most entities `entity_names` can name uniquely while leaving `spare` base names unused: the
+    base names, plus the near-duplicates (one in NEAR_DUPLICATE_SHARE) it adds on top of them."""
+    base = max(0, len(_base_names(cat, people)) - spare)
+    return base * NEAR_DUPLICATE_SHARE // (NEAR_DUPLICATE_SHARE - 1) if cat.get("variants") else base
+
+
 def entity_names(cat: dict[str, Any], rng: random.Random, count: int,
                  people: tuple[list[str], list[str]]) -> list[dict[str, str]]:
     """`count` unique entities as {name, kind, noun}: names drawn from the kinds' own nouns, about one in

@@ -9,8 +9,8 @@ from weblica.synth.intents import catalog as catalog_asks
 from weblica.synth.intents import composed as chains
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
-from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, name_check, others, price_check,
-                                         shown_money, skill, unique_extreme)
+from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, listing_pages, name_check,
+                                         others, price_check, shown_money, skill, unique_extreme)
 
 SORTS = {"price-asc": "Price: low to high", "price-desc": "Price: high to low", "rating-desc": "Rating: best first",
          "name-asc": "Name: A to Z"}
@@ -43,7 +43,7 @@ def _facet_url(site: SiteBuilder, kinds: list[str] = (), maker: str | None = Non
 
 @skill("filter-sort")
 def filter_sort(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 30, search=False, list_page=False)
+    items = catalog_shell(site, search=False, list_page=False)  # the listing shows 48, then more
     site.nav.append((f"All {site.items_noun}", "/items"))
     kinds = sorted({i["kind"] for i in items})
     makers = sorted({i["maker"] for i in items})
@@ -146,19 +146,22 @@ def _open_cheapest_of_kind_and_maker(site: SiteBuilder, items: list[dict], kinds
             return
 
 
+PAGED_MOST = 150  # the end of a load-more or infinite list stays a few loads (and scrolls) away
+PAGER_SIZES = (12, 16, 20, 24)
+
+
 @skill("pagination")
 def pagination(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 44, search=False, list_page=False, home_items=4)
-    size = 8
-    pages = (len(items) + size - 1) // size
+    items = catalog_shell(site, most=PAGED_MOST, search=False, list_page=False, home_items=4)
     variant = {"native": "pager"}.get(site.spec.style.widgets, site.rng.choice(["pager", "load-more", "infinite"]))
+    # a pager's pages hold 12-24 entities; load-more and infinite scroll add 24 at a time (a few loads
+    # reach the end of the list)
+    size = site.rng.choice(PAGER_SIZES) if variant == "pager" else 24
+    pages = (len(items) + size - 1) // size
     site.data["paging"] = variant
     site.nav.append((f"All {site.items_noun}", "/items"))
     if variant == "pager":
-        for p in range(1, pages + 1):
-            site.page("/items" if p == 1 else f"/items/page/{p}", "listing.html.j2", title=f"{site.items_noun} page {p}",
-                      heading=f"All {site.items_noun}", items=items[(p - 1) * size:p * size], pages=pages, page=p,
-                      total=len(items), page_href=lambda n: "/items" if n == 1 else f"/items/page/{n}", page_kind="listing")
+        listing_pages(site, items, size)
     else:
         site.page("/items", "paged.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
                   items=items[:size], total=len(items), page_size=size, variant=variant, page_kind="paged")
@@ -201,7 +204,7 @@ def pagination(site: SiteBuilder) -> None:
         **say(site, asks.LAST_IN_LIST), start_path="/", plan=plan,
         checks=[name_check(last["name"], names)], difficulty=planned(plan), rubric=["The last item after paging to the end"],
         wrong_answers=[items[0]["name"], items[-2]["name"], items[size - 1]["name"]]))
-    _open_cheapest_in_list(site, items, reach)
+    _open_cheapest_in_list(site, items, reach, size)
     if variant == "pager":
         for p in rng.sample(range(2, pages + 1), 2):
             plan = [{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": f"[data-pager='{p}']"}]
@@ -234,14 +237,14 @@ def pagination(site: SiteBuilder) -> None:
             wrong_answers=[str(size), str(len(items) - 1)]))
 
 
-def _open_cheapest_in_list(site: SiteBuilder, items: list[dict], reach) -> None:
+def _open_cheapest_in_list(site: SiteBuilder, items: list[dict], reach, first: int) -> None:
     """Composed (compare over the whole long list, then open): the cheapest entity of a type, which
     may sit on any page; its page is the only right end. Skipped for a tied cheapest."""
     kinds = sorted({i["kind"] for i in items})
     for kind in site.rng.sample(kinds, len(kinds)):
         group = [i for i in items if i["kind"] == kind]
         low = unique_extreme(group, "price") if len(group) >= 3 else None
-        if low is None or items.index(low) < 8:  # on the first screen it is no walk through the list
+        if low is None or items.index(low) < first:  # on the first page it is no walk through the list
             continue
         plan = reach(low) + [{"op": "click", "sel": f"[data-link=item-{low['id']}]"}]
         site.task(TaskDraft(
@@ -254,7 +257,7 @@ def _open_cheapest_in_list(site: SiteBuilder, items: list[dict], reach) -> None:
 
 @skill("menus")
 def menus(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 30, search=False, list_page=False)
+    items = catalog_shell(site, search=False, list_page=False)
     site.features.add("menus")
     site.menu_kind = "mega" if site.spec.style.widgets == "custom" else "tree"  # type: ignore[attr-defined]
     departments = site.cat["departments"]

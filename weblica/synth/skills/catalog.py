@@ -9,7 +9,7 @@ from weblica.synth.intents.difficulty import planned
 from weblica.synth.data import FIRST_NAMES, LAST_NAMES
 from weblica.synth.entities import absent_names
 from weblica.synth.site import SiteBuilder, TaskDraft
-from weblica.synth.skills.common import (catalog_shell, count_confusers, distinct, matches, name_check, open_item,
+from weblica.synth.skills.common import (ONE_PAGE, catalog_shell, count_confusers, distinct, matches, name_check, open_item,
                                          others, price_check, shown_money, skill, unique_extreme)
 
 RUBRIC_READ = ["The final answer states the value shown on the site", "No data was invented"]
@@ -18,7 +18,7 @@ RUBRIC_READ = ["The final answer states the value shown on the site", "No data w
 def _price_task(site: SiteBuilder, item: dict, via: str) -> TaskDraft:
     items = site.data["items"]
     prices = [i["price"] for i in items if i is not item]
-    plan = open_item(item, via) + [{"op": "done", "answer": site.money(item["price"])}]
+    plan = open_item(site, item, via) + [{"op": "done", "answer": site.money(item["price"])}]
     return TaskDraft(
         **say(site, asks.ASK_PRICE, item=item["name"]),
         start_path="/", plan=plan,
@@ -28,13 +28,13 @@ def _price_task(site: SiteBuilder, item: dict, via: str) -> TaskDraft:
 
 @skill("search")
 def search(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 30, list_page=False)
+    items = catalog_shell(site, list_page=False)
     rng = site.rng
     picks = rng.sample(items, 10)
     for index, item in enumerate(picks[:4]):
         # one guided variant per site says to use the search; the others only ask for the page
         which = asks.SEARCH_OPEN_GUIDED if index == 0 else asks.OPEN_ITEM
-        plan = open_item(item, "search")
+        plan = open_item(site, item, "search")
         site.task(TaskDraft(
             **say(site, which, item=item["name"]),
             start_path="/", plan=plan, checks=[url_is(site.url(f"/item/{item['slug']}"))],
@@ -123,7 +123,7 @@ def _table_page(site: SiteBuilder, items: list[dict]) -> None:
 
 @skill("table-reasoning")
 def table_reasoning(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 24, search=False, list_page=False)
+    items = catalog_shell(site, most=ONE_PAGE, search=False, list_page=False)
     _table_page(site, items)
     rng, dec, attr = site.rng, site.fmt["decimals"], site.cat["attr"]
     to_table = [{"op": "click", "sel": "a[href='/table']"}]
@@ -190,7 +190,7 @@ def table_reasoning(site: SiteBuilder) -> None:
 
 @skill("multi-page")
 def multi_page(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 24)
+    items = catalog_shell(site)
     makers = {m["name"]: m for m in site.data["makers"]}
     rng = site.rng
     cities = [m["city"] for m in makers.values()]
@@ -203,7 +203,7 @@ def multi_page(site: SiteBuilder) -> None:
     picked = [i for i in rng.sample(items, len(items)) if own(cities, makers[i["maker"]]["city"])][:5]
     for item in picked:
         maker = makers[item["maker"]]
-        plan = open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": maker["city"]}]
+        plan = open_item(site, item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": maker["city"]}]
         site.task(TaskDraft(
             **say(site, asks.MAKER_CITY, item=item["name"]), start_path="/", plan=plan,
             checks=[answer_text(maker["city"], distinct(cities, maker["city"]))], difficulty=planned(plan),
@@ -212,7 +212,7 @@ def multi_page(site: SiteBuilder) -> None:
     for item in picked:
         maker = makers[item["maker"]]
         year = maker["founded"]
-        plan = open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(year)}]
+        plan = open_item(site, item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(year)}]
         site.task(TaskDraft(
             **say(site, asks.MAKER_FOUNDED, item=item["name"]), start_path="/", plan=plan,
             checks=[answer_count(year, distinct(years + [year - 1, year + 1], year))], difficulty=planned(plan),
@@ -223,7 +223,7 @@ def multi_page(site: SiteBuilder) -> None:
         if a["price"] == b["price"]:  # a tie has no cheaper one
             continue
         cheaper = a if a["price"] < b["price"] else b
-        plan = open_item(a) + open_item(b) + [{"op": "done", "answer": cheaper["name"]}]
+        plan = open_item(site, a) + open_item(site, b) + [{"op": "done", "answer": cheaper["name"]}]
         site.task(TaskDraft(
             **say(site, asks.CHEAPER_OF_TWO, a=a["name"], b=b["name"]), start_path="/", plan=plan,
             checks=[name_check(cheaper["name"], names)], difficulty=planned(plan), rubric=["Both prices were looked up"],
@@ -239,7 +239,7 @@ def multi_page(site: SiteBuilder) -> None:
         confusers = count_confusers(n, [c for m, c in offered.items() if m != maker["name"]] + [len(items)])
         if confusers is None:
             continue
-        plan = open_item(item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(n)}]
+        plan = open_item(site, item) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": str(n)}]
         site.task(TaskDraft(
             **say(site, asks.MAKER_RANGE, item=item["name"]), start_path="/", plan=plan,
             checks=[answer_count(n, confusers, unit=site.items_noun)], difficulty=planned(plan),
@@ -264,7 +264,7 @@ def _maker_city_of_cheapest(site: SiteBuilder, items: list[dict], k: int = 2) ->
         if low is None or cities.count(makers[low["maker"]]["city"]) != 1:
             continue
         city = makers[low["maker"]]["city"]
-        plan = open_item(low) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": city}]
+        plan = open_item(site, low) + [{"op": "click", "sel": "[data-link=maker]"}, {"op": "done", "answer": city}]
         site.task(TaskDraft(
             **say(site, chains.MAKER_CITY_OF_CHEAPEST, kind=kind), start_path="/", plan=plan,
             checks=[answer_text(city, distinct(cities, city))], difficulty=planned(plan),
@@ -279,7 +279,7 @@ def _maker_city_of_cheapest(site: SiteBuilder, items: list[dict], k: int = 2) ->
 def hidden_content(site: SiteBuilder) -> None:
     mode = site.rng.choice(["tabs", "accordion", "modal", "tooltip"])
     site.data["hidden_mode"] = mode
-    items = catalog_shell(site, 20, hidden=mode, search=False)
+    items = catalog_shell(site, hidden=mode, search=False)
     labels = list(site.cat["facts"])
     home = {i["id"] for i in items[:8]}
     made = 0
@@ -301,7 +301,7 @@ def hidden_content(site: SiteBuilder) -> None:
         wrong = [str(v) for v in site.cat["facts"][label] if str(v) != str(value)]
         # featured items are one click from home
         on_home = item["id"] in home
-        reach = [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}] if on_home else open_item(item)
+        reach = [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}] if on_home else open_item(site, item)
         plan = reach + reveal + [{"op": "done", "answer": str(value)}]
         asked = (say(site, asks.HIDDEN_FACT, fact=label.lower(), be=is_are(label), item=item["name"]) if is_noun(label)
                  else say(site, asks.HIDDEN_FIELD, label=label, item=item["name"]))
@@ -335,7 +335,7 @@ def _fact_of_cheapest(site: SiteBuilder, items: list[dict], mode: str) -> None:
                   "modal": {"op": "click", "sel": "[data-open-modal]"},
                   "tooltip": {"op": "hover", "sel": f"[data-tip=t{index}]"}}[mode]
         wrong = [str(v) for v in site.cat["facts"][label] if str(v) != str(value)]
-        plan = open_item(low) + [reveal, {"op": "done", "answer": str(value)}]
+        plan = open_item(site, low) + [reveal, {"op": "done", "answer": str(value)}]
         asked = (say(site, chains.FACT_OF_CHEAPEST, fact=label.lower(), be=is_are(label), kind=kind) if is_noun(label)
                  else say(site, chains.FIELD_OF_CHEAPEST, label=label, kind=kind))
         site.task(TaskDraft(
@@ -352,7 +352,7 @@ def infeasible(site: SiteBuilder) -> None:
     """Tasks the site cannot satisfy, and feasible controls phrased the same way. No instruction hints
     that refusing is allowed (the system prompt says how to refuse): an instruction that said "if the
     site does not offer it, say so" would, echoed back, read as a refusal."""
-    items = catalog_shell(site, 24, list_page=True)
+    items = catalog_shell(site, list_page=True)
     rng = site.rng
     present = {i["name"] for i in items}
     absent = absent_names(site.cat, present, (FIRST_NAMES, LAST_NAMES))
@@ -371,7 +371,7 @@ def infeasible(site: SiteBuilder) -> None:
         checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent reports the missing type"],
         wrong_answers=wrong))
     for item in rng.sample(items, 3):
-        plan = open_item(item, "search") + [{"op": "done", "answer": refuse}]
+        plan = open_item(site, item, "search") + [{"op": "done", "answer": refuse}]
         site.task(TaskDraft(
             **say(site, asks.CARBON_FOOTPRINT, item=item["name"]), start_path="/", plan=plan,
             checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent does not invent a value"],

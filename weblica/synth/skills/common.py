@@ -2,11 +2,13 @@
 the blurbs that make item pages read like a shop rather than a table dump."""
 from __future__ import annotations
 
+import random
 from typing import Any, Callable
 
 from weblica.env.task import Check
 from weblica.synth.checks import answer_number, answer_text
-from weblica.synth.entities import about, one_word_apart
+from weblica.synth.data import FIRST_NAMES, LAST_NAMES
+from weblica.synth.entities import about, name_capacity, one_word_apart
 from weblica.synth.site import SiteBuilder
 
 Plan = list[dict[str, Any]]
@@ -39,10 +41,51 @@ def matches(item: dict[str, Any], query: str) -> bool:
     return bool(words) and all(w in hay for w in words)
 
 
-def catalog_shell(site: SiteBuilder, count: int = 30, *, search: bool = True, hidden: str | None = None,
+# Catalog sizes (issue 18: real catalogs hold dozens to hundreds of entities). A site's size is drawn
+# from its own seed; genres that sell things (shops, their bigger ranges) draw from the larger range.
+CATALOG_RANGE = (60, 160)
+SHOP_RANGE = (100, 240)
+SPARE_NAMES = 24  # base names left unused: absent-name tasks, a genre flow's "no name like the catalog's"
+LISTING_PAGE = 24  # entities on one page of the /items listing (a real shop's 24-48)
+# a skill whose one page shows the whole catalog (the comparison table)
+# keeps it under 100, the size past which a real listing pages
+ONE_PAGE = 90
+
+
+def catalog_size(site: SiteBuilder, most: int | None = None) -> int:
+    """The number of entities of this site's catalog: drawn per site (its id and seed, not the site's
+    rng, so the rest of the site's draws stay put), at most `most` (a skill whose one page lists the
+    whole catalog keeps it under 100), and never more than the genre can name without repeats."""
+    low, high = SHOP_RANGE if site.labels["sells"] else CATALOG_RANGE
+    if most is not None:
+        high = min(high, most)
+        low = min(low, high)
+    drawn = random.Random(f"catalog-size:{site.spec.site_id}:{site.spec.seed}").randint(low, high)
+    return min(drawn, name_capacity(site.cat, (FIRST_NAMES, LAST_NAMES), SPARE_NAMES))
+
+
+def listing_href(page: int) -> str:
+    return "/items" if page == 1 else f"/items/page/{page}"
+
+
+def listing_pages(site: SiteBuilder, items: list[dict[str, Any]], size: int, **context: Any) -> int:
+    """/items as numbered pages of `size` entities (/items, /items/page/2, ...), each with the pager;
+    returns the number of pages. The page size is kept for plans (`open_item`)."""
+    pages = (len(items) + size - 1) // size
+    site.data["listing_page_size"] = size
+    for p in range(1, pages + 1):
+        site.page(listing_href(p), "listing.html.j2", title=f"All {site.items_noun}" if p == 1 else
+                  f"{site.items_noun} page {p}", heading=f"All {site.items_noun}", items=items[(p - 1) * size:p * size],
+                  pages=pages if pages > 1 else 0, page=p, total=len(items), page_href=listing_href,
+                  page_kind="listing", **context)
+    return pages
+
+
+def catalog_shell(site: SiteBuilder, *, most: int | None = None, search: bool = True, hidden: str | None = None,
                   home_items: int = 8, list_page: bool = True) -> list[dict[str, Any]]:
-    """Items with their detail pages, maker pages, a home page and (optionally) search and /items."""
-    items = site.items(count)
+    """Items with their detail pages, maker pages, a home page and (optionally) search and the paged
+    /items listing. The catalog's size is `catalog_size(site, most)`."""
+    items = site.items(catalog_size(site, most))
     makers = {m["name"]: m for m in site.data["makers"]}
     if search:
         site.features.add("search")
@@ -55,21 +98,26 @@ def catalog_shell(site: SiteBuilder, count: int = 30, *, search: bool = True, hi
                   items=[i for i in items if i["maker"] == maker["name"]], page_kind="maker")
     if list_page:
         site.nav.append((f"All {site.items_noun}", "/items"))
-        site.page("/items", "listing.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}",
-                  intro=f"{len(items)} {site.items_noun} from {len(makers)} {site.labels['makers']}.", items=items,
-                  pages=0, page_kind="listing")
+        listing_pages(site, items, LISTING_PAGE,
+                      intro=f"{len(items)} {site.items_noun} from {len(makers)} {site.labels['makers']}.")
     site.page("/", "home.html.j2", title="Home", heading=f"Welcome to {site.name}",
               intro=f"Browse {len(items)} {site.items_noun}: {', '.join(list(site.cat['kinds'])[:4]).lower()} and more.",
               items=items[:home_items], page_kind="home")
     return items
 
 
-def open_item(item: dict[str, Any], via: str = "items") -> Plan:
-    """Steps to reach an item's page: from the full listing, or via the search box."""
+def open_item(site: SiteBuilder, item: dict[str, Any], via: str = "items") -> Plan:
+    """Steps to reach an item's page: from the paged /items listing (its page's number clicked when it
+    is not on the first), or via the search box."""
     if via == "search":
         return [{"op": "fill", "sel": "#search-input", "text": item["name"], "enter": True},
                 {"op": "click", "sel": f"[data-search-results] [data-link=item-{item['id']}]"}]
-    return [{"op": "click", "sel": "a[href='/items']"}, {"op": "click", "sel": f"[data-link=item-{item['id']}]"}]
+    steps: Plan = [{"op": "click", "sel": "a[href='/items']"}]
+    size = site.data.get("listing_page_size")
+    index = site.data["items"].index(item)
+    if size and index >= size:
+        steps.append({"op": "click", "sel": f"[data-pager='{index // size + 1}']"})
+    return steps + [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}]
 
 
 def others(values: list[Any], right: Any, k: int = 3) -> list[Any]:

@@ -39,7 +39,7 @@ def _fill(field: dict, value: object) -> dict:
 
 @skill("forms")
 def forms(site: SiteBuilder) -> None:
-    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    catalog_shell(site, search=False, list_page=False, home_items=4)
     topics = [f"{k} question" for k in list(site.cat["kinds"])[:4]] + [site.labels["support"]]
     fields = [
         {"name": "name", "label": "Full name", "type": "text", "required": True},
@@ -96,7 +96,7 @@ def _date_text(iso: str) -> str:
 
 @skill("date-picker")
 def date_picker(site: SiteBuilder) -> None:
-    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    catalog_shell(site, search=False, list_page=False, home_items=4)
     month = BASE_DATE.strftime("%Y-%m")
     fields = [{"name": "name", "label": "Your name", "type": "text", "required": True},
               {"name": "start", "label": "From", "type": "date", "required": True, "month": month},
@@ -126,7 +126,7 @@ def date_picker(site: SiteBuilder) -> None:
 
 @skill("numeric-widgets")
 def numeric_widgets(site: SiteBuilder) -> None:
-    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    catalog_shell(site, search=False, list_page=False, home_items=4)
     lo, hi = site.cat["price"]
     step = max(1, int((hi - lo) / 40 // 5 * 5) or 1)
     budget_max = lo + step * 40
@@ -193,7 +193,7 @@ def _shown_fragment(fragment: str, value: str, options: list[str]) -> str:
 
 @skill("autocomplete")
 def autocomplete(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 24, search=False, list_page=False, home_items=4)
+    items = catalog_shell(site, search=False, list_page=False, home_items=4)
     places = sorted(set(CITIES + DISTRICTS))
     names = sorted(i["name"] for i in items)
     site.public_json["ac_options"] = {"place": places, "item": names}
@@ -238,7 +238,7 @@ def _reserve_said(site: SiteBuilder, item: str, place: str) -> dict:
 
 @skill("account")
 def account(site: SiteBuilder) -> None:
-    catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    catalog_shell(site, search=False, list_page=False, home_items=4)
     rng = site.rng
     people = make_people(rng, 14)
     users = [{"id": f"u{i + 1}", "username": p["first"].lower() + str(rng.randint(10, 99)), "email": p["email"],

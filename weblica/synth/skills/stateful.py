@@ -19,8 +19,8 @@ from weblica.synth.skills.common import (catalog_shell, distinct, name_check, op
 MAXIMAL_EXTRAS = 3  # other items added, other slots booked, in a "do everything" negative
 
 
-def _add_to_cart(item: dict, qty: int) -> list[dict]:
-    steps = open_item(item)
+def _add_to_cart(site: SiteBuilder, item: dict, qty: int) -> list[dict]:
+    steps = open_item(site, item)
     if qty != 1:
         steps.append({"op": "fill", "sel": "#qty", "text": str(qty)})
     return steps + [{"op": "click", "sel": "#add-to-cart"}, {"op": "reach", "sel": "[data-added]"}]
@@ -29,7 +29,7 @@ def _add_to_cart(item: dict, qty: int) -> list[dict]:
 @skill("checkout")
 def checkout(site: SiteBuilder) -> None:
     site.features.add("cart")
-    items = catalog_shell(site, 20, search=False)
+    items = catalog_shell(site, search=False)
     site.initial_state = {"cart": {}, "orders": []}
     site.page("/cart", "cart.html.j2", title="Cart", page_kind="cart")
     shipping = ["Standard", "Express", "Pick-up"]
@@ -48,18 +48,18 @@ def checkout(site: SiteBuilder) -> None:
 
     def extras(*wanted: dict) -> list[dict]:
         """Every other item added too (a few of them): the "do everything" negative of a cart task."""
-        return [step for other in [i for i in items if i not in wanted][:MAXIMAL_EXTRAS] for step in _add_to_cart(other, 1)]
+        return [step for other in [i for i in items if i not in wanted][:MAXIMAL_EXTRAS] for step in _add_to_cart(site, other, 1)]
 
     for item in rng.sample(items, 4):
         qty = rng.randint(1, 4)
-        plan = _add_to_cart(item, qty)
+        plan = _add_to_cart(site, item, qty)
         site.task(TaskDraft(
             **say(site, asks.ADD_TO_CART, qty=qty, item=item["name"]), start_path="/", plan=plan,
             checks=[state_is(f"cart.{item['id']}", qty, "numeric"), state_count("cart", 1)], difficulty=planned(plan),
             rubric=["The cart holds exactly the requested line"], maximal=plan + extras(item)))
     for _ in range(3):
         a, b = rng.sample(items, 2)
-        plan = _add_to_cart(a, 1) + _add_to_cart(b, 2)
+        plan = _add_to_cart(site, a, 1) + _add_to_cart(site, b, 2)
         site.task(TaskDraft(
             **say(site, asks.ADD_TWO_TO_CART, a=a["name"], b=b["name"]), start_path="/",
             plan=plan, difficulty=planned(plan), rubric=["Both lines are in the cart"],
@@ -75,7 +75,7 @@ def checkout(site: SiteBuilder) -> None:
             {"op": "fill", "sel": "#f-city", "text": person["city"]},
             {"op": "click", "sel": f"#shipping-{shipping.index(ship) + 1}"},
             {"op": "select", "sel": "#f-payment", "value": pay}, {"op": "click", "sel": "#submit"}]
-        plan = _add_to_cart(entity, 1) + to_checkout
+        plan = _add_to_cart(site, entity, 1) + to_checkout
         delivery = "pick-up" if ship == "Pick-up" else f"{ship.lower()} shipping"
         site.task(TaskDraft(
             **say(site, which, name=person["name"], street=person["street"], city=person["city"], delivery=delivery,
@@ -97,7 +97,7 @@ def checkout(site: SiteBuilder) -> None:
         if low is None or sum(i["kind"] == kind for i in items) < 2:
             continue
         qty = rng.randint(2, 3)
-        plan = _add_to_cart(low, qty)
+        plan = _add_to_cart(site, low, qty)
         site.task(TaskDraft(
             **say(site, chains.CHEAPEST_KIND_TO_CART, kind=kind, qty=qty), start_path="/", plan=plan,
             checks=[state_is(f"cart.{low['id']}", qty, "numeric"), state_count("cart", 1)], difficulty=planned(plan),
@@ -114,7 +114,7 @@ def checkout(site: SiteBuilder) -> None:
 
 @skill("crud")
 def crud(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    items = catalog_shell(site, search=False, list_page=False, home_items=4)
     rng = site.rng
     people = make_people(rng, 6)
     verbs = list(site.cat.get("todo", ["Restock", "Review", "Photograph", "Reprice", "Order", "Inspect"]))
@@ -172,7 +172,7 @@ def crud(site: SiteBuilder) -> None:
 
 @skill("booking")
 def booking(site: SiteBuilder) -> None:
-    catalog_shell(site, 8, search=False, list_page=False, home_items=4)
+    catalog_shell(site, search=False, list_page=False, home_items=4)
     rng = site.rng
     offers = make_offers(site.spec, rng, 24)
     site.data["offers"] = offers
@@ -229,7 +229,7 @@ def booking(site: SiteBuilder) -> None:
 
 @skill("store-locator")
 def store_locator(site: SiteBuilder) -> None:
-    catalog_shell(site, 8, search=False, list_page=False, home_items=4)
+    catalog_shell(site, search=False, list_page=False, home_items=4)
     rng = site.rng
     stores = make_stores(site.spec, rng, 9)
     home = (50, 30)
@@ -319,7 +319,7 @@ def _moves_to(order: list[str], target: list[str]) -> list[dict]:
 
 @skill("drag-reorder")
 def drag_reorder(site: SiteBuilder) -> None:
-    items = catalog_shell(site, 12, search=False, list_page=False, home_items=4)
+    items = catalog_shell(site, search=False, list_page=False, home_items=4)
     rng = site.rng
     entries = [{"id": f"e{i + 1}", "name": item["name"], "price": item["price"]} for i, item in enumerate(rng.sample(items, 6))]
     order = [e["id"] for e in entries]
