@@ -7,7 +7,8 @@ not list several values of the gold's shape (two different numbers for a number;
 or-joined names for a name). Values the question itself states ("at most ¥317") are context, not
 competing values, and a value the answer denies ("¥316, not ¥342") is not asserted. What a person would
 accept passes: `weblica.env.answers` reads number words, locale notations, currencies and units,
-`weblica.env.dates` dates and clock times, `weblica.env.text` phrases (case, punctuation, articles).
+`weblica.env.dates` dates and clock times, `weblica.env.text` phrases (case, punctuation, articles);
+`weblica.env.answer_context` reads what surrounds the gold (the question's values, confusers, hedges).
 
 Infeasible tasks (mode `refusal`) pass only for a refusal that asserts no value (`weblica.env.refusal`);
 on any other task a refusal, or the `done` tool's `infeasible: true`, fails.
@@ -18,7 +19,6 @@ answer or task file cannot hang a run; either limit fails the check with a reaso
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence
 
 import regex
@@ -26,7 +26,9 @@ import regex
 from weblica.env import answers as A
 from weblica.env import dates as D
 from weblica.env import text as T
-from weblica.env.assertion import hedge, is_bound, is_negated, list_items, shape
+from weblica.env.answer_context import (Outcome, Question, confuser_parts, fmt_number, named_confusers, spoiler,
+                                        token_span, word_before)
+from weblica.env.assertion import is_bound, is_negated, list_items, shape
 from weblica.env.refusal import guess_phrase, refusal_phrase
 
 if TYPE_CHECKING:
@@ -56,122 +58,11 @@ def safe_search(pattern: str, text: str, flags: int = 0) -> Any:
         raise PatternError(f"the pattern does not compile ({exc})") from None
 
 
-def _word_before(norm: str, start: int) -> str:
-    words = T.tokens(norm[max(0, start - 40):start])
-    return words[-1].key if words else ""
-
-
-@dataclass
-class Question:
-    """What the instruction itself states: echoing it is context, not a competing value."""
-
-    text: str = ""
-    locale: str | None = None
-    numbers: list[float] = field(init=False)
-    contexts: set[tuple[float, str]] = field(init=False)
-    dates: set[tuple[int | None, int, int]] = field(init=False)
-    toks: list[T.Token] = field(init=False)
-
-    def __post_init__(self) -> None:
-        norm = T.normalize_answer(self.text)
-        found = A.find_numbers(norm, self.locale)
-        self.numbers = [n.value for n in found]
-        # each number with the word before it: "rating of 4.0" echoed is not an answer of 4
-        self.contexts = {(n.value, _word_before(norm, n.start)) for n in found}
-        self.dates = {r for d in D.find_dates(norm, self.locale) for r in d.readings}
-        self.toks = T.tokens(norm)
-
-    @property
-    def keys(self) -> frozenset[str]:
-        return frozenset(t.key for t in self.toks)
-
-    def states_number(self, value: float) -> bool:
-        return any(math.isclose(value, v, abs_tol=1e-9) for v in self.numbers)
-
-    def states_phrase(self, keys: Sequence[str]) -> bool:
-        return bool(T.find_phrase(self.toks, keys))
-
-
-@dataclass
-class Outcome:
-    passed: bool
-    reason: str
-
-
-def _fmt(value: float) -> str:
-    return f"{value:g}" if value == int(value) else f"{value:.6g}"
-
-
-def _confuser_parts(confusers: Sequence[Any] | None) -> tuple[list[float], list[str]]:
-    """Confusers as numbers (where they are one quantity: 17, "¥17", "Two owners") and as phrases."""
-    numbers, phrases = [], []
-    for c in confusers or []:
-        if isinstance(c, (int, float)) and not isinstance(c, bool):
-            numbers.append(float(c))
-            continue
-        q = A.quantity(str(c))
-        if q is not None:
-            numbers.append(q[0])
-        elif T.phrase_keys(str(c)):
-            phrases.append(str(c))
-    return numbers, phrases
-
-
-def _span_text(norm: str, toks: list[T.Token], occ: tuple[int, int]) -> tuple[int, int]:
-    return toks[occ[0]].start, toks[occ[1] - 1].end
-
-
-def _blank(norm: str, spans: Sequence[tuple[int, int]]) -> str:
-    """`norm` with the spans replaced by spaces, so the words around the gold are read without it."""
-    chars = list(norm)
-    for s, e in spans:
-        chars[s:e] = " " * (e - s)
-    return "".join(chars)
-
-
-def _phrase_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tuple[int, int]],
-                      question: Question, gold_keys: Sequence[Sequence[str]]) -> list[str]:
-    """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
-    toks = T.tokens(norm)
-    present = {t.key for t in toks}
-    # the gold's own words are not a denial of what follows it: "Non-refundable or free cancellation"
-    # names the confuser, whose "non" belongs to the gold
-    around = _blank(norm, gold_spans)
-    named = []
-    for phrase in phrases:
-        keys = T.phrase_keys(phrase)
-        if not keys or not set(keys) <= present:  # most confusers are not in the answer at all: cheap skip
-            continue
-        if list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
-            continue
-        for occ in T.find_phrase(toks, keys):
-            s, e = _span_text(norm, toks, occ)
-            if any(gs <= s and e <= ge for gs, ge in gold_spans):
-                continue
-            if not is_negated(around[:s], around[e:], question.keys):
-                named.append(phrase)
-                break
-    return named
-
-
-def _tail(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
-    """Why the rest of the answer spoils it (a hedge, a refusal), or None."""
-    rest = _blank(norm, gold_spans)
-    h = hedge(rest, question.text)
-    if h:
-        return f"hedges ('{h}')"
-    r = refusal_phrase(rest)
-    # "X is not available" answers "Which one is not available?": the question's own words are no refusal
-    if r and T.fold(r) not in T.fold(T.normalize_answer(question.text)):
-        return f"refuses ('{r}') on a feasible task"
-    return None
-
-
 # ---- modes ------------------------------------------------------------------------------------------
 
 def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str | None,
              confusers: Sequence[Any] | None, question: Question, locale: str | None) -> Outcome:
-    conf_numbers, conf_phrases = _confuser_parts(confusers)
+    conf_numbers, conf_phrases = confuser_parts(confusers)
     nums = A.find_numbers(norm, locale)
 
     def close(a: float, b: float) -> bool:
@@ -182,21 +73,21 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
                 and (n.currency is None or currency is None or A.same_currency(n.currency, currency)))
 
     # a gold the question itself states, echoed with the question's own words, asserts nothing
-    golds = [n for n in nums if is_gold(n) and (n.value, _word_before(norm, n.start)) not in question.contexts]
+    golds = [n for n in nums if is_gold(n) and (n.value, word_before(norm, n.start)) not in question.contexts]
     if not golds and any(is_gold(n) for n in nums):
-        return Outcome(False, f"states {_fmt(gold)} only where it echoes the question")
+        return Outcome(False, f"states {fmt_number(gold)} only where it echoes the question")
     if not golds:
         wrong_currency = [n for n in nums if close(n.value, gold) and n.currency and currency]
         if wrong_currency:
-            return Outcome(False, f"states {_fmt(gold)} in {wrong_currency[0].currency}, not {currency}")
-        stated = ", ".join(dict.fromkeys(_fmt(n.value) for n in nums[:5]))
-        return Outcome(False, f"states no {_fmt(gold)}{' ' + unit if unit else ''}"
+            return Outcome(False, f"states {fmt_number(gold)} in {wrong_currency[0].currency}, not {currency}")
+        stated = ", ".join(dict.fromkeys(fmt_number(n.value) for n in nums[:5]))
+        return Outcome(False, f"states no {fmt_number(gold)}{' ' + unit if unit else ''}"
                               + (f" (it states {stated})" if stated else ""))
     for n in golds:
         if is_negated(norm[:n.start], norm[n.end:], question.keys):
-            return Outcome(False, f"denies {_fmt(gold)}")
+            return Outcome(False, f"denies {fmt_number(gold)}")
         if is_bound(norm[:n.start]):
-            return Outcome(False, f"gives a bound, not the value {_fmt(gold)}")
+            return Outcome(False, f"gives a bound, not the value {fmt_number(gold)}")
     competing = []
     for n in nums:
         if not is_gold(n) and not question.states_number(n.value) and \
@@ -205,17 +96,17 @@ def _numeric(norm: str, gold: float, tol: float, unit: str | None, currency: str
             if len(competing) >= 5:  # enough to say why
                 break
     if competing:
-        names = [_fmt(n.value) + (" (a confuser)" if any(close(n.value, c) for c in conf_numbers) else "")
+        names = [fmt_number(n.value) + (" (a confuser)" if any(close(n.value, c) for c in conf_numbers) else "")
                  + (f" (in {n.currency})" if close(n.value, gold) else "") for n in competing]
         return Outcome(False, f"also states {', '.join(dict.fromkeys(names))}")
     spans = [(n.start, n.end) for n in golds]
-    named = _phrase_confusers(norm, conf_phrases, spans, question, [])
+    named = named_confusers(norm, conf_phrases, spans, question, [])
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named)}")
-    spoiled = _tail(norm, spans, question)
+    spoiled = spoiler(norm, spans, question)
     if spoiled:
         return Outcome(False, spoiled)
-    return Outcome(True, f"states {_fmt(gold)}")
+    return Outcome(True, f"states {fmt_number(gold)}")
 
 
 def _name_word(tok: T.Token) -> bool:
@@ -281,20 +172,20 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
     if (need_all and missing) or not found:
         return Outcome(False, f"does not name {missing[0] if need_all else golds[0]!r}")
     occs = [occ for group in found.values() for occ in group]
-    spans = [_span_text(norm, toks, occ) for occ in occs]
+    spans = [token_span(norm, toks, occ) for occ in occs]
     for occ, (s, e) in zip(occs, spans):
         if is_negated(norm[:s], norm[e:], question.keys):
             return Outcome(False, f"denies {norm[s:e]!r}")
         longer_name = _extends_name(norm, toks, occ, golds[0])
         if longer_name:
             return Outcome(False, f"names {longer_name!r}, which is more than {norm[s:e]!r}")
-    named = _phrase_confusers(norm, conf_phrases, spans, question, gold_keys)
+    named = named_confusers(norm, conf_phrases, spans, question, gold_keys)
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
     items = _competing_items(norm, spans, gold_keys)
     if items:
         return Outcome(False, f"lists other candidates besides the gold: {', '.join(repr(x) for x in items[:5])}")
-    spoiled = _tail(norm, spans, question)
+    spoiled = spoiler(norm, spans, question)
     if spoiled:
         return Outcome(False, spoiled)
     return Outcome(True, f"names {', '.join(repr(golds[gi]) for gi in sorted(found))}")
@@ -319,7 +210,7 @@ def _date(norm: str, iso: str, locale: str | None, question: Question) -> Outcom
                and not is_negated(norm[:n.start], norm[n.end:], question.keys)]
     if others:
         return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
-    spoiled = _tail(norm, [(d.start, d.end) for d in golds], question)
+    spoiled = spoiler(norm, [(d.start, d.end) for d in golds], question)
     return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {iso}")
 
 
@@ -349,10 +240,10 @@ def _time(norm: str, gold: int, confusers: Sequence[Any] | None, question: Quest
         return Outcome(False, f"also states {', '.join(repr(o) for o in others[:5])}")
     spans = [(s, e) for _, s, e in golds]
     phrases = [str(c) for c in confusers or [] if D.clock_time(str(c)) is None]
-    named = _phrase_confusers(norm, phrases, spans, question, [])
+    named = named_confusers(norm, phrases, spans, question, [])
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
-    spoiled = _tail(norm, spans, question)
+    spoiled = spoiler(norm, spans, question)
     return Outcome(False, spoiled) if spoiled else Outcome(True, f"states {shown}")
 
 
@@ -376,10 +267,10 @@ def _regex(answer: str, pattern: str, confusers: Sequence[Any] | None, question:
                            T.normalize_answer(after[later.end():][:200]), question.keys):
         return Outcome(False, f"matches two different values: {match.group(0)!r} and {later.group(0)!r}")
     rest = T.normalize_answer(before) + " | " + T.normalize_answer(after)
-    named = _phrase_confusers(rest, [str(c) for c in confusers or []], [], question, [])
+    named = named_confusers(rest, [str(c) for c in confusers or []], [], question, [])
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
-    spoiled = _tail(rest, [], question)
+    spoiled = spoiler(rest, [], question)
     if spoiled:
         return Outcome(False, spoiled)
     # the matched text is the gold: the answer is read as for that value, so a list of prices around a
@@ -439,7 +330,7 @@ def _refusal(norm: str, confusers: Sequence[Any] | None, question: Question, inf
         norm[d.start:d.end] for d in D.find_dates(norm, locale) if not d.readings <= question.dates]
     if values_text:
         return Outcome(False, f"refuses but also states {', '.join(repr(v) for v in values_text[:5])}")
-    named = _phrase_confusers(norm, _confuser_parts(confusers)[1], [], question, []) or _names(norm, question)
+    named = named_confusers(norm, confuser_parts(confusers)[1], [], question, []) or _names(norm, question)
     if named:
         return Outcome(False, f"refuses but also names {', '.join(repr(x) for x in named[:5])}")
     how = "infeasible: true" if infeasible and phrase is None else f"'{phrase}'"
