@@ -88,3 +88,72 @@ def test_a_synth_task_in_the_real_browser_env(synth):
         assert terminated and reward == 0.0
     finally:
         env.close()
+
+
+# a checkout site with a sticky header (tests/test_synth_episode_structure.py): task t08's compiled oracle
+# clicks the stuck header's cart link while scrolled, and at episode seeds 1, 2 and 5 this episode's header
+# is not there (the env's oracle policy scrolls back to it in those episodes)
+STICKY_TASK, STICKY_SEEDS = "-t08", (1, 2)
+
+
+@pytest.fixture(scope="module")
+def sticky(tmp_path_factory):
+    from weblica.env.task import load_tasks, save_tasks
+    from weblica.serve.backend import SynthBackend
+    from weblica.serve.server import SiteServer
+    from weblica.synth.generate import keep_valid, write_unvalidated
+    from weblica.synth.spec import sample_spec
+
+    spec = sample_spec(100, skill="checkout")
+    spec.distractors = dict(spec.distractors, sticky_header=True, lazy_loading=True)
+    bundle = write_unvalidated(spec, tmp_path_factory.mktemp("bgym-sticky"))
+    tasks = [t for t in load_tasks(bundle / "tasks.jsonl") if t.id.endswith(STICKY_TASK)]
+    assert len(tasks) == 1, "the site's tasks changed: pick another whose oracle clicks the stuck header"
+    save_tasks(tasks, bundle / "tasks.jsonl")
+    # compiles the oracle (episode seed 0); on a thread of its own: BrowserGym's sync Playwright holds this one's loop
+    wbg._run_async(keep_valid([bundle], 1))
+    (task,) = load_tasks(bundle / "tasks.jsonl")
+    assert task.oracle
+    with SiteServer([bundle]) as server:
+        yield SynthBackend(server), task
+
+
+def cheat_in_browser_env(backend, task, seed):
+    """BrowserEnv at this episode seed, the task's cheat() on its page, then a step so it validates."""
+    env = bg_env.BrowserEnv(**wbg.browser_env_kwargs(task, backend, episode_id=f"bg-sticky-{seed}", seed=seed),
+                            headless=True)
+    try:
+        env.reset(seed=seed)
+        mode = env.unwrapped.page.evaluate("document.body.dataset.headerMode")
+        env.unwrapped.task.cheat(env.unwrapped.page, env.unwrapped.chat.messages)
+        obs, reward, terminated, truncated, info = env.step("noop()")
+        return mode, reward, terminated, info
+    finally:
+        env.close()
+
+
+def test_cheat_scrolls_back_to_a_stuck_header_and_wins(sticky, monkeypatch):
+    """cheat() plays the env's oracle policy, so where this episode's header is not where the recorded
+    click aimed, it scrolls back to it first and the task is done; the same recording without that
+    scroll (the cheat before it) clicks what lies there instead and the task fails."""
+    import weblica.policy.oracle as oracle_policy
+    from weblica.env.sticky_header import header_fix_before
+
+    backend, task = sticky
+    fixes = []
+
+    def counted(header, action):
+        fix = header_fix_before(header, action)
+        fixes.append(fix)
+        return fix
+
+    monkeypatch.setattr(oracle_policy, "header_fix_before", counted)
+    for seed in STICKY_SEEDS:
+        fixes.clear()
+        mode, reward, terminated, info = cheat_in_browser_env(backend, task, seed)
+        assert terminated and reward == 1.0, (seed, mode, info.get("task_info"))
+        assert mode != "full" and any(fixes), (seed, mode)  # this episode's header is elsewhere
+    # without the scroll back, the recorded click meets content or nothing: no win
+    monkeypatch.setattr(oracle_policy, "header_fix_before", lambda header, action: None)
+    mode, reward, terminated, info = cheat_in_browser_env(backend, task, STICKY_SEEDS[0])
+    assert terminated and reward == 0.0, (mode, info.get("task_info"))

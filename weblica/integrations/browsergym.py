@@ -2,7 +2,7 @@
 
 BrowserGym owns the browser and hands the task a (sync) Playwright page: `setup` opens the start URL
 (after resetting the site's per-episode state) and returns the goal, `validate` scores the agent's last
-message to the user with the task's checks, and `cheat` plays the oracle.
+message to the user with the task's checks, and `cheat` plays the oracle as the env's oracle policy does.
 
 Written against browsergym-core 0.14.3 (`browsergym/core/task.py`, `env.py`, `chat.py`, `__init__.py`). It
 pins Playwright 1.44; install it beside weblica's Playwright without its dependencies
@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any, Awaitable, TypeVar
+from typing import Any, Awaitable, Coroutine, TypeVar
 
 from weblica.browser.launcher import LOCALE, TIMEZONE, VIEWPORT, BrowserOptions
+from weblica.env.actions import Action
 from weblica.env.backend import SiteBackend
 from weblica.env.task import Task, episode_task, evaluate_checks
 
@@ -93,25 +94,64 @@ class WeblicaBrowserTask(_Base):
         return reward, True, "", {"check_results": [r.to_dict() for r in results]}
 
     def cheat(self, page: Any, chat_messages: list[Any]) -> None:
-        """Play the oracle with the env's own gestures (run on BrowserGym's sync page)."""
-        from weblica.env import gestures
+        """Play the oracle as the env's oracle policy plays it (weblica.policy.oracle), one of its turns at a
+        time on BrowserGym's sync page: it reads the page each turn, so this episode's pop-ups are dismissed
+        where they stand in the way and a sticky header this episode does not keep where the recording
+        clicked it is scrolled back to (weblica.env.sticky_header), as in the env's own episodes."""
+        from weblica.env.observation import Observation
+        from weblica.env.page_snapshot import page_snapshot
+        from weblica.policy.oracle import OraclePolicy
 
-        for action in self.task.oracle or []:
-            gesture = gestures.for_action(action)
-            if gesture is not None:
-                gestures.perform_sync(page, gesture)
-            elif action.name == "goto_url":
-                page.goto(action.args["url"])
-            elif action.name in ("go_back", "go_forward"):
-                (page.go_back if action.name == "go_back" else page.go_forward)()
-            elif action.name == "done":
-                chat_messages.append({"role": "assistant", "message": action.args.get("answer", "")})
-            # a click or Enter may start a navigation a moment later; BrowserGym paces actions the same way
-            page.wait_for_timeout(250)
-            page.wait_for_load_state("load")
+        policy = OraclePolicy()
+        policy.reset(self.task, self.seed)
+        for _ in range(max(self.task.max_steps, 1)):  # the env's own budget for the episode
+            snapshot = _resolved(page_snapshot(_AwaitablePage(page)))
+            obs = Observation(screenshot=b"", url=page.url, tabs=[], active_tab=0, page=snapshot)
+            for action in _resolved(policy.act(obs, self.task, [])).actions:
+                if action.name == "done":
+                    chat_messages.append({"role": "assistant", "message": action.args.get("answer", "")})
+                    return
+                _perform(page, action)
 
     def teardown(self) -> None:
         pass
+
+
+def _perform(page: Any, action: Action) -> None:
+    """One action with the env's own gestures on a sync page."""
+    from weblica.env import gestures
+
+    gesture = gestures.for_action(action)
+    if gesture is not None:
+        gestures.perform_sync(page, gesture)
+    elif action.name == "goto_url":
+        page.goto(action.args["url"])
+    elif action.name in ("go_back", "go_forward"):
+        (page.go_back if action.name == "go_back" else page.go_forward)()
+    # a click or Enter may start a navigation a moment later; BrowserGym paces actions the same way
+    page.wait_for_timeout(250)
+    page.wait_for_load_state("load")
+
+
+class _AwaitablePage:
+    """A sync page where `page_snapshot` awaits `page.evaluate`: the call runs at once, on this thread."""
+
+    def __init__(self, page: Any) -> None:
+        self._page = page
+
+    async def evaluate(self, js: str) -> Any:
+        return self._page.evaluate(js)
+
+
+def _resolved(coro: Coroutine[Any, Any, T]) -> T:
+    """The value of a coroutine that never waits (the oracle policy's turn, a snapshot through
+    `_AwaitablePage`), run to its end here: BrowserGym's sync Playwright owns this thread's event loop."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError("the coroutine waited on real I/O; it cannot run on BrowserGym's sync page")
 
 
 class _ChromiumType:
