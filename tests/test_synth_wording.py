@@ -4,7 +4,9 @@ The bad outputs seen in generated tasks ("Laptop gadget", "what is its documents
 the owners of…", "Book a event", "the Dr. Ana Dubois", "pay by Card", "two Prime Phone") are each
 caught by the lint, and the fill helpers no longer produce them: a broad sample of generated sites
 (every category, several skills, two seeds) has no draft the lint would drop, apart from the shopping
-words a salary genre cannot say otherwise (those are dropped: a miss beats a wrong answer).
+words a salary genre cannot say otherwise (those are dropped: a miss beats a wrong answer). Grammatical
+but odd phrasings found by reading generated instructions ("which city is its make in?", a bank asking
+to set "the number of units" and "the duration to 12 days", "1 years of experience") have rules too.
 """
 from __future__ import annotations
 
@@ -20,8 +22,87 @@ from weblica.synth.site import SiteBuilder
 from weblica.synth.spec import categories, incompatibility, sample_spec
 
 SKILLS = ("filter-sort", "hidden-content", "multi-page", "table-reasoning", "drag-reorder", "store-locator",
-          "date-picker", "checkout")
+          "date-picker", "checkout", "numeric-widgets", "crud")
 SEEDS = (1, 2)
+
+# grammatical but odd: found by reading ~700 generated instructions (every category x skill, session 10), each
+# fixed at its template; these rules keep them from coming back (a genre's numeric preferences are also held
+# to its own words below)
+ODD_PHRASINGS = [
+    (r"\b(?:the|its|same|a) makes?\b(?! it\b| sure\b)", "a make said as a company (a make is the brand name itself)"),
+    (r"\bthe number of units\b|\bthe (?:length|duration) to \d+ days\b", "a numeric preference in no genre's words"),
+    (r"(?<![\d.,])\b1 (?:years|months|weeks|days|nights|guests|travellers|tickets|seats|cards|courses|stories)\b",
+     "1 before a plural"),
+]
+
+
+def odd(text: str) -> list[str]:
+    """The classes of odd phrasing in an instruction (ODD_PHRASINGS)."""
+    return [why for pattern, why in ODD_PHRASINGS if re.search(pattern, text)]
+
+
+@pytest.mark.parametrize("bad,why", [
+    ("Prairie Hatchback: which city is its make in?", "a make said as a company"),
+    ("In which city is the make of the Coastal Truck based?", "a make said as a company"),
+    ("How many cars are listed from the same make as the Alpine Pickup?", "a make said as a company"),
+    ("Please update my preferences: the number of units to 8. Save when done.", "a numeric preference in no genre's"),
+    ("Could you set the length to 28 days and save my preferences?", "a numeric preference in no genre's"),
+    ("Set the duration to 16 days, then save my preferences.", "a numeric preference in no genre's"),
+    ("Apply to Nordwind's Recruiter position for Ines Costa: +1 555 900 4635, 1 years in the field.", "1 before a plural"),
+])
+def test_odd_phrasing_rules_catch_each_class(bad, why):
+    assert any(why in p for p in odd(bad)), (bad, odd(bad))
+
+
+@pytest.mark.parametrize("good", [
+    "In which city is the manufacturer of the Coastal Truck based?", "I'd like to reserve the Summit SUV; make it Old Town.",
+    "As liam78 (password varga-3418), make my display name \"Tara Jr.\".", "I can't make it before 12:00. Book the cheapest slot.",
+    "Set my statement day to the 12th and the number of cards to 3, then save my preferences.",
+    "Apply with 1 year of experience, able to start in 1 month.", "Book 11 nights for 21 guests.",
+])
+def test_odd_phrasing_rules_pass_the_fixed_wordings(good):
+    assert odd(good) == [], odd(good)
+
+
+def _said_as(template: str) -> str:
+    """A genre's way to say a preference setting as a pattern: "{}" a value (a number or an amount),
+    "{nth}" an ordinal day ("12th")."""
+    value = r"[^\s,]*\d(?:[\d.,\u202f ]*\d)?(?:\s?[^\s\d,.]{1,3})?"
+    parts = re.split(r"(\{\}|\{nth\})", template)
+    return "".join(value if p == "{}" else r"\d{1,2}(?:st|nd|rd|th)" if p == "{nth}" else re.escape(p) for p in parts)
+
+
+def test_numeric_preferences_are_asked_in_each_genres_own_words():
+    """A bank's preferences form is a monthly fee limit, a statement day and a card count, not a budget, a
+    duration in days and a number of units: every set-preferences task says each setting it asks for in
+    its genre's words (synth/genres/<genre>.yaml `preferences`, else the shop's), and the form shows that
+    genre's labels."""
+    from weblica.synth.skills.forms import preference_words
+
+    own = {c: genre["preferences"] for c, genre in categories().items() if genre.get("preferences")}
+    assert {"banking", "government", "healthcare", "jobs", "news"} <= set(own)
+    bank: list[str] = []
+    for category in sorted(categories()):
+        for seed in SEEDS:
+            site = _site("numeric-widgets", category, seed)
+            words = preference_words(site)
+            for name, mine in own.get(category, {}).items():  # the genre's words, not a shop's
+                assert words[name]["label"] == mine["label"] and words[name]["say"] == mine["say"], (category, name)
+            form = site.pages["/preferences"][1]["fields"]
+            assert [f["label"] for f in form] == [words[f["name"]]["label"] for f in form], category
+            said = {name: re.compile("|".join(_said_as(t) for t in w["say"])) for name, w in words.items()}
+            asked = [d for d in site.tasks if d.intent == "set-preferences"]
+            assert len(asked) >= 6, category
+            for draft in asked:
+                fields = {step["sel"].split(" ")[0][3:] for step in draft.plan if step["sel"].startswith("#f-")}
+                for name in words:
+                    hit = said[name].search(draft.instruction)
+                    assert bool(hit) == (name in fields), (category, name, draft.instruction)
+                if category == "banking":
+                    bank.append(draft.instruction)
+    # what a bank would never ask of its customer's preferences
+    assert bank and not [t for t in bank if re.search(r"budget|quantity|units|\d+ days", t)], bank
+    assert any("statement day" in t or "statement date" in t for t in bank) and any("cards" in t for t in bank), bank
 
 
 @pytest.mark.parametrize("bad,why", [
@@ -117,6 +198,7 @@ def test_a_broad_sample_of_generated_tasks_has_no_bad_wording():
                     drafts += 1
                     assert problems(draft.instruction, draft.guided) == [], \
                         (category, skill, draft.instruction, problems(draft.instruction, draft.guided))
+                    assert odd(draft.instruction) == [], (category, skill, draft.instruction, odd(draft.instruction))
                     genre_dropped += bool(genre_problems(draft.instruction, site))
     assert drafts > 2000
     assert genre_dropped <= 0.01 * drafts, genre_dropped

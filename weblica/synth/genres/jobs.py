@@ -8,7 +8,7 @@ from weblica.synth.checks import answer_count, state_count, state_is
 from weblica.synth.data import CITIES, make_people, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask, fill_plan, record_checks, unique_by, use_script
-from weblica.synth.intents import intent
+from weblica.synth.intents import count_of, intent
 from weblica.synth.site import SiteBuilder, format_money
 from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, unique_extreme
 
@@ -29,11 +29,11 @@ SAVE_BEST = intent(
     "Put the top-paying remote {seniority} job based in {location} on my saved list.")
 APPLY = intent(
     "jobs-apply",
-    "Apply for the {title} job at {company} as {name} ({email}, phone {phone}) with {years} years of experience, available {notice}.",
-    "Send an application to {company} for their {title} opening: {name}, {email}, {phone}, {years} years of experience, able to start {notice}.",
-    "{name} wants to apply for {title} at {company}. Use {email} and {phone}; {name} has {years} years of experience and can start {notice}.",
-    "Submit {name}'s application for the {title} role at {company} (email {email}, phone {phone}; {years} years of experience; can start {notice}).",
-    "Apply to {company}'s {title} position for {name}: email {email}, phone {phone}, {years} years in the field, available to start {notice}.")
+    "Apply for the {title} job at {company} as {name} ({email}, phone {phone}) with {experience} of experience, available {notice}.",
+    "Send an application to {company} for their {title} opening: {name}, {email}, {phone}, {experience} of experience, able to start {notice}.",
+    "{name} wants to apply for {title} at {company}. Use {email} and {phone}; {name} has {experience} of experience and can start {notice}.",
+    "Submit {name}'s application for the {title} role at {company} (email {email}, phone {phone}; {experience} of experience; can start {notice}).",
+    "Apply to {company}'s {title} position for {name}: email {email}, phone {phone}, {experience} in the field, available to start {notice}.")
 REMOTE_COUNT = intent(
     "jobs-remote-count",
     "How many remote jobs does {company} have open?",
@@ -167,7 +167,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
         [{"op": "click", "sel": "#next-1"}] + fill_plan(site, STEP_EXPERIENCE, values) + \
         [{"op": "click", "sel": "#next-2"}] + fill_plan(site, STEP_CONSENT, values) + [{"op": "click", "sel": "#submit"}]
     act(site, APPLY, {"title": job["title"], "company": job["company"], **values,
-                      "notice": values["notice"].lower()},
+                      "experience": count_of(values["years"], "year"), "notice": values["notice"].lower()},
         start, plan, record_checks("applications", APPLY_FIELDS, values, {"job": job["id"]}), "One application to that job with the given details")
 
     for company in rng.sample(companies, len(companies)):

@@ -1,8 +1,8 @@
 """Intents of the input skills: a contact form, date ranges, numeric preferences, autocomplete
 reservations, account flows. Slots: {fields} the named field values in words ("name \"Ana Costa\"
-and email \"…\""), {message}, {person}, {start} / {end} dates in words, {changes} the settings in
-words ("the duration to 5 days and the quantity to 3"), {item}, {place}, {user}, {password},
-{email}, {display}, {language}, and the genre words."""
+and email \"…\""), {message}, {person}, {start} / {end} dates in words, {changes} the settings in the
+genre's words ("the monthly fee limit to £9.00 and the number of cards to 3"), {item}, {place}, {user},
+{password}, {email}, {display}, {language}, and the genre words."""
 from weblica.synth.intents import intent
 
 CONTACT_FORM = intent(

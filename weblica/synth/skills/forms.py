@@ -7,7 +7,7 @@ import re
 from weblica.synth.checks import state_count, state_is
 from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
 from weblica.synth.intents import forms as asks
-from weblica.synth.intents import listing, phrasing_rng, say, the_name
+from weblica.synth.intents import article, listing, phrasing_rng, say, the_name
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.common import catalog_shell, skill
@@ -124,18 +124,48 @@ def date_picker(site: SiteBuilder) -> None:
     site.features.add("date-check")
 
 
+# What the three numeric widgets mean on a shop; a genre where they mean something else says so in its genre
+# file (`preferences`: a label and ways to say the setting per widget, "{}" the value, "{nth}" it as
+# "12th"), so a bank asks for a monthly fee limit and a statement day, not a budget and a duration in days.
+SHOP_PREFERENCES = {
+    "budget": {"label": "Maximum {price}", "say": ["my budget to {}", "the maximum {price} to {}",
+                                                  "the {price} limit to {}"]},
+    "nights": {"label": "Delivery within (days)", "say": ["the delivery time limit to {} days",
+                                                        "the longest delivery time to {} days"]},
+    "quantity": {"label": "Default quantity", "say": ["the default quantity to {}", "the default order quantity to {}"]},
+}
+
+
+def nth(n: int) -> str:
+    """12 -> "12th", 1 -> "1st", 22 -> "22nd"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def preference_words(site: SiteBuilder) -> dict[str, dict]:
+    """Per numeric widget (budget, nights, quantity) its label and ways to say its setting on this genre."""
+    own = site.cat.get("preferences") or {}
+    price = site.labels["price"]
+    return {name: {"label": str((own.get(name) or default)["label"]).replace("{price}", price),
+                   "say": [str(w).replace("{price}", price) for w in (own.get(name) or default)["say"]]}
+            for name, default in SHOP_PREFERENCES.items()}
+
+
 @skill("numeric-widgets")
 def numeric_widgets(site: SiteBuilder) -> None:
     catalog_shell(site, search=False, list_page=False, home_items=4)
     lo, hi = site.cat["price"]
     step = max(1, int((hi - lo) / 40 // 5 * 5) or 1)
     budget_max = lo + step * 40
-    fields = [{"name": "budget", "label": f"Maximum {site.labels['price']}", "type": "range", "min": lo,
+    words_for = preference_words(site)
+    fields = [{"name": "budget", "label": words_for["budget"]["label"], "type": "range", "min": lo,
                "max": budget_max, "step": step, "value": lo + step * 20, "money": True},
-              {"name": "nights", "label": "Duration (days)", "type": "number", "min": 1, "max": 30, "value": 1},
-              {"name": "quantity", "label": "Quantity", "type": "stepper", "min": 1, "max": 10, "value": 1}]
+              {"name": "nights", "label": words_for["nights"]["label"], "type": "number", "min": 1, "max": 30, "value": 1},
+              {"name": "quantity", "label": words_for["quantity"]["label"], "type": "stepper", "min": 1, "max": 10,
+               "value": 1}]
     _form_page(site, "/preferences", "Your preferences", fields, "/api/doc/preferences", "/saved", method="PUT",
-               form_id="prefs-form", intro=f"Tell us what you are looking for in a {site.item_noun}.", submit="Save")
+               form_id="prefs-form", intro=f"Tell us what you are looking for in {article(site.item_noun)}.",
+               submit="Save")
     site.initial_state = {"preferences": None}
     rng = site.rng
     said = phrasing_rng(site)
@@ -162,14 +192,12 @@ def numeric_widgets(site: SiteBuilder) -> None:
         for name, value in wanted.items():
             if name == "budget":
                 plan.append({"op": "range", "sel": "#f-budget", "value": value})
-                words.append(said.choice(["the maximum budget to {}", "my budget to {}", "the budget limit to {}"])
-                             .format(site.money(value)))
             elif name == "nights":
                 plan.append({"op": "fill", "sel": "#f-nights", "text": str(value)})
-                words.append(said.choice(["the duration to {} days", "the length to {} days"]).format(value))
             else:
                 plan += [{"op": "click", "sel": "#f-quantity [data-step-up]"}] * (value - 1)
-                words.append(said.choice(["the quantity to {}", "the number of units to {}"]).format(value))
+            shown = site.money(value) if name == "budget" else str(value)
+            words.append(said.choice(words_for[name]["say"]).format(shown, nth=nth(value)))
         plan.append({"op": "click", "sel": "#submit"})
         # the fields not named keep their defaults
         kept = {f["name"]: f["value"] for f in fields if f["name"] not in wanted}
