@@ -176,7 +176,7 @@ def test_the_pages_and_the_server_agree_on_sold_out_nights(validated):
                     seen["listed"] = await page.locator("[data-availability]").inner_text()
                     # the booking form for the sold-out rate, submitted in the page: refused before it posts
                     await page.goto(f"{origin}/hotels/book?rate={sold['id']}&{query}", wait_until="load")
-                    await page.wait_for_function("document.querySelector('#f-checkin').value !== ''")
+                    await page.wait_for_function("document.querySelector('[name=checkin]').value !== ''")
                     await page.fill("#f-name", guest["name"])
                     await page.fill("#f-email", guest["email"])
                     await page.click("#submit")
