@@ -17,6 +17,7 @@ from weblica.synth.genres.events import _fields
 from weblica.synth.genres.events_seats import SEAT_FIELDS, ZONES
 from weblica.synth.genres.kit import fill_plan
 from weblica.synth.spec import sample_spec
+from tests_helpers import fetch_json, synth_episode
 
 SEED = 51  # its ticket-order task falls on a seated event
 
@@ -77,11 +78,6 @@ def test_ticket_orders_on_seated_events_are_kept_and_every_negative_rejected(sit
 
 
 def test_best_available_avoids_picked_seats_marks_its_own_and_refuses_too_many(site):
-    from playwright.async_api import async_playwright
-
-    from weblica.browser.launcher import context_kwargs, launch_browser
-    from weblica.serve.backend import SynthBackend
-    from weblica.serve.server import SiteServer
     from weblica.synth.player import Compiler, RequestTracker, settle
 
     path, tasks, _, builder = site
@@ -104,46 +100,29 @@ def test_best_available_avoids_picked_seats_marks_its_own_and_refuses_too_many(s
     buy_plan = ([{"op": "goto", "url": f"{origin}/events/{event['slug']}"}]
                 + fill_plan(builder, _fields(event), {qty: 2, **person}) + [{"op": "click", "sel": "#buy-tickets"}])
 
-    async def post(page, method, url, body):
-        return tuple(await page.evaluate(
-            """async ([method, url, body]) => { const r = await fetch(url, {method, headers: {"Content-Type": "application/json"},
-                 body: JSON.stringify(body)}); return [r.status, await r.json()]; }""", [method, url, body]))
-
-    async def run():
-        async with async_playwright() as pw:
-            browser = await launch_browser(pw)
-            try:
-                with SiteServer([path]) as server:
-                    backend = SynthBackend(server)
-                    context = await browser.new_context(**context_kwargs(proxy=server.url))
-                    net = await backend.begin(task, "best", 0)
-                    page = await context.new_page()
-                    await page.set_extra_http_headers(net.extra_headers)
-                    tracker = RequestTracker(page)
-                    await page.goto(f"{origin}/events", wait_until="load")
-                    await settle(page, tracker)
-                    await Compiler(page, tracker).run(pick_plan)  # seats picked on the map, then
-                    await Compiler(page, tracker).run(buy_plan)   # two best-available tickets of that zone
-                    seen = {"after_buy": await backend.state(task, "best")}
-                    got = seen["after_buy"]["ticket_orders"][0]["seats"].split(",")
-                    await page.goto(f"{origin}/events/{event['slug']}/seats", wait_until="load")
-                    await page.wait_for_function(f"document.querySelector('[data-seat={got[0]}]').disabled")
-                    seen["disabled"] = [await page.locator(f"[data-seat={s}]").is_disabled() for s in got + picked]
-                    await page.goto(f"{origin}/tickets", wait_until="load")
-                    await page.wait_for_function("document.querySelector('[data-saved-list=ticket_orders] a')")
-                    seen["listed"] = await page.locator("[data-saved-list=ticket_orders]").inner_text()
-                    seen["posts"] = [
-                        await post(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: free_count, **person}),
-                        await post(page, "POST", "/api/seat_orders", {"event": event["id"], "seats": got[0], **person}),
-                        await post(page, "PATCH", "/api/ticket_orders/r1", {qty: free_count}),
-                        await post(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: 0, "seats": got[1], **person})]
-                    seen["end"] = await backend.state(task, "best")
-                    await context.close()
-            finally:
-                await browser.close()
+    async def play(page, backend):
+        tracker = RequestTracker(page)
+        await page.goto(f"{origin}/events", wait_until="load")
+        await settle(page, tracker)
+        await Compiler(page, tracker).run(pick_plan)  # seats picked on the map, then
+        await Compiler(page, tracker).run(buy_plan)   # two best-available tickets of that zone
+        seen = {"after_buy": await backend.state(task, "best")}
+        got = seen["after_buy"]["ticket_orders"][0]["seats"].split(",")
+        await page.goto(f"{origin}/events/{event['slug']}/seats", wait_until="load")
+        await page.wait_for_function(f"document.querySelector('[data-seat={got[0]}]').disabled")
+        seen["disabled"] = [await page.locator(f"[data-seat={s}]").is_disabled() for s in got + picked]
+        await page.goto(f"{origin}/tickets", wait_until="load")
+        await page.wait_for_function("document.querySelector('[data-saved-list=ticket_orders] a')")
+        seen["listed"] = await page.locator("[data-saved-list=ticket_orders]").inner_text()
+        seen["posts"] = [
+            await fetch_json(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: free_count, **person}),
+            await fetch_json(page, "POST", "/api/seat_orders", {"event": event["id"], "seats": got[0], **person}),
+            await fetch_json(page, "PATCH", "/api/ticket_orders/r1", {qty: free_count}),
+            await fetch_json(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: 0, "seats": got[1], **person})]
+        seen["end"] = await backend.state(task, "best")
         return seen
 
-    seen = asyncio.run(run())
+    seen = asyncio.run(synth_episode([path], task, "best", play))
     orders = seen["after_buy"]["ticket_orders"]
     assert [o["seats"] for o in seen["after_buy"]["seat_orders"]] == [",".join(picked)]
     got = orders[0]["seats"].split(",")

@@ -140,7 +140,9 @@ def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
         first, last = dt.date.fromisoformat(str(start)), dt.date.fromisoformat(str(end))
     except ValueError:
         return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
-    if not (isinstance(start, str) and isinstance(end, str) and len(start) == len(end) == 10) or last <= first:
+    if (first.isoformat(), last.isoformat()) != (start, end):  # "20260312", a week date: not the form's dates
+        return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
+    if last <= first:
         return f"{rule['to']} must come after {rule['from']}."
     closed = sorted(d for d in rule.get("closed", {}).get(str(record.get(rule["by"], "")), [])
                     if first.isoformat() <= d < last.isoformat())

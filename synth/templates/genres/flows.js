@@ -358,8 +358,7 @@
         return false;
       };
     }
-    const day = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s || "") ? Date.UTC(+s.slice(0, 4), +s.slice(5, 7) - 1, +s.slice(8, 10)) : NaN;
-    const nights = Math.round((day(q.get("checkout")) - day(q.get("checkin"))) / 86400000);
+    const nights = (stayNights(q.get("checkin"), q.get("checkout")) || []).length;
     if (nights > 0) {
       $$("[data-stay-summary]").forEach((el) => { el.hidden = false; });
       $$("[data-stay-dates]").forEach((el) => { el.textContent = q.get("checkin") + " – " + q.get("checkout"); });

@@ -2,7 +2,9 @@
 front rows a VIP zone, the rest reserved seats, each zone at its ticket type's price); an event there
 has its own taken seats, and its seat map page lets one pick free seats and buy them. The server
 refuses a seat that is taken (at the start or by an order stored since), not on the map, or picked
-twice. events.py builds the events and calls `seat_maps`."""
+twice. A ticket-type order for such an event (the event page's quantities: "best available") gets its
+seats from the server too (weblica/serve/rules.py `best_items`), from the same pool, and is refused when
+too few are free. events.py builds the events and calls `seat_maps`."""
 from __future__ import annotations
 
 import string
