@@ -222,7 +222,7 @@ def change_record(collection: str, rid: str) -> Response:
                 reason = refusal(rules, collection, changed, others) if rules else None
                 if reason:  # the changed record must pass the rules a new one would
                     return reason
-                record.update(patch)
+                records[index] = changed  # as the rules left it (best-available seats picked again)
                 return True
         return False
     found = _change(change)

@@ -14,6 +14,7 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
 Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in)."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 Rule = dict[str, Any]
@@ -37,6 +38,17 @@ def _requires(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     return None
 
 
+def _held(rule: Rule, key: str, state: dict[str, Any]) -> set[str]:
+    """The items of `key`'s pool held now: taken at the start, or by a stored record of the rule's
+    collection or of the collections that share the pool."""
+    held = set(rule.get("taken", {}).get(key, []))
+    for name in [rule["collection"], *rule.get("shared", [])]:
+        for other in state.get(name, []):
+            if isinstance(other, dict) and str(other.get(rule["by"], "")) == key:
+                held.update(items_of(other.get(rule["field"])))
+    return held
+
+
 def _free_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
     key = str(record.get(rule["by"], ""))
     offered = set(rule.get("offered", {}).get(key, []))
@@ -47,10 +59,7 @@ def _free_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
         return f"Choose between 1 and {rule.get('max', len(offered))}."
     if len(set(wanted)) != len(wanted) or any(w not in offered for w in wanted):
         return "That choice is not available."
-    held = set(rule.get("taken", {}).get(key, []))
-    for other in state.get(rule["collection"], []):
-        if isinstance(other, dict) and str(other.get(rule["by"], "")) == key:
-            held.update(items_of(other.get(rule["field"])))
+    held = _held(rule, key, state)
     clash = [w for w in wanted if w in held]
     if clash:
         return rule.get("error", "Already taken: {items}.").format(items=", ".join(clash))
@@ -74,11 +83,81 @@ def _at_most(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str |
     return None
 
 
-KINDS = {"requires": _requires, "free_items": _free_items, "later": _later, "at_most": _at_most}
+def best_block(rows: list[list[str]], held: set[str], count: int) -> list[str] | None:
+    """The best `count` free items of a zone: in the front-most row that has `count` adjacent free ones,
+    the block nearest the row's centre (the lower seats on a tie); when no row has them together, the
+    free items front to back, each row's nearest its centre first; None when fewer are free."""
+    for row in rows:
+        centre = (len(row) - 1) / 2
+        starts = [i for i in range(len(row) - count + 1) if not held & set(row[i:i + count])]
+        if starts:
+            best = min(starts, key=lambda i: (abs(i + (count - 1) / 2 - centre), i))
+            return row[best:best + count]
+    free = [item for row in rows for _, _, item in sorted(
+        (abs(i - (len(row) - 1) / 2), i, item) for i, item in enumerate(row) if item not in held)]
+    return free[:count] if len(free) >= count else None
+
+
+def _quantity(value: Any) -> int | None:
+    """A quantity a form sends (a number, or digits in a string; absent or empty is 0); None otherwise."""
+    if value is None or value == "":
+        return 0
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)) and value == int(value) and 0 <= value < 10 ** 6:
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 7:
+        return int(value.strip())
+    return None
+
+
+def _best_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
+    key = str(record.get(rule["by"], ""))
+    zones = rule.get("rows", {}).get(key)
+    if not zones:
+        record.pop(rule["field"], None)  # not seated: nothing on a map to hold
+        return None
+    held = _held(rule, key, state)
+    picked: list[str] = []
+    for count_field, zone in rule.get("counts", {}).items():
+        count = _quantity(record.get(count_field))
+        if count is None:
+            return "Ticket quantities must be whole numbers of 0 or more."
+        if not count:
+            continue
+        block = best_block(zones.get(zone, []), held | set(picked), count)
+        if block is None:
+            free = sum(item not in held for row in zones.get(zone, []) for item in row)
+            return rule.get("error", "Only {free} left in {zone}.").format(free=free, zone=zone, count=count)
+        picked += block
+    record[rule["field"]] = ",".join(picked)
+    return None
+
+
+def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
+    start, end = record.get(rule["from"]), record.get(rule["to"])
+    try:
+        first, last = dt.date.fromisoformat(str(start)), dt.date.fromisoformat(str(end))
+    except ValueError:
+        return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
+    if (first.isoformat(), last.isoformat()) != (start, end):  # "20260312", a week date: not the form's dates
+        return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
+    if last <= first:
+        return f"{rule['to']} must come after {rule['from']}."
+    closed = sorted(d for d in rule.get("closed", {}).get(str(record.get(rule["by"], "")), [])
+                    if first.isoformat() <= d < last.isoformat())
+    if closed:
+        return rule.get("error", "Sold out on {dates}.").format(dates=", ".join(closed))
+    return None
+
+
+KINDS = {"requires": _requires, "free_items": _free_items, "later": _later, "at_most": _at_most,
+         "best_items": _best_items, "open_dates": _open_dates}
 
 
 def refusal(rules: list[Rule], collection: str, record: dict[str, Any], state: dict[str, Any]) -> str | None:
-    """Why the backend refuses to store `record` in `collection` (None when every rule allows it).
+    """Why the backend refuses to store `record` in `collection` (None when every rule allows it); a
+    `best_items` rule that allows it has written the items it picked into `record`.
     A rule of a kind this server does not know refuses: an unsure check fails."""
     for rule in rules:
         check = KINDS.get(rule.get("kind", ""))

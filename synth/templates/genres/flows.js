@@ -47,11 +47,13 @@
       const required = (list.dataset.require || "").split(",").filter(Boolean);
       const missing = required.some((name) => !q.get(name));
       const rows = $$("[data-row]", list);
-      let shown = 0;
+      let shown = 0, soldOut = 0;
       for (const row of rows) {
         const ok = !missing && Object.entries(rules).every(([name, rule]) => !q.get(name) || keeps(row, name, rule, q.get(name)));
-        row.hidden = !ok;
-        shown += ok ? 1 : 0;
+        const open = !row.hasAttribute("data-unavailable");  // hotelNights(): nothing free for the stay
+        row.hidden = !(ok && open);
+        shown += ok && open ? 1 : 0;
+        soldOut += ok && !open ? 1 : 0;
       }
       const sort = q.get("sort");
       if (sort) {
@@ -64,6 +66,8 @@
       $$("[data-row-count]", scope).forEach((el) => { el.textContent = String(shown); });
       $$("[data-need-query]", scope).forEach((el) => { el.hidden = !missing; });
       $$("[data-no-rows]", scope).forEach((el) => { el.hidden = missing || shown > 0; });
+      $$("[data-sold-out-count]", scope).forEach((el) => { el.textContent = String(soldOut); });
+      $$("[data-sold-out-note]", scope).forEach((el) => { el.hidden = !soldOut; });
     }
     for (const link of $$("a[data-sort]")) {
       const next = params();
@@ -158,7 +162,7 @@
     }
     for (const list of lists) {
       const records = data[list.dataset.savedList] || [];
-      list.innerHTML = records.map((r) => `<li><a href="${esc(r.href)}">${esc(r.title)}</a></li>`).join("")
+      list.innerHTML = records.map((r) => `<li><a href="${esc(r.href)}">${esc(r.title)}</a>${r.seats ? " · seats " + esc(String(r.seats).split(",").join(", ")) : ""}</li>`).join("")
         || `<li class="muted">${esc(list.dataset.emptyText || "Nothing saved yet.")}</li>`;
     }
   }
@@ -288,6 +292,43 @@
     box.dataset.planned = "true";
   }
 
+  // ---- hotel availability (weblica/synth/genres/hotel_nights.py): a stay's nights are the dates from
+  // the check-in up to the night before the check-out; a room sold out on one of them cannot be had.
+  // A results row is priced by its rooms free for the stay (what the filters and sorts read), and a
+  // hotel with none is left out; null: the query holds no valid stay ----
+  function stayNights(checkin, checkout) {
+    const iso = /^\d{4}-\d{2}-\d{2}$/;
+    if (!iso.test(checkin || "") || !iso.test(checkout || "") || checkout <= checkin) return null;
+    const out = [];
+    let t = Date.UTC(+checkin.slice(0, 4), +checkin.slice(5, 7) - 1, +checkin.slice(8, 10));
+    for (let d = checkin; d < checkout && out.length < 366; t += 86400000, d = new Date(t).toISOString().slice(0, 10)) out.push(d);
+    return out;
+  }
+  const soldOutOn = (stay, out) => stay !== null && out.some((d) => stay.includes(d));
+  function hotelNights() {
+    const q = params();
+    if (!q.get("checkin") || !q.get("checkout")) return;
+    const stay = stayNights(q.get("checkin"), q.get("checkout"));
+    for (const row of $$("[data-room-nights]")) {
+      const rooms = stay ? JSON.parse(row.dataset.roomNights).filter((r) => !soldOutOn(stay, r.out)) : [];
+      if (!rooms.length) { row.setAttribute("data-unavailable", ""); continue; }
+      const from = Math.min(...rooms.map((r) => r.from));
+      row.setAttribute("data-v-max_price", String(from));
+      row.setAttribute("data-s-price", String(from));
+      row.setAttribute("data-v-guests", String(Math.max(...rooms.map((r) => r.sleeps))));
+      $$("[data-from-price]", row).forEach((el) => { el.textContent = money(from); });
+    }
+  }
+  function soldOutRates() {
+    const q = params();
+    const stay = stayNights(q.get("checkin"), q.get("checkout"));
+    for (const el of $$("[data-nights-out]")) {
+      const out = soldOutOn(stay, el.dataset.nightsOut.split(" ").filter(Boolean));
+      $$("[data-sold-out]", el).forEach((x) => { x.hidden = !out; });
+      if (out) $$("[data-reserve]", el).forEach((a) => { a.hidden = true; a.style.display = "none"; });
+    }
+  }
+
   // ---- hotels: links and forms carry the stay (dates, guests) from the query; rates show the stay's
   // total; a room too small for the party cannot be reserved; check-out must follow check-in ----
   function stays() {
@@ -303,14 +344,21 @@
       prefill(form, keep);
       W.handlers["before-submit:" + form.id] = (values) => {
         const out = $("[data-form-error]", form);
-        if (values.checkin && values.checkout && values.checkout > values.checkin) return true;
-        out.textContent = "Check-out must be after check-in.";
+        if (!(values.checkin && values.checkout && values.checkout > values.checkin)) {
+          out.textContent = "Check-out must be after check-in.";
+          out.hidden = false;
+          return false;
+        }
+        const rate = $$("[data-nights-out]").find((el) => el.dataset.ifQuery === "rate=" + values.rate);
+        const stay = stayNights(values.checkin, values.checkout);
+        const nights = rate ? rate.dataset.nightsOut.split(" ").filter((d) => stay && stay.includes(d)) : [];
+        if (!nights.length) return true;
+        out.textContent = "Sorry, this room is sold out on the night of " + nights.join(", ") + "; choose other dates or another room.";
         out.hidden = false;
         return false;
       };
     }
-    const day = (s) => /^\d{4}-\d{2}-\d{2}$/.test(s || "") ? Date.UTC(+s.slice(0, 4), +s.slice(5, 7) - 1, +s.slice(8, 10)) : NaN;
-    const nights = Math.round((day(q.get("checkout")) - day(q.get("checkin"))) / 86400000);
+    const nights = (stayNights(q.get("checkin"), q.get("checkout")) || []).length;
     if (nights > 0) {
       $$("[data-stay-summary]").forEach((el) => { el.hidden = false; });
       $$("[data-stay-dates]").forEach((el) => { el.textContent = q.get("checkin") + " – " + q.get("checkout"); });
@@ -326,6 +374,7 @@
       $$("[data-reserve]", row).forEach((a) => { a.hidden = small; a.style.display = small ? "none" : ""; });
       $$("[data-too-small]", row).forEach((el) => { el.hidden = !small; });
     }
+    soldOutRates();  // after the party check, which shows the Reserve links it keeps
   }
 
   // ---- seat maps: seats held by this episode's stored orders show as taken; picking toggles a seat;
@@ -336,7 +385,8 @@
     const form = $("form#seat-form"), input = $("[data-seat-input]", form);
     const seats = $$("[data-seat]", map), max = Number(map.dataset.max || 8);
     const { data } = await api("GET", "/api/state");
-    for (const order of data.seat_orders || []) {
+    // seats a ticket-type order got as "best available" are held too (the server picked them)
+    for (const order of [...(data.seat_orders || []), ...(data.ticket_orders || [])]) {
       if (order.event !== map.dataset.seatMap) continue;
       for (const id of String(order.seats || "").split(",")) {
         const b = $(`[data-seat="${CSS.escape(id.trim())}"]`, map);
@@ -370,5 +420,5 @@
     update();
   }
 
-  on("*", () => { resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); });
+  on("*", () => { hotelNights(); resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); });
 })();

@@ -10,7 +10,7 @@ from weblica.synth.checks import answer_date
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
 from weblica.synth.entities import kind_adjectives
 from weblica.synth.genres import flow
-from weblica.synth.genres.events_seats import seat_maps, seat_tasks
+from weblica.synth.genres.events_seats import ZONES, free_in_zone, seat_maps, seat_tasks
 from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill_plan, record_checks, use_script
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
@@ -170,6 +170,9 @@ def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[st
         person = make_people(rng, 1)[0]
         values = {f"qty_{a['slug']}": rng.randint(1, 4), f"qty_{b['slug']}": rng.randint(1, 3),
                   "name": person["name"], "email": person["email"]}
+        if event.get("seats") and any(values[f"qty_{t['slug']}"] > free_in_zone(event, t["name"]) for t in (a, b)
+                                      if t["name"] in ZONES):
+            continue  # a seated event's best-available seats must be there for the order
         fields = _fields(event)
         plan = [{"op": "click", "sel": "a[href='/venues']"},
                 {"op": "click", "sel": f"[data-venue={event['venue_id']}] a"},

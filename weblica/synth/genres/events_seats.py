@@ -2,7 +2,9 @@
 front rows a VIP zone, the rest reserved seats, each zone at its ticket type's price); an event there
 has its own taken seats, and its seat map page lets one pick free seats and buy them. The server
 refuses a seat that is taken (at the start or by an order stored since), not on the map, or picked
-twice. events.py builds the events and calls `seat_maps`."""
+twice. A ticket-type order for such an event (the event page's quantities: "best available") gets its
+seats from the server too (weblica/serve/rules.py `best_items`), from the same pool, and is refused when
+too few are free. events.py builds the events and calls `seat_maps`."""
 from __future__ import annotations
 
 import string
@@ -73,15 +75,28 @@ def seat_maps(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict
         event["seats"] = rows
         event["seat_zones"] = [{"name": z, "price": prices[z]["price"], "price_text": prices[z]["price_text"]} for z in ZONES]
     site.initial_state["seat_orders"] = []
+    taken = {e["id"]: [s["id"] for r in e["seats"] for s in r["seats"] if s["taken"]] for e in seated}
+    # seats picked on the map and seats a ticket-type order got as "best available" are one pool: an
+    # order of either kind never gets a seat the other holds
     site.record_rules["seat_orders"] = [{
-        "kind": "free_items", "field": "seats", "by": "event", "max": MAX_SEATS,
-        "offered": {e["id"]: [s["id"] for r in e["seats"] for s in r["seats"]] for e in seated},
-        "taken": {e["id"]: [s["id"] for r in e["seats"] for s in r["seats"] if s["taken"]] for e in seated},
+        "kind": "free_items", "field": "seats", "by": "event", "max": MAX_SEATS, "shared": ["ticket_orders"],
+        "offered": {e["id"]: [s["id"] for r in e["seats"] for s in r["seats"]] for e in seated}, "taken": taken,
         "error": "Sorry, these seats are no longer available: {items}."}]
+    site.record_rules["ticket_orders"] = [{
+        "kind": "best_items", "field": "seats", "by": "event", "shared": ["seat_orders"], "taken": taken,
+        "counts": {f"qty_{t['slug']}": t["name"] for t in seated[0]["tickets"] if t["name"] in ZONES} if seated else {},
+        "rows": {e["id"]: {z: [[s["id"] for s in r["seats"]] for r in e["seats"] if r["zone"] == z] for z in ZONES}
+                 for e in seated},
+        "error": "Sorry, not enough {zone} tickets are left for this event ({free} free, {count} asked for)."}]
     for event in seated:
         site.page(f"/events/{event['slug']}/seats", "genres/events/seats.html.j2", title=f"Seats: {event['name']}",
                   event=event, fields=SEAT_FIELDS, max_seats=MAX_SEATS, page_kind="seat-map")
     return seated
+
+
+def free_in_zone(event: dict[str, Any], zone: str) -> int:
+    """How many seats of the zone are free at the start: what a "best available" order may ask for."""
+    return sum(not s["taken"] for r in event.get("seats", []) if r["zone"] == zone for s in r["seats"])
 
 
 def _runs(row: dict[str, Any]) -> list[list[str]]:

@@ -1,8 +1,10 @@
 """Travel, hotels: search by destination, check-in and check-out dates and guests -> results filtered by
 price and stars and sorted by price, rating or stars -> a hotel's page with its room types and their
 rates (refundable or not, breakfast or room only, the cancellation policy) -> booking form -> a booking
-stored server-side (the server refuses an unknown rate, a check-out not after the check-in and more
-guests than the room sleeps).
+stored server-side (the server refuses an unknown rate, a check-out not after the check-in, more guests
+than the room sleeps and a room sold out on a night of the stay). Each room type is sold out on some
+nights (hotel_nights.py): results for a stay price each hotel by its rooms free every night and leave
+out a hotel with none, and the hotel page lists each room's sold-out nights.
 travel.py builds the flights of the same sites and calls `hotels`."""
 from __future__ import annotations
 
@@ -10,8 +12,10 @@ import datetime as dt
 from typing import Any
 
 from weblica.env.task import Check
-from weblica.synth.checks import answer_count
+from weblica.synth.checks import answer_count, answer_date
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
+from weblica.synth.genres.hotel_nights import (draw_sold_out, draw_stay, is_free, nights, open_rates,
+                                               results_rooms, shown, stay_price)
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
@@ -57,11 +61,32 @@ BOOK_BREAKFAST = intent(
     "I'd like breakfast every morning at {hotel}: book the cheapest room that includes it, {checkin} to {checkout}, {guests} guests, for {name} ({email}).")
 BEST_UNDER = intent(
     "hotel-best-rated-under",
-    "Which hotel in {city} has the highest guest rating among those with rooms under {price} a night?",
-    "I can spend less than {price} a night in {city}. Which hotel there is rated best?",
-    "What is the best-rated hotel in {city} with a room for under {price} per night?",
-    "Name the highest-rated {city} hotel whose rooms start below {price} a night.",
-    "Among hotels in {city} starting under {price} a night, which one do guests rate highest?")
+    "Which hotel in {city} has the highest guest rating among those with a room under {price} a night from {checkin} to {checkout}?",
+    "I can spend less than {price} a night in {city}, staying {checkin} to {checkout}. Which hotel there is rated best?",
+    "What is the best-rated hotel in {city} with a room for under {price} per night, checking in {checkin} and out {checkout}?",
+    "For a stay from {checkin} until {checkout}, name the highest-rated {city} hotel whose rooms start below {price} a night.",
+    "Among hotels in {city} starting under {price} a night for {checkin} to {checkout}, which one do guests rate highest?")
+SOLD_OUT_NIGHT = intent(
+    "hotel-sold-out-night",
+    "Between {first} and {last}, on which night is the {room} at {hotel} sold out?",
+    "Which night from {first} to {last} can I not get the {room} at {hotel} because it is sold out?",
+    "The {room} at {hotel} is sold out on one night between {first} and {last}. Which night is it?",
+    "I'd like the {room} at {hotel} some night between {first} and {last}. Which night is it already sold out?",
+    "On what date between {first} and {last} is the {room} at {hotel} fully booked for the night?")
+FREE_ROOM = intent(
+    "hotel-room-free",
+    "Which hotel in {city} still has a {room} free from {checkin} to {checkout}?",
+    "I need a {room} in {city}, checking in {checkin} and out {checkout}. Which hotel can still offer one?",
+    "Name the {city} hotel where a {room} is available every night from {checkin} until {checkout}.",
+    "Arriving {checkin} and leaving {checkout}, at which hotel in {city} can I still get a {room}?",
+    "Only one hotel in {city} has a {room} that is not sold out from {checkin} to {checkout}. Which one?")
+BOOK_AVAILABLE = intent(
+    "hotel-book-cheapest-available",
+    "In {city}, book the cheapest room for {guests} guests that is free from {checkin} to {checkout}; name {name}, email {email}.",
+    "{name} ({email}) needs a room in {city} for {guests} guests, {checkin} to {checkout}. Book the lowest-priced one still available for those nights.",
+    "Reserve the least expensive room in any {city} hotel that sleeps {guests} and can be had from {checkin} until {checkout}, for {name}, {email}.",
+    "For {guests} guests arriving {checkin} and leaving {checkout}, find the cheapest room in {city} not sold out on any of those nights and book it. Guest: {name}, {email}.",
+    "I want the cheapest room in {city} for {guests} guests that is still free every night from {checkin} to {checkout}. Book it for {name}, email {email}.")
 POLICY = intent(
     "hotel-free-cancellation-days",
     "Until how many days before check-in can the {room} at {hotel} be cancelled free of charge?",
@@ -103,7 +128,7 @@ def _hotels(site: SiteBuilder, cities: list[str]) -> list[dict[str, Any]]:
                                   "breakfast": rng.random() < 0.5, "price": price,
                                   "policy": policy(days) if refundable else NON_REFUNDABLE})
                 rooms.append({"name": room, "sleeps": sleeps, "beds": beds, "rates": rates,
-                              "size": rng.randrange(14, 16 + 10 * sleeps, 2)})
+                              "size": rng.randrange(14, 16 + 10 * sleeps, 2), "sold_out": draw_sold_out(rng)})
             hotels.append({"id": hid, "name": name, "slug": slugify(name), "city": city, "stars": stars,
                            "rating": rating / 10, "reviews": rng.randint(40, 2400),
                            "address": f"{rng.randint(1, 180)} {rng.choice(STREETS)}", "km": rng.randint(1, 90) / 10,
@@ -125,8 +150,9 @@ BOOKING_FIELDS = SEARCH_FIELDS + [
 
 
 def rates_of(hotel: dict[str, Any]) -> list[dict[str, Any]]:
-    """A hotel's rates, each with its room's name and size."""
-    return [{**rate, "room": room["name"], "sleeps": room["sleeps"]} for room in hotel["rooms"] for rate in room["rates"]]
+    """A hotel's rates, each with its room's name, what it sleeps and its sold-out nights."""
+    return [{**rate, "room": room["name"], "sleeps": room["sleeps"], "sold_out": room["sold_out"]}
+            for room in hotel["rooms"] for rate in room["rates"]]
 
 
 def hotels(site: SiteBuilder, cities: list[str]) -> None:
@@ -141,7 +167,12 @@ def hotels(site: SiteBuilder, cities: list[str]) -> None:
          "needs": {rate["id"]: [] for h in found for rate in rates_of(h)}},
         {"kind": "later", "field": "checkout", "than": "checkin", "error": "Check-out must be after check-in."},
         {"kind": "at_most", "field": "guests", "by": "rate", "error": "This room sleeps at most {limit} guests.",
-         "limits": {rate["id"]: rate["sleeps"] for h in found for rate in rates_of(h)}}]
+         "limits": {rate["id"]: rate["sleeps"] for h in found for rate in rates_of(h)}},
+        {"kind": "open_dates", "by": "rate", "from": "checkin", "to": "checkout",
+         "error": "Sorry, this room is sold out on the night of {dates}; choose other dates or another room.",
+         "closed": {rate["id"]: rate["sold_out"] for h in found for rate in rates_of(h)}}]
+    for h in found:  # what a results row needs to price itself for the searched stay
+        h["room_nights"] = results_rooms(h)
     search = [{"name": "city", "label": "Destination", "type": "select", "options": chosen, "required": True}] + SEARCH_FIELDS
     filters = search + [{"name": "max_price", "label": "Max price per night", "type": "number", "min": 0},
                         {"name": "stars", "label": "Stars", "type": "select", "options": ["2", "3", "4", "5"],
@@ -178,10 +209,11 @@ def _reserve(site: SiteBuilder, hotel: dict[str, Any], rate: dict[str, Any], gue
 
 def _more_bookings(site: SiteBuilder, hotel: dict[str, Any], rate: dict[str, Any], stay: dict[str, Any],
                    guest: dict[str, Any]) -> Plan:
-    """Every other rate of the hotel that sleeps the party booked too, for the same stay (the gold one once
-    more when there is none; the server refuses a room too small): a "book everything" run."""
+    """Every other rate of the hotel that sleeps the party and is free for the stay booked too (the gold
+    one once more when there is none; the server refuses a room too small or sold out): a "book
+    everything" run."""
     query = f"checkin={stay['checkin']}&checkout={stay['checkout']}&guests={stay['guests']}"
-    others = [r for r in rates_of(hotel) if r["id"] != rate["id"] and r["sleeps"] >= stay["guests"]] or [rate]
+    others = [r for r in open_rates(rates_of(hotel), stay, stay["guests"]) if r["id"] != rate["id"]] or [rate]
     return [s for other in others[:MAXIMAL_EXTRAS]
             for s in [{"op": "goto", "url": site.url(f"/hotels/book?rate={other['id']}&{query}")}]
             + fill_plan(site, BOOKING_FIELDS, guest) + [{"op": "click", "sel": "#submit"}]]
@@ -191,13 +223,20 @@ def _checks(rate: dict[str, Any], stay: dict[str, Any], guest: dict[str, Any]) -
     return record_checks("hotel_bookings", BOOKING_FIELDS, {**stay, **guest}, {"rate": rate["id"]})
 
 
-def _cheapest(hotel: dict[str, Any], guests: int, rule: str = "refundable") -> dict[str, Any] | None:
-    """The hotel's cheapest rate that sleeps the guests and has `rule` ("refundable", "breakfast"); None on a tie."""
-    return unique_extreme([r for r in rates_of(hotel) if r[rule] and r["sleeps"] >= guests], "price")
+def _cheapest(hotel: dict[str, Any], stay: dict[str, Any], rule: str = "refundable") -> dict[str, Any] | None:
+    """The hotel's cheapest rate with `rule` ("refundable", "breakfast") whose room sleeps the stay's
+    guests and is free every night of it; None on a tie."""
+    return unique_extreme([r for r in open_rates(rates_of(hotel), stay, stay["guests"]) if r[rule]], "price")
+
+
+def _top(hotels: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return unique_extreme(hotels, "rating", highest=True)
 
 
 def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str, Any]],
            filters: list[dict[str, Any]]) -> None:
+    """Every task states its stay, and only stays whose answer is one and the same with the nights'
+    availability taken into account are asked (draw_stay)."""
     rng = site.rng
     start = "/hotels"  # the flow's own page: a site's nav may be folded into a menu
     people = make_people(rng, 2)
@@ -213,82 +252,176 @@ def _tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str
         for city in cities:
             here = [h for h in found if h["city"] == city]
             for stars in rng.sample([3, 4], 2):
-                best = unique_extreme([h for h in here if h["stars"] >= stars], "rating", highest=True)
-                checkin, checkout = _stay(rng)
-                stay = {"checkin": checkin, "checkout": checkout, "guests": rng.choice([2, 2, 3])}
-                rate = _cheapest(best, stay["guests"]) if best else None
-                if best is None or rate is None or best is unique_extreme(here, "rating", highest=True):
-                    continue  # a tie, no refundable room that fits, or the filter would not matter
+                best = _top([h for h in here if h["stars"] >= stars])
+                if best is None:
+                    continue
+
+                def fits(stay: dict[str, Any]) -> bool:
+                    # the same best hotel whether the dates hide a sold-out one or not; the filter matters
+                    seen = shown(here, stay, stay["guests"])
+                    return (best is _top([h for h in seen if h["stars"] >= stars])
+                            and best is not _top(seen) and _cheapest(best, stay) is not None)
+                stay = draw_stay(rng, _stay, fits, rng.choice([2, 2, 3]))
+                if stay is None:
+                    continue
+                rate = _cheapest(best, stay)
                 guest = {"name": people[0]["name"], "email": people[0]["email"]}
                 plan = (_search(site, search, {"city": city, **stay}) + fill_plan(site, filters, {"stars": str(stars)})
                         + [{"op": "click", "sel": "#filter-hotels"}, {"op": "click", "sel": "a[data-sort='-rating']"}]
                         + _reserve(site, best, rate, guest))
                 act(site, BOOK_BEST, stay_slots(stay, guest, city=city, stars=stars), start, plan,
-                    _checks(rate, stay, guest), "One booking, of the cheapest refundable room of the best-rated "
-                    "hotel with enough stars, for those dates and guests", maximal=plan + _more_bookings(site, best, rate, stay, guest))
+                    _checks(rate, stay, guest), "One booking, of the cheapest refundable room free for those nights of "
+                    "the best-rated hotel with enough stars, for those dates and guests",
+                    maximal=plan + _more_bookings(site, best, rate, stay, guest))
                 return True
         return False
 
-    # the composed task: search -> filter by stars -> sort by rating -> open the hotel -> book a rate
     best_rated()
 
     # the cheapest room of one named hotel under a rate rule (refundable, or with breakfast) that matters:
-    # a cheaper room that sleeps the party breaks it
+    # a cheaper room free for the stay that sleeps the party breaks it
     rules = [(BOOK_REFUNDABLE, "refundable", "refundable"), (BOOK_BREAKFAST, "breakfast", "with breakfast included")]
     rng.shuffle(rules)
     booked = False
     for which, key, words in rules:
         for hotel in rng.sample(found, len(found)):
-            checkin, checkout = _stay(rng)
-            stay = {"checkin": checkin, "checkout": checkout, "guests": rng.choice([2, 2, 3])}
-            rate = _cheapest(hotel, stay["guests"], key)
-            if rate is None or not [r for r in rates_of(hotel) if r["sleeps"] >= stay["guests"] and r["price"] < rate["price"]]:
+            def matters(stay: dict[str, Any]) -> bool:
+                rate = _cheapest(hotel, stay, key)
+                return rate is not None and any(r["price"] < rate["price"]
+                                                for r in open_rates(rates_of(hotel), stay, stay["guests"]))
+            stay = draw_stay(rng, _stay, matters, rng.choice([2, 2, 3]))
+            if stay is None:
                 continue
+            rate = _cheapest(hotel, stay, key)
             guest = {"name": people[1]["name"], "email": people[1]["email"]}
             plan = _search(site, search, {"city": hotel["city"], **stay}) + _reserve(site, hotel, rate, guest)
             act(site, which, stay_slots(stay, guest, hotel=hotel["name"]), start, plan, _checks(rate, stay, guest),
-                f"One booking, of the hotel's cheapest room {words} that sleeps the guests, for those dates",
-                maximal=plan + _more_bookings(site, hotel, rate, stay, guest))
+                f"One booking, of the hotel's cheapest room {words} that sleeps the guests and is free those nights, "
+                "for those dates", maximal=plan + _more_bookings(site, hotel, rate, stay, guest))
             booked = True
             break
         if booked:
             break
 
     for city in cities:
-        here = sorted(h["from"] for h in found if h["city"] == city)
-        # a round figure between two hotels' starting prices: "under" is never a tie
-        top = here[4] - (1 if site.fmt["decimals"] == 0 else 0.01)
-        limit = next((float(top // step * step) for step in (1000, 100, 50, 10, 5, 1) if top // step * step > here[3]), None)
-        under = [h for h in found if h["city"] == city and h["from"] < (limit or 0)]
-        best = unique_extreme(under, "rating", highest=True)
-        overall = unique_extreme([h for h in found if h["city"] == city], "rating", highest=True)
-        if limit is None or best is None or best is overall:
+        here = [h for h in found if h["city"] == city]
+
+        def under(stay: dict[str, Any]) -> tuple[float, dict[str, Any]] | None:
+            """A round price between two hotels' prices for the stay ("under" is never a tie) and the
+            best-rated hotel under it, when that is not the best-rated one overall."""
+            seen = shown(here, stay, 1)
+            if len(seen) < 5 or seen != shown(here, stay, 2):  # the question names no party: 1 or 2 agree
+                return None
+            prices = sorted(stay_price(h, stay) for h in seen)
+            top = prices[4] - (1 if site.fmt["decimals"] == 0 else 0.01)
+            limit = next((float(top // step * step) for step in (1000, 100, 50, 10, 5, 1) if top // step * step > prices[3]), None)
+            best = _top([h for h in seen if stay_price(h, stay) < (limit or 0)])
+            return None if limit is None or best is None or best is _top(seen) else (limit, best)
+        stay = draw_stay(rng, _stay, lambda st: under(st) is not None)
+        if stay is None:
             continue
-        checkin, checkout = _stay(rng)
-        plan = (_search(site, search, {"city": city, "checkin": checkin, "checkout": checkout})
+        limit, best = under(stay)
+        plan = (_search(site, search, {"city": city, **stay})
                 + fill_plan(site, filters, {"max_price": str(int(limit))})
                 + [{"op": "click", "sel": "#filter-hotels"}, {"op": "click", "sel": "a[data-sort='-rating']"},
                    {"op": "reach", "sel": f"[data-row={best['id']}]"}])
-        names = [h["name"] for h in found if h["city"] == city]
-        ask(site, BEST_UNDER, {"city": city, "price": site.money(limit)}, start, plan, best["name"],
-            name_check(best["name"], names), distinct(names, best["name"]), "The best-rated hotel among those starting under the price")
+        names = [h["name"] for h in here]
+        ask(site, BEST_UNDER, {"city": city, "price": site.money(limit), "checkin": day_text(stay["checkin"]),
+                               "checkout": day_text(stay["checkout"])}, start, plan, best["name"],
+            name_check(best["name"], names), distinct(names, best["name"]),
+            "The best-rated hotel among those whose price for that stay starts under the price")
         break
 
     days = sorted({r["days"] for h in found for r in rates_of(h) if r["refundable"]})
     for hotel in rng.sample(found, len(found)):
         # a room with one rate, a refundable one: its policy is one deadline
         single = [room for room in hotel["rooms"] if len(room["rates"]) == 1 and room["rates"][0]["refundable"]]
-        if not single:
+        stay = draw_stay(rng, _stay, lambda st: bool(shown([hotel], st, 2))) if single else None  # listed for the stay
+        if stay is None:
             continue
         room = rng.choice(single)
         rate = room["rates"][0]
         gold = rate["days"]
         confusers = sorted(set(days + [gold + 1, gold - 1]) - {gold, 0})
-        stay = dict(zip(("checkin", "checkout"), _stay(rng)))
         ask(site, POLICY, {"room": room["name"], "hotel": hotel["name"]}, start,
-            _search(site, search, {"city": hotel["city"], **stay})
-            + [{"op": "click", "sel": f"[data-row={hotel['id']}] [data-hotel-link]"},
-               {"op": "reach", "sel": f"[data-rate={rate['id']}] [data-policy]"}],
+            _search(site, search, {"city": hotel["city"], **stay}) + _open_hotel(hotel)
+            + [{"op": "reach", "sel": f"[data-rate={rate['id']}] [data-policy]"}],
             str(gold), answer_count(gold, confusers, unit="days"), [str(c) for c in confusers],
             "The free-cancellation deadline of that room's only rate")
+        break
+    _night_tasks(site, found, search, people[0])
+
+
+def _open_hotel(hotel: dict[str, Any]) -> Plan:
+    return [{"op": "click", "sel": f"[data-row={hotel['id']}] [data-hotel-link]"}]
+
+
+def _night_tasks(site: SiteBuilder, found: list[dict[str, Any]], search: list[dict[str, Any]],
+                 person: dict[str, Any]) -> None:
+    """The tasks about availability itself: a room's one sold-out night in a span, the one hotel of a
+    city with a room type free for a stay, and the city's cheapest room free for a stay (where a
+    cheaper one is sold out on a night of it, so the nights decide)."""
+    rng = site.rng
+    start = "/hotels"
+    cities = sorted({h["city"] for h in found})
+    rng.shuffle(cities)
+    listed = lambda hotel: lambda st: bool(shown([hotel], st, 2))  # noqa: E731 (the hotel shows for the stay)
+
+    for hotel, room in [(h, r) for h in rng.sample(found, len(found)) for r in h["rooms"] if r["sold_out"]]:
+        night = rng.choice(room["sold_out"])
+        first = dt.date.fromisoformat(night) - dt.timedelta(days=rng.randint(1, 3))
+        last = dt.date.fromisoformat(night) + dt.timedelta(days=rng.randint(1, 3))
+        span = nights(first.isoformat(), (last + dt.timedelta(days=1)).isoformat())
+        stay = draw_stay(rng, _stay, listed(hotel))
+        if first.month != last.month or set(span) & set(room["sold_out"]) != {night} or stay is None:
+            continue  # the span leaves the month, holds another sold-out night, or the hotel never shows
+        others = [d for d in span if d != night]
+        ask(site, SOLD_OUT_NIGHT, {"first": day_text(span[0]), "last": day_text(span[-1]), "room": room["name"],
+                                   "hotel": hotel["name"]}, start,
+            _search(site, search, {"city": hotel["city"], **stay}) + _open_hotel(hotel)
+            + [{"op": "reach", "sel": f"[data-room-availability=\"{hotel['rooms'].index(room)}\"]"}],
+            site.date(night), answer_date(night, others, site.locale), [site.date(d) for d in others],
+            "The one night in that span the room's availability lists as sold out")
+        break
+
+    def room_named(hotel: dict[str, Any], name: str) -> dict[str, Any] | None:
+        return next((r for r in hotel["rooms"] if r["name"] == name), None)
+
+    for city, name in [(c, r[0]) for c in cities for r in rng.sample(ROOMS, len(ROOMS))]:
+        having = [h for h in found if h["city"] == city and room_named(h, name)]
+        free_at = lambda st: [h for h in having if is_free(room_named(h, name), st)]  # noqa: E731
+        stay = draw_stay(rng, _stay, lambda st: len(free_at(st)) == 1) if len(having) >= 2 else None
+        if stay is None:
+            continue
+        gold = free_at(stay)[0]
+        names = [h["name"] for h in found if h["city"] == city]
+        ask(site, FREE_ROOM, {"city": city, "room": name, "checkin": day_text(stay["checkin"]),
+                              "checkout": day_text(stay["checkout"])}, start,
+            _search(site, search, {"city": city, **stay, "guests": 1}) + _open_hotel(gold)
+            + [{"op": "reach", "sel": f"[data-rate={room_named(gold, name)['rates'][0]['id']}]"}],
+            gold["name"], name_check(gold["name"], names), [h["name"] for h in having if h is not gold],
+            "The one hotel of the city whose room of that type is free every night of the stay")
+        break
+
+    for city in cities:
+        here = [h for h in found if h["city"] == city]
+
+        def cheapest(stay: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+            free = [(h, r) for h in here for r in open_rates(rates_of(h), stay, stay["guests"])]
+            best = unique_extreme([r for _, r in free], "price")
+            anyway = unique_extreme([r for h in here for r in rates_of(h) if r["sleeps"] >= stay["guests"]], "price")
+            if best is None or anyway is None or anyway["id"] == best["id"]:
+                return None  # a tie, or the nights would not matter
+            return next(h for h, r in free if r is best), best
+        stay = draw_stay(rng, _stay, lambda st: cheapest(st) is not None, rng.choice([2, 2, 3]))
+        if stay is None:
+            continue
+        hotel, rate = cheapest(stay)
+        guest = {"name": person["name"], "email": person["email"]}
+        plan = _search(site, search, {"city": city, **stay}) + [{"op": "click", "sel": "a[data-sort='price']"}] \
+            + _reserve(site, hotel, rate, guest)
+        act(site, BOOK_AVAILABLE, {"city": city, "checkin": day_text(stay["checkin"]), "checkout": day_text(stay["checkout"]),
+                                   "guests": stay["guests"], "name": guest["name"], "email": guest["email"]}, start, plan,
+            _checks(rate, stay, guest), "One booking, of the city's cheapest room that sleeps the guests and is free "
+            "every night of the stay, for those dates", maximal=plan + _more_bookings(site, hotel, rate, stay, guest))
         break

@@ -1,0 +1,73 @@
+"""Hotel availability: which nights each room type is sold out, and what a stay can have. A night is
+named by its date (the night of March 12 runs to the morning of March 13); a stay from check-in to
+check-out holds the nights from the check-in up to the night before the check-out. Every stay the
+site's calendar offers lies in the base date's month, so the sold-out nights are drawn in that month.
+The results page, the hotel page and the server's `open_dates` rule (weblica/serve/rules.py) all read
+the same `sold_out` lists, so they agree on what can be booked."""
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import Any, Callable
+
+from weblica.synth.data import BASE_DATE
+
+# how many nights of the month one room type is sold out: often none or a few, sometimes a busy week
+SOLD_OUT_COUNTS = [0, 0, 1, 2, 2, 3, 4, 6]
+STAY_TRIES = 24  # stays drawn before a task gives up finding one it can state without ambiguity
+
+Stay = dict[str, Any]
+
+
+def draw_sold_out(rng: Any) -> list[str]:
+    """One room type's sold-out nights in the base date's month, sorted ISO dates."""
+    days = calendar.monthrange(BASE_DATE.year, BASE_DATE.month)[1]
+    picked = rng.sample(range(1, days + 1), rng.choice(SOLD_OUT_COUNTS))
+    return [BASE_DATE.replace(day=d).isoformat() for d in sorted(picked)]
+
+
+def nights(checkin: str, checkout: str) -> list[str]:
+    """The nights of a stay, as ISO dates (none when the check-out does not follow the check-in)."""
+    first, last = dt.date.fromisoformat(checkin), dt.date.fromisoformat(checkout)
+    return [(first + dt.timedelta(days=n)).isoformat() for n in range((last - first).days)]
+
+
+def is_free(room: dict[str, Any], stay: Stay) -> bool:
+    """The room type (or a rate, which carries its room's nights) is free every night of the stay."""
+    return not set(room["sold_out"]) & set(nights(stay["checkin"], stay["checkout"]))
+
+
+def open_rates(rates: list[dict[str, Any]], stay: Stay, guests: int = 1) -> list[dict[str, Any]]:
+    """The rates whose room is free for the whole stay and sleeps the guests."""
+    return [r for r in rates if is_free(r, stay) and r["sleeps"] >= guests]
+
+
+def stay_price(hotel: dict[str, Any], stay: Stay) -> float | None:
+    """The hotel's "from" price for the stay, as its results row shows it: the cheapest rate of a room
+    free every night (whatever it sleeps); None when every room is sold out on a night of the stay."""
+    prices = [rate["price"] for room in hotel["rooms"] if is_free(room, stay) for rate in room["rates"]]
+    return min(prices) if prices else None
+
+
+def shown(hotels: list[dict[str, Any]], stay: Stay, guests: int) -> list[dict[str, Any]]:
+    """The hotels a results page for the stay lists: some room is free every night, and the largest of
+    those sleeps the party (the page's guests filter)."""
+    return [h for h in hotels if any(is_free(r, stay) and r["sleeps"] >= guests for r in h["rooms"])]
+
+
+def results_rooms(hotel: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a results row carries so the page can price it for any stay: per room type, what it
+    sleeps, its cheapest rate and its sold-out nights."""
+    return [{"sleeps": r["sleeps"], "from": min(rate["price"] for rate in r["rates"]), "out": r["sold_out"]}
+            for r in hotel["rooms"]]
+
+
+def draw_stay(rng: Any, draw: Callable[[Any], tuple[str, str]], fits: Callable[[Stay], bool],
+              guests: int | None = None) -> Stay | None:
+    """A stay (check-in, check-out and, when given, guests) that `fits`, drawn at most STAY_TRIES times."""
+    for _ in range(STAY_TRIES):
+        checkin, checkout = draw(rng)
+        stay = {"checkin": checkin, "checkout": checkout, **({"guests": guests} if guests else {})}
+        if fits(stay):
+            return stay
+    return None
