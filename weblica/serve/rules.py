@@ -11,12 +11,20 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   as is a record with none or more than `max`.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
-Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in)."""
+Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in).
+`checked_rules` reads a bundle's `record_rules` before the server serves it: a malformed one stops the
+server with one line naming the file (rules that cannot be read must not quietly allow everything)."""
 from __future__ import annotations
 
+import datetime as dt
+import math
 from typing import Any
 
 Rule = dict[str, Any]
+
+
+class RuleError(ValueError):
+    """A bundle's `site.json` (its `record_rules`) that the server cannot serve; the message names the file."""
 
 
 def items_of(value: Any) -> list[str]:
@@ -57,9 +65,19 @@ def _free_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     return None
 
 
+def _iso_date(value: Any) -> dt.date | None:
+    """A calendar date written YYYY-MM-DD, else None ('2026-02-30' and 'zzzzzzzzzz' are none)."""
+    if not isinstance(value, str) or len(value) != 10 or value[4] != "-" or value[7] != "-":
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        return None
+
+
 def _later(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
-    late, early = record.get(rule["field"]), record.get(rule["than"])
-    if not (isinstance(late, str) and isinstance(early, str) and len(late) == len(early) == 10 and late > early):
+    late, early = _iso_date(record.get(rule["field"])), _iso_date(record.get(rule["than"]))
+    if late is None or early is None or late <= early:
         return rule.get("error", f"{rule['field']} must come after {rule['than']}.")
     return None
 
@@ -69,7 +87,8 @@ def _at_most(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str |
     value = record.get(rule["field"])
     if limit is None:
         return "That choice is not available."
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or not 1 <= value <= limit:
+    whole = isinstance(value, int) or isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    if isinstance(value, bool) or not whole or not 1 <= value <= limit:
         return rule.get("error", "At most {limit}.").format(limit=limit)
     return None
 
@@ -88,3 +107,55 @@ def refusal(rules: list[Rule], collection: str, record: dict[str, Any], state: d
         if reason:
             return reason
     return None
+
+
+# what each kind reads from its rule: key -> (the type it must have, whether the rule must give it)
+_SHAPES: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
+    "requires": {"field": (str, True), "needs": (dict, True), "have": (list, False), "noun": (str, False)},
+    "free_items": {"field": (str, True), "by": (str, True), "offered": (dict, True), "taken": (dict, False),
+                   "max": (int, False)},
+    "later": {"field": (str, True), "than": (str, True)},
+    "at_most": {"field": (str, True), "by": (str, True), "limits": (dict, True)},
+}
+_LISTS_OF = {"requires": "needs", "free_items": "offered"}  # maps whose values are lists of strings
+
+
+def _rule_problem(rule: Any) -> str | None:
+    if not isinstance(rule, dict):
+        return f"a rule must be an object with 'kind', got {type(rule).__name__}"
+    kind = rule.get("kind")
+    if kind not in _SHAPES:
+        return f"rule kind {str(kind)[:40]!r} is unknown (known: {', '.join(KINDS)})"
+    for key, (want, required) in {**_SHAPES[kind], "error": (str, False)}.items():
+        if key not in rule:
+            if required:
+                return f"a '{kind}' rule needs '{key}'"
+            continue
+        if not isinstance(rule[key], want) or isinstance(rule[key], bool):
+            return f"'{kind}' rule's '{key}' must be a {getattr(want, '__name__', 'value')}, got {type(rule[key]).__name__}"
+    for key in (_LISTS_OF.get(kind), "taken" if kind == "free_items" else None):
+        for value in (rule.get(key) or {}).values() if key else ():
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return f"'{kind}' rule's '{key}' must map each value to a list of strings"
+    if kind == "at_most" and not all(isinstance(v, int) and not isinstance(v, bool) for v in rule["limits"].values()):
+        return "'at_most' rule's 'limits' must map each value to a whole number"
+    return None
+
+
+def checked_rules(raw: Any, where: str) -> dict[str, list[Rule]]:
+    """A bundle's `record_rules` (collection -> rules) as the server applies them; a RuleError naming
+    `where` (the site.json) for anything the rule kinds above cannot read."""
+    if raw is None:
+        return {}
+    fix = f"fix record_rules in {where} or regenerate the site with `weblica synth`"
+    if not isinstance(raw, dict):
+        raise RuleError(f"{where}: record_rules must be an object (collection -> list of rules), "
+                        f"got {type(raw).__name__}; {fix}")
+    for collection, rules in raw.items():
+        if not isinstance(rules, list):
+            raise RuleError(f"{where}: record_rules.{collection} must be a list of rules, got {type(rules).__name__}; {fix}")
+        for index, rule in enumerate(rules):
+            problem = _rule_problem(rule)
+            if problem:
+                raise RuleError(f"{where}: record_rules.{collection}[{index}]: {problem}; {fix}")
+    return raw
