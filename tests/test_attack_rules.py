@@ -217,3 +217,30 @@ def test_checked_rules_keep_a_good_file_as_it_is():
     # and the unit rules still refuse what they did
     assert refusal(RULES["hotel_bookings"], "b", {"rate": "r1", "checkin": "2026-03-10",
                                                   "checkout": "2026-03-11", "guests": 1}, {}) is None
+
+
+def test_each_instance_is_ruled_by_its_own_rules(tmp_path):
+    """Instance k of a site (its own data: other seats taken) applies its own record_rules, keeps its own
+    state, and a malformed instance header reaches no instance."""
+    root = _bundle(tmp_path / "uni")
+    other = json.loads(json.dumps(RULES))
+    other["seat_orders"][0]["taken"] = {"e1": ["A1"]}  # in instance 1, A1 is the taken seat and A3 is free
+    inst = _bundle(root / "instances" / "1" / "uni", rules=other)
+    meta = json.loads((inst / "site.json").read_text())
+    (inst / "site.json").write_text(json.dumps({**meta, "instance": 1}))
+    app = create_app(ServeConfig(sites=[root]))
+    c = app.test_client()
+
+    def post(instance: str | None, seats: str) -> int:
+        headers = {"X-Weblica-Episode": "ep", **({"X-Weblica-Instance": instance} if instance is not None else {})}
+        return c.post("/api/seat_orders", json={"event": "e1", "seats": seats}, base_url=f"http://{HOST}",
+                      headers=headers).status_code
+
+    assert post(None, "A1") == 200 and post(None, "A3") == 409  # instance 0: A3 taken
+    assert post("1", "A1") == 409 and post("1", "A3") == 200   # instance 1: A1 taken, and A1 held in 0 only
+    for bad in ["2", "-1", "1.0", "01x", "９", "99999999999"]:
+        assert post(bad, "A2") == 404, bad
+    admin = {"X-Weblica-Admin": app.config["WEBLICA_ADMIN_TOKEN"], "X-Weblica-Episode": "ep"}
+    zero = c.get("/__weblica/state", base_url=f"http://{HOST}", headers=admin).get_json()["seat_orders"]
+    one = c.get("/__weblica/state", base_url=f"http://{HOST}", headers={**admin, "X-Weblica-Instance": "1"}).get_json()
+    assert [o["seats"] for o in zero] == ["A1"] and [o["seats"] for o in one["seat_orders"]] == ["A3"]
