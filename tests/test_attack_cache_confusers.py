@@ -85,7 +85,8 @@ def test_the_harvest_holds_the_other_values_and_never_the_gold(author, price, pu
 @pytest.mark.parametrize("answer", ["Anna Berg, Olle Lind, Sara Ek", "Anna Berg and Olle Lind", "Olle Lind",
                                     "Either Anna Berg or Olle Lind", "Anna Berg or Sara Ek, I am not sure",
                                     "It was not Anna Berg", "Not Anna Berg; Olle Lind", "Sara Ek (Anna Berg edited)",
-                                    "By Olle Lind"])
+                                    "By Olle Lind", "Anna Berg\nOlle Lind", "Anna Berg / Olle Lind", "Anna Berg & Sara Ek",
+                                    "Anna Berg, O. Lind", "Anna Berg; Ek", "anna berg olle lind", "Anna Berg vs Olle Lind"])
 def test_a_cheating_author_answer_scores_0(author, answer):
     assert _score(author, answer) == 0.0, answer
 
@@ -104,7 +105,8 @@ def test_a_labelled_author_answer_scores_1(author, answer):
 
 
 @pytest.mark.parametrize("answer", ["¥316, ¥420, ¥515", "¥316 or ¥420", "¥420", "Between ¥316 and ¥515",
-                                    "Not ¥316", "It costs ¥515 (¥316 on sale?)"])
+                                    "Not ¥316", "It costs ¥515 (¥316 on sale?)", "¥316/¥420", "316 or 420 yen",
+                                    "¥316–¥420", "¥ 316, ¥ 420", "¥300-¥400"])
 def test_a_cheating_price_answer_scores_0(price, answer):
     assert _score(price, answer) == 0.0, answer
 
