@@ -139,3 +139,47 @@ def test_a_task_that_names_an_entity_names_it_whole(built):
                 if base in task.instruction and variant not in task.instruction:
                     following = task.instruction.split(base, 1)[1]
                     assert not re.match(rf"\s+{re.escape(extra)}\b", following), (task.id, task.instruction)
+
+
+AGGREGATES = ("cheapest-of-kind", "top-price-of-kind", "cheapest-kind-to-cart", "count-kind-under")
+
+
+def test_aggregate_golds_range_over_the_whole_catalog_not_its_first_page():
+    """'The cheapest X', 'the most expensive X', 'how many X up to P' on catalogs of several pages: each
+    gold is the aggregate over every entity of the kind (the listing pages past the first included)."""
+    from weblica.env import answers as A
+    from weblica.env import text as T
+
+    checked = 0
+    for skill in ("filter-sort", "checkout", "multi-page", "table-reasoning"):
+        fit = compatible_categories(skill)
+        for k in range(4):
+            site = build_site(sample_spec(910 + k, skill, fit[(7 * k) % len(fit)]))
+            items = site.data["items"]
+            by_id, by_name = {i["id"]: i for i in items}, {i["name"]: i for i in items}
+
+            def kinds_named(text: str) -> set[str]:  # 'scarves' names the kind Scarf
+                low = text.lower()
+                return {i["kind"] for i in items for w in (i["kind"], i["noun"])
+                        if re.search(r"\b" + re.escape(w.lower()[:max(3, len(w) - 1)]), low)}
+
+            def of(kind: str) -> list[float]:
+                return [i["price"] for i in items if i["kind"] == kind]
+            for d in site.tasks:
+                if d.intent not in AGGREGATES:
+                    continue
+                checked += 1
+                where = (site.spec.site_id, d.instruction)
+                gold = d.checks[0].expected
+                if d.intent == "cheapest-of-kind":
+                    assert by_name[gold]["price"] == min(of(by_name[gold]["kind"])), where
+                elif d.intent == "cheapest-kind-to-cart":
+                    item = by_id[d.checks[0].path.split(".")[1]]
+                    assert item["price"] == min(of(item["kind"])), where
+                elif d.intent == "top-price-of-kind":
+                    assert any(float(gold) == max(of(kind)) for kind in kinds_named(d.instruction)), where
+                else:
+                    limits = [n.value for n in A.find_numbers(T.normalize_answer(d.instruction), None)]
+                    assert any(sum(p <= t for p in of(kind)) == float(gold)
+                               for kind in kinds_named(d.instruction) for t in limits), where
+    assert checked >= 20, checked
