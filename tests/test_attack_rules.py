@@ -244,3 +244,20 @@ def test_each_instance_is_ruled_by_its_own_rules(tmp_path):
     zero = c.get("/__weblica/state", base_url=f"http://{HOST}", headers=admin).get_json()["seat_orders"]
     one = c.get("/__weblica/state", base_url=f"http://{HOST}", headers={**admin, "X-Weblica-Instance": "1"}).get_json()
     assert [o["seats"] for o in zero] == ["A1"] and [o["seats"] for o in one["seat_orders"]] == ["A3"]
+
+
+def test_a_collection_spelled_another_way_is_another_collection_the_checks_never_read(client):
+    """POST/PUT to 'Seat_orders' or 'seat_orders ' (URL-encoded) store under that other name: the ruled
+    collection the page and the checks read stays as it was; slashes and dot segments reach no route."""
+    from weblica.env.task import Check, run_check
+
+    for path in ["/api/Seat_orders", "/api/doc/Seat_Orders", "/api/doc/seat_orders%20"]:
+        method = "PUT" if "/doc/" in path else "POST"
+        body = [{"event": "e1", "seats": "A3"}] if method == "PUT" else {"event": "e1", "seats": "A3"}
+        assert client(method, path, json=body).status_code == 200
+    for path in ["/api/seat_orders/", "/api/./seat_orders", "/api/x/../seat_orders", "/api//seat_orders"]:
+        assert client("POST", path, json={"event": "e1", "seats": "A3"}).status_code in (308, 404, 405), path
+    assert client("POST", "/api/seat%5Forders", json={"event": "e1", "seats": "A3"}).status_code == 409
+    state = client.state()
+    assert state["seat_orders"] == []
+    assert not run_check(Check("state_match", 1, mode="count", path="seat_orders"), None, "", state).passed
