@@ -190,3 +190,42 @@ def test_the_browsergym_task_scores_the_member_of_its_seed():
     for seed in (1, 2, 4):
         bg = WeblicaBrowserTask(seed, _family())
         assert bg.task.checks[0].expected == GOLDS[_expected(seed)]
+
+
+BASE = {"id": "t", "start_url": "http://a.synth.test/", "instruction": "q", "source": {"kind": "synth", "site": "a"}}
+
+
+@pytest.mark.parametrize("instances", ["abc", [1, 2], {"a": 1}, [{"instance": 0}, "x"],
+                                       [{"instance": 0}, {"instance": "x"}], [{"instance": 0}, {"instance": -1}],
+                                       [{"instance": 0}, {"instance": 1.5}], [{"instance": 0}, {"instance": True}],
+                                       [{"instance": 0}, {"instance": 1, "metadata": "zz"}]])
+def test_a_malformed_family_is_a_task_error_at_every_seed(instances):
+    """A hand-edited or hostile family: a TaskError naming the task (the env server answers 400 'bad
+    task'), never an AttributeError/KeyError (a 503 'env_error') or an episode on a 'No such instance' page."""
+    from weblica.env.task import TaskError
+
+    task = Task.from_dict({**BASE, "metadata": {"instances": instances}})
+    for seed in (0, 1, 2, 3):
+        with pytest.raises(TaskError) as raised:
+            episode_task(task, seed)
+        assert "task t" in str(raised.value) and "instances" in str(raised.value)
+
+
+def test_a_member_with_bad_checks_is_a_task_error_naming_the_member():
+    from weblica.env.task import TaskError
+
+    task = Task.from_dict({**BASE, "metadata": {"instances": [{"instance": 0}, {"instance": 1, "checks": "bad"}]}})
+    assert episode_task(task, 0).instruction == "q"
+    with pytest.raises(TaskError, match=r"checks.*instances\[1\]"):
+        episode_task(task, 1)
+
+
+def test_a_member_cannot_change_the_task_s_id_or_source():
+    """The env server confines the sent task's source to its roots before it resolves the member: a member
+    that names another id, source kind, bundle or recording must not carry that into the episode."""
+    hostile = {"instance": 1, "instruction": "member", "id": "other", "source": {"kind": "cache", "recording": "/etc"},
+               "checks": [{"type": "answer_match", "expected": "x"}]}
+    task = Task.from_dict({**BASE, "metadata": {"instances": [{"instance": 0}, hostile]}})
+    played = episode_task(task, 1)
+    assert played.instruction == "member" and played.metadata["instance"] == 1
+    assert played.id == "t" and played.source == task.source
