@@ -16,9 +16,10 @@ Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limi
 server with one line naming the file (rules that cannot be read must not quietly allow everything)."""
 from __future__ import annotations
 
-import datetime as dt
 import math
 from typing import Any
+
+from weblica.env.dates import parse_iso_date
 
 Rule = dict[str, Any]
 
@@ -65,14 +66,12 @@ def _free_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     return None
 
 
-def _iso_date(value: Any) -> dt.date | None:
-    """A calendar date written YYYY-MM-DD, else None ('2026-02-30' and 'zzzzzzzzzz' are none)."""
+def _iso_date(value: Any) -> tuple[int, int, int] | None:
+    """A calendar date written exactly YYYY-MM-DD, else None ('2026-02-30', '20260312', ' 2026-03-12' and
+    'zzzzzzzzzz' are none): what is stored is what the checks and the page read."""
     if not isinstance(value, str) or len(value) != 10 or value[4] != "-" or value[7] != "-":
         return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        return None
+    return parse_iso_date(value)
 
 
 def _later(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
