@@ -261,3 +261,32 @@ def test_a_collection_spelled_another_way_is_another_collection_the_checks_never
     state = client.state()
     assert state["seat_orders"] == []
     assert not run_check(Check("state_match", 1, mode="count", path="seat_orders"), None, "", state).passed
+
+
+def test_a_generated_education_site_refuses_every_blocked_course_and_its_variants(tmp_path):
+    """The registrar rules an education site is generated with (weblica/synth/genres/education.py), served
+    as its bundle would be: each course whose prerequisite the student lacks is refused (and its id's
+    case/space variants), each open course is stored, and a second POST of it is stored again (no rule
+    says once: the task's count check decides)."""
+    from weblica.synth.generate import build_site
+    from weblica.synth.spec import sample_spec
+
+    site = build_site(sample_spec(41, "search", "education"))
+    rules = json.loads(json.dumps(site.record_rules))
+    rule = rules["enrollments"][0]
+    blocked = [c for c, needs in rule["needs"].items() if any(n not in rule["have"] for n in needs)]
+    open_ = [c for c in rule["needs"] if c not in blocked]
+    assert blocked and open_
+    app = create_app(ServeConfig(sites=[_bundle(tmp_path / "uni", rules=rules)]))
+    c = app.test_client()
+
+    def enroll(course: str, episode: str = "ep") -> int:
+        return c.post("/api/enrollments", json={"course": course}, base_url=f"http://{HOST}",
+                      headers={"X-Weblica-Episode": episode}).status_code
+
+    assert all(enroll(course) == 409 for course in blocked)
+    assert all(enroll(variant) == 409 for course in open_[:5] for variant in (course.upper(), f" {course}", f"{course}\t"))
+    assert enroll(open_[0], "ep2") == 200 and enroll(open_[0], "ep2") == 200
+    admin = {"X-Weblica-Admin": app.config["WEBLICA_ADMIN_TOKEN"]}
+    assert c.get("/__weblica/state", base_url=f"http://{HOST}", headers={**admin, "X-Weblica-Episode": "ep"}
+                 ).get_json()["enrollments"] == []
