@@ -206,7 +206,8 @@ def episode_task(task: Task, seed: int) -> Task:
     members = task.metadata.get("instances")
     if not members:
         return task
-    fix = "metadata.instances must list {\"instance\": k, ...} objects, k a whole number >= 0 (weblica synth --instances)"
+    fix = ("metadata.instances must list {\"instance\": k, ...} objects, k a whole number >= 0 "
+           "(weblica synth --instances writes them)")
     if not isinstance(members, list) or not all(isinstance(m, dict) for m in members):
         raise TaskError(f"task {task.id}: {fix}")
     for index, member in enumerate(members):  # every member, so a family fails alike at every seed

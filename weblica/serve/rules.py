@@ -131,7 +131,8 @@ def _rule_problem(rule: Any) -> str | None:
                 return f"a '{kind}' rule needs '{key}'"
             continue
         if not isinstance(rule[key], want) or isinstance(rule[key], bool):
-            return f"'{kind}' rule's '{key}' must be a {getattr(want, '__name__', 'value')}, got {type(rule[key]).__name__}"
+            return (f"'{kind}' rule's '{key}' must be a {getattr(want, '__name__', 'value')}, "
+                    f"got {type(rule[key]).__name__}")
     for key in (_LISTS_OF.get(kind), "taken" if kind == "free_items" else None):
         for value in (rule.get(key) or {}).values() if key else ():
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -152,7 +153,8 @@ def checked_rules(raw: Any, where: str) -> dict[str, list[Rule]]:
                         f"got {type(raw).__name__}; {fix}")
     for collection, rules in raw.items():
         if not isinstance(rules, list):
-            raise RuleError(f"{where}: record_rules.{collection} must be a list of rules, got {type(rules).__name__}; {fix}")
+            raise RuleError(f"{where}: record_rules.{collection} must be a list of rules, "
+                            f"got {type(rules).__name__}; {fix}")
         for index, rule in enumerate(rules):
             problem = _rule_problem(rule)
             if problem:
