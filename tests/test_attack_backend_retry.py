@@ -26,7 +26,7 @@ def _server(behaviour: str):
     class Handler(BaseHTTPRequestHandler):
         def _answer(self):
             seen.append((self.command, self.path))
-            if behaviour == "drop":
+            if behaviour == "drop" or behaviour == "drop-once" and len(seen) == 1:
                 self.connection.shutdown(socket.SHUT_RDWR)
                 self.close_connection = True
                 return
@@ -138,3 +138,41 @@ def test_the_real_site_server_resets_once_per_begin(tmp_path):
         net = asyncio.run(backend.begin(_task(), "ep", 3))
         assert net.extra_headers["X-Weblica-Seed"] == "3"
         assert asyncio.run(backend.state(_task(), "ep"))["cart"] == []
+
+
+def test_the_validators_kept_alive_client_retries_the_same_way():
+    """Validation's backend (one kept-alive client) after dropped connections: the same 3 attempts and the
+    same clear error; with a server that answers after one drop, the pooled client reconnects."""
+    from types import SimpleNamespace
+
+    from weblica.synth.validate import _KeptAliveBackend
+
+    httpd, seen = _server("drop")
+    try:
+        backend = _KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
+
+        async def go():
+            try:
+                return await backend.state(_task(), "ep")
+            finally:
+                await backend.aclose()
+        with pytest.raises(SynthServerUnreachable):
+            asyncio.run(go())
+        assert len(seen) == ATTEMPTS
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    httpd, seen = _server("drop-once")
+    try:
+        backend = _KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
+
+        async def twice():
+            try:
+                return [await backend.state(_task(), "ep"), await backend.state(_task(), "ep")]
+            finally:
+                await backend.aclose()
+        assert asyncio.run(twice()) == [{"error": "boom"}] * 2  # the stand-in server's 200 body
+        assert len(seen) == 3
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
