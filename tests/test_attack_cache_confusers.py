@@ -139,3 +139,14 @@ def test_a_recording_without_other_values_adds_nothing_and_keeps_the_task(tmp_pa
     kept, added = with_page_confusers(task, rec, run, ["Anna Berg"])
     assert added == 0 and kept.checks[0].confusers_from is None
     assert evaluate_checks(kept, "Anna Berg", "", None)[0] == 1.0
+
+
+def test_a_page_dump_scores_0(author, price, published):
+    """The text of the recorded pages pasted as the answer: the gold's page beside the site's name, or
+    every page, names other candidates."""
+    from weblica.cache.confusers import html_text
+
+    assert _score(author, html_text(ARTICLE)) == 0.0
+    assert _score(author, "\n".join(html_text(p) for p in [ARTICLE, *OTHERS])) == 0.0
+    assert _score(price, "\n".join(html_text(p) for p in [PRODUCT, *PRODUCTS])) == 0.0
+    assert _score(published, "\n".join(html_text(p) for p in [ARTICLE, *OTHERS])) == 0.0
