@@ -10,9 +10,11 @@ def progress_bar(total: int) -> Any:
                                TimeRemainingColumn)
     from rich.console import Console
 
+    # redirect_stdout off: rich would otherwise send what the command prints to stdout meanwhile into the
+    # bar's terminal (stderr) whenever stderr is a terminal, and a caller reading stdout would lose it
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=Console(stderr=True),
-                    transient=False)
+                    transient=False, redirect_stdout=False)
 
 
 class OptionalBar:

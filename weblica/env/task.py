@@ -193,26 +193,44 @@ class Task:
         )
 
 
-# what a task file may hold (a task is a few sentences and a URL; a 20 MB instruction is a mistake or an attack)
+# what a family member may set on the task it plays: never its id or source, which the env server has
+# confined to its roots before the member is resolved
+MEMBER_FIELDS = ("start_url", "instruction", "max_steps", "checks", "rubric", "oracle", "metadata", "difficulty")
+
+
 def episode_task(task: Task, seed: int) -> Task:
     """The task an episode with `seed` plays. A task with `metadata.instances` (a family of the same
     task on other instances of its site's data: weblica/synth/instances.py) becomes its member
     `seed % len(members)`, with that member's instruction, start URL, checks and oracle; any other task
-    is itself. Resolving a resolved task changes nothing."""
+    is itself. Resolving a resolved task changes nothing. A malformed family is a TaskError."""
     members = task.metadata.get("instances")
     if not members:
         return task
-    member = members[int(seed) % len(members)]
+    fix = ("metadata.instances must list {\"instance\": k, ...} objects, k a whole number >= 0 "
+           "(weblica synth --instances writes them)")
+    if not isinstance(members, list) or not all(isinstance(m, dict) for m in members):
+        raise TaskError(f"task {task.id}: {fix}")
+    for index, member in enumerate(members):  # every member, so a family fails alike at every seed
+        instance = member.get("instance", 0)
+        if isinstance(instance, bool) or not isinstance(instance, int) or instance < 0 or \
+                not isinstance(member.get("metadata", {}), dict):
+            raise TaskError(f"task {task.id}: metadata.instances[{index}] is malformed; {fix}")
+    index = int(seed) % len(members)
+    member = members[index]
     data = task.to_dict()
     data["metadata"] = {k: v for k, v in data.get("metadata", {}).items() if k != "instances"}
     if member.get("instance", 0):
-        data.update({k: v for k, v in member.items() if k != "instance"})
+        data.update({k: v for k, v in member.items() if k in MEMBER_FIELDS})
         data["metadata"] = {**member.get("metadata", {}), "instance": member["instance"]}
         if "oracle" not in member:
             data.pop("oracle", None)
-    return Task.from_dict(data)
+    try:
+        return Task.from_dict(data)
+    except TaskError as exc:
+        raise TaskError(f"{exc} (in metadata.instances[{index}])") from None
 
 
+# what a task file may hold (a task is a few sentences and a URL; a 20 MB instruction is a mistake or an attack)
 MAX_ID_CHARS = 256
 MAX_URL_CHARS = 8192
 MAX_INSTRUCTION_CHARS = 20_000

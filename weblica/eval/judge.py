@@ -28,7 +28,7 @@ import httpx
 
 from weblica.env.answer_check import ANSWER_RULE
 from weblica.env.episode import Trajectory
-from weblica.env.task import Task
+from weblica.env.task import Task, episode_task
 
 Message = dict[str, Any]
 ChatProvider = Callable[[list[Message]], str]
@@ -143,7 +143,8 @@ class Evidence:
                 images.append(path)
         actions = [f"{s.step}. {a['name']}({', '.join(f'{k}={v!r}' for k, v in a.get('arguments', {}).items())})"
                    for s in traj.steps for a in s.actions]
-        return cls(task, traj.answer, actions, [p.read_bytes() for p in images])
+        # with instances (a synth family): judged as the member this episode's seed played
+        return cls(episode_task(task, traj.seed), traj.answer, actions, [p.read_bytes() for p in images])
 
 
 @dataclass

@@ -101,7 +101,7 @@ def make_trajectory_judge(spec: str, max_new_tokens: int = 256) -> Any:
 def judge_agreement(judge_spec: str, labels_path: str | Path, max_new_tokens: int = 256,
                     limit: int | None = None, strict: bool = True) -> dict[str, Any]:
     """Run the judge on every labelled episode and compare. Returns metrics plus per-episode rows."""
-    from weblica.env.task import load_tasks
+    from weblica.env.task import episode_task, load_tasks
     from weblica.policy.judge import JudgeTimeout
     from weblica.rollout import load_trajectories
 
@@ -128,7 +128,8 @@ def judge_agreement(judge_spec: str, labels_path: str | Path, max_new_tokens: in
             if traj is None or traj.task_id not in tasks:
                 raise ValueError(f"{labels_path}: episode {row['episode_id']} is not in {run}")
             try:
-                result = asyncio.run(judge(tasks[traj.task_id], traj.answer, traj.steps, screenshots_of(run, traj)))
+                played = episode_task(tasks[traj.task_id], traj.seed)  # with instances: this episode's member
+                result = asyncio.run(judge(played, traj.answer, traj.steps, screenshots_of(run, traj)))
                 verdict, text = result.verdict, result.text
                 if strict and not _VERDICT_LINE.search(text or ""):
                     verdict = None

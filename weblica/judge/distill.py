@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from weblica.env.episode import Trajectory
-from weblica.env.task import Task, load_tasks
+from weblica.env.task import Task, episode_task, load_tasks
 from weblica.policy.judge import judge_messages
 
 VERDICT_TEXT = {True: "successful", False: "unsuccessful"}
@@ -149,7 +149,8 @@ def screenshots_of(run: Path, traj: Trajectory) -> list[bytes]:
 
 def judge_input(example: JudgeExample, tasks: dict[str, Task], trajs: dict[tuple[str, str], Trajectory]) -> list[Any]:
     traj = trajs[(example.run, example.episode_id)]
-    return judge_messages(tasks[example.task_id], traj.answer, traj.steps, screenshots_of(Path(example.run), traj))
+    task = episode_task(tasks[example.task_id], traj.seed)  # with instances: the member this episode played
+    return judge_messages(task, traj.answer, traj.steps, screenshots_of(Path(example.run), traj))
 
 
 def distill_judge(runs: Sequence[str | Path], out_dir: str | Path, model: str = "tiny", labels: str | None = None,

@@ -18,7 +18,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, request
 
 from weblica.env.backend import EPISODE_HEADER
-from weblica.serve.rules import refusal
+from weblica.serve.rules import RuleError, checked_rules, refusal
 from weblica.serve.store import StateStore, with_views
 
 ADMIN_HEADER = "X-Weblica-Admin"
@@ -53,11 +53,16 @@ class SiteEntry:
 
 
 def _entry(root: Path) -> tuple[int, SiteEntry]:
-    meta = json.loads((root / "site.json").read_text(encoding="utf-8"))
-    spec, instance = meta["spec"], int(meta.get("instance", 0))
-    key = spec["site_id"] + (f"#{instance}" if instance else "")
-    return instance, SiteEntry(key, spec["host"], root, meta.get("initial_state", {}),
-                               meta.get("record_rules", {}))
+    where = root / "site.json"
+    try:
+        meta = json.loads(where.read_text(encoding="utf-8"))
+        spec, instance = meta["spec"], int(meta.get("instance", 0))
+        key = spec["site_id"] + (f"#{instance}" if instance else "")
+        host, initial = str(spec["host"]), meta.get("initial_state", {})
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # not JSON, or no spec.site_id / host
+        detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        raise RuleError(f"{where} is no site bundle's site.json ({detail}); regenerate it with `weblica synth`") from None
+    return instance, SiteEntry(key, host, root, initial, checked_rules(meta.get("record_rules"), str(where)))
 
 
 def discover_bundles(paths: list[Path]) -> dict[str, dict[int, SiteEntry]]:
@@ -106,12 +111,17 @@ def malformed_path(path: str) -> str | None:
     return None
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is no JSON number")
+
+
 def _json_body(want: type | None = None, default: Any = None) -> Any:
-    """The request's JSON (`default` when absent or not JSON, hostile nesting included); with `want`, a
+    """The request's JSON whatever its content type (`default` when absent or not JSON, hostile nesting
+    and NaN/Infinity included: a stored NaN would make the state unreadable to the page); with `want`, a
     body of another type is a 400."""
     try:
-        body = request.get_json(force=True, silent=True)
-    except RecursionError:
+        body = json.loads(request.get_data(cache=True), parse_constant=_no_constant)
+    except (ValueError, RecursionError):  # JSONDecodeError and undecodable bytes are ValueErrors
         body = None
     if body is None:
         body = default

@@ -20,6 +20,13 @@ from weblica.tls import tls_context
 
 REQUEST_TIMEOUT_S = 10.0
 ATTEMPTS = 3
+# the admin calls that may be sent again after a transport failure: resetting an episode's state twice
+# leaves it as once, and a read changes nothing; any other request is sent once
+IDEMPOTENT = {("POST", "/__weblica/reset"), ("GET", "/__weblica/state")}
+
+
+class SynthServerUnreachable(httpx.TransportError):
+    """The site server gave no answer to an admin call, every attempt; the message names server and call."""
 
 
 class SynthBackend:
@@ -54,17 +61,24 @@ class SynthBackend:
             yield client
 
     async def _call(self, method: str, path: str, task: Task, episode_id: str) -> httpx.Response:
-        """One admin request; reset and state reads are idempotent, so a timeout or dropped connection
-        (a loaded machine) is tried again a few times before the episode fails with it."""
-        for attempt in range(ATTEMPTS):
+        """One admin request; reset and state reads are idempotent (IDEMPOTENT), so a timeout or dropped
+        connection (a loaded machine) is tried again a few times before the episode fails with it. An
+        answer with an error status is an answer: it is never sent again."""
+        attempts = ATTEMPTS if (method, path) in IDEMPOTENT else 1
+        for attempt in range(attempts):
             try:
                 async with self._client() as client:
                     response = await client.request(method, path, headers=self._headers(task, episode_id))
                 response.raise_for_status()
                 return response
-            except httpx.TransportError:
-                if attempt == ATTEMPTS - 1:
-                    raise
+            except httpx.TransportError as exc:
+                if attempt == attempts - 1:
+                    said = str(exc).splitlines()[0][:200] if str(exc) else "no detail"
+                    raise SynthServerUnreachable(
+                        f"the synth site server at {self.url} gave no answer to {method} {path} (task {task.id}) "
+                        f"in {attempts} attempt{'s' if attempts > 1 else ''} of {REQUEST_TIMEOUT_S:g} s "
+                        f"({type(exc).__name__}: {said}); check that it is running and the machine is not "
+                        "overloaded") from exc
                 await asyncio.sleep(0.5 * (attempt + 1))
         raise AssertionError("unreachable")
 

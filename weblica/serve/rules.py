@@ -11,13 +11,22 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   as is a record with none or more than `max`.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
-Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in)."""
+Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in).
+`checked_rules` reads a bundle's `record_rules` before the server serves it: a malformed one stops the
+server with one line naming the file (rules that cannot be read must not quietly allow everything)."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any
 
+from weblica.env.dates import parse_iso_date
+
 Rule = dict[str, Any]
+
+
+class RuleError(ValueError):
+    """A bundle's `site.json` (its `record_rules`) that the server cannot serve; the message names the file."""
 
 
 def items_of(value: Any) -> list[str]:
@@ -66,9 +75,17 @@ def _free_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     return None
 
 
+def _iso_date(value: Any) -> tuple[int, int, int] | None:
+    """A calendar date written exactly YYYY-MM-DD, else None ('2026-02-30', '20260312', ' 2026-03-12' and
+    'zzzzzzzzzz' are none): what is stored is what the checks and the page read."""
+    if not isinstance(value, str) or len(value) != 10 or value[4] != "-" or value[7] != "-":
+        return None
+    return parse_iso_date(value)
+
+
 def _later(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
-    late, early = record.get(rule["field"]), record.get(rule["than"])
-    if not (isinstance(late, str) and isinstance(early, str) and len(late) == len(early) == 10 and late > early):
+    late, early = _iso_date(record.get(rule["field"])), _iso_date(record.get(rule["than"]))
+    if late is None or early is None or late <= early:
         return rule.get("error", f"{rule['field']} must come after {rule['than']}.")
     return None
 
@@ -78,7 +95,8 @@ def _at_most(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str |
     value = record.get(rule["field"])
     if limit is None:
         return "That choice is not available."
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or not 1 <= value <= limit:
+    whole = isinstance(value, int) or isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    if isinstance(value, bool) or not whole or not 1 <= value <= limit:
         return rule.get("error", "At most {limit}.").format(limit=limit)
     return None
 
@@ -136,12 +154,9 @@ def _best_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
 
 def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
     start, end = record.get(rule["from"]), record.get(rule["to"])
-    try:
-        first, last = dt.date.fromisoformat(str(start)), dt.date.fromisoformat(str(end))
-    except ValueError:
+    if _iso_date(start) is None or _iso_date(end) is None:  # "20260312", a week date: not the form's dates
         return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
-    if (first.isoformat(), last.isoformat()) != (start, end):  # "20260312", a week date: not the form's dates
-        return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
+    first, last = dt.date.fromisoformat(start), dt.date.fromisoformat(end)
     if last <= first:
         return f"{rule['to']} must come after {rule['from']}."
     closed = sorted(d for d in rule.get("closed", {}).get(str(record.get(rule["by"], "")), [])
@@ -167,3 +182,66 @@ def refusal(rules: list[Rule], collection: str, record: dict[str, Any], state: d
         if reason:
             return reason
     return None
+
+
+# what each kind reads from its rule: key -> (the type it must have, whether the rule must give it)
+_SHAPES: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
+    "requires": {"field": (str, True), "needs": (dict, True), "have": (list, False), "noun": (str, False)},
+    "free_items": {"field": (str, True), "by": (str, True), "offered": (dict, True), "taken": (dict, False),
+                   "max": (int, False), "shared": (list, False)},
+    "best_items": {"field": (str, True), "by": (str, True), "rows": (dict, True), "counts": (dict, True),
+                   "taken": (dict, False), "shared": (list, False)},
+    "open_dates": {"by": (str, True), "from": (str, True), "to": (str, True), "closed": (dict, False)},
+    "later": {"field": (str, True), "than": (str, True)},
+    "at_most": {"field": (str, True), "by": (str, True), "limits": (dict, True)},
+}
+_LISTS_OF = {"requires": "needs", "free_items": "offered", "open_dates": "closed"}  # maps of lists of strings
+
+
+def _rule_problem(rule: Any) -> str | None:
+    if not isinstance(rule, dict):
+        return f"a rule must be an object with 'kind', got {type(rule).__name__}"
+    kind = rule.get("kind")
+    if kind not in _SHAPES:
+        return f"rule kind {str(kind)[:40]!r} is unknown (known: {', '.join(KINDS)})"
+    for key, (want, required) in {**_SHAPES[kind], "error": (str, False)}.items():
+        if key not in rule:
+            if required:
+                return f"a '{kind}' rule needs '{key}'"
+            continue
+        if not isinstance(rule[key], want) or isinstance(rule[key], bool):
+            return (f"'{kind}' rule's '{key}' must be a {getattr(want, '__name__', 'value')}, "
+                    f"got {type(rule[key]).__name__}")
+    if not all(isinstance(name, str) for name in rule.get("shared", [])):
+        return f"'{kind}' rule's 'shared' must list collection names"
+    if kind == "best_items" and not all(isinstance(zones, dict) and all(
+            isinstance(rows, list) and all(isinstance(row, list) for row in rows) for rows in zones.values())
+            for zones in rule["rows"].values()):
+        return "'best_items' rule's 'rows' must map each value to zones of rows (lists of item lists)"
+    for key in (_LISTS_OF.get(kind), "taken" if kind in ("free_items", "best_items") else None):
+        for value in (rule.get(key) or {}).values() if key else ():
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                return f"'{kind}' rule's '{key}' must map each value to a list of strings"
+    if kind == "at_most" and not all(isinstance(v, int) and not isinstance(v, bool) for v in rule["limits"].values()):
+        return "'at_most' rule's 'limits' must map each value to a whole number"
+    return None
+
+
+def checked_rules(raw: Any, where: str) -> dict[str, list[Rule]]:
+    """A bundle's `record_rules` (collection -> rules) as the server applies them; a RuleError naming
+    `where` (the site.json) for anything the rule kinds above cannot read."""
+    if raw is None:
+        return {}
+    fix = f"fix record_rules in {where} or regenerate the site with `weblica synth`"
+    if not isinstance(raw, dict):
+        raise RuleError(f"{where}: record_rules must be an object (collection -> list of rules), "
+                        f"got {type(raw).__name__}; {fix}")
+    for collection, rules in raw.items():
+        if not isinstance(rules, list):
+            raise RuleError(f"{where}: record_rules.{collection} must be a list of rules, "
+                            f"got {type(rules).__name__}; {fix}")
+        for index, rule in enumerate(rules):
+            problem = _rule_problem(rule)
+            if problem:
+                raise RuleError(f"{where}: record_rules.{collection}[{index}]: {problem}; {fix}")
+    return raw

@@ -23,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from weblica.env.task import Task, load_tasks, save_tasks
+from weblica.env.task import MEMBER_FIELDS, Task, load_tasks, save_tasks
 from weblica.synth.generate import SynthResult, build_site, keep_valid, write_unvalidated
 from weblica.synth.site import draft_to_task, write_bundle
 from weblica.synth.spec import SiteSpec
@@ -61,9 +61,6 @@ def family_keys(tasks: list[Task]) -> list[tuple[Any, ...]]:
     return keys
 
 
-_MEMBER_FIELDS = ("start_url", "instruction", "max_steps", "checks", "rubric", "oracle", "metadata", "difficulty")
-
-
 def attach_instances(bundle: Path, count: int) -> int:
     """Write each family's validated members into the ordinary bundle's tasks; returns how many tasks
     have more than one member."""
@@ -74,7 +71,7 @@ def attach_instances(bundle: Path, count: int) -> int:
         tasks = load_tasks(found[0]) if found else []
         for key, task in zip(family_keys(tasks), tasks):
             data = task.to_dict()
-            members.setdefault(key, []).append({"instance": k, **{f: data[f] for f in _MEMBER_FIELDS if f in data}})
+            members.setdefault(key, []).append({"instance": k, **{f: data[f] for f in MEMBER_FIELDS if f in data}})
     with_more = 0
     for key, task in zip(family_keys(base), base):
         task.metadata.pop("instances", None)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from weblica.env.task import Task, load_tasks
+from weblica.env.task import Task, episode_task, load_tasks
 from weblica.policy.backends.hf import varying_length_attention
 from weblica.policy.context import ContextBuilder
 from weblica.train.algorithms import masked_token_nll
@@ -45,9 +45,21 @@ def on_grid(task: Any, frame: Any) -> Any:
 
 def teacher_task(task: Task, config: SFTConfig, frame: Any = None) -> Task:
     """The task as the teacher plays it: for the oracle, snapped to the student's grid (`frame`) and, with
-    `oracle_thoughts` off, without its recorded thoughts (it then says one fixed sentence)."""
+    `oracle_thoughts` off, without its recorded thoughts (it then says one fixed sentence). A task with
+    instances gets the same in every member's oracle: the rollout plays the member of the episode's seed."""
     if config.teacher != "oracle":
         return task
+    members = task.metadata.get("instances") or []
+    taught = [_taught(episode_task(task, k), config, frame) for k in range(len(members))]
+    task = _taught(task, config, frame)
+    if members:
+        task = replace(task, metadata={**task.metadata, "instances": [
+            {**m, "oracle": t.to_dict()["oracle"]} if m.get("instance", 0) and "oracle" in m else m
+            for m, t in zip(members, taught)]})
+    return task
+
+
+def _taught(task: Task, config: SFTConfig, frame: Any) -> Task:
     if frame is not None:
         task = on_grid(task, frame)
     return task if config.oracle_thoughts else replace(task, oracle_thoughts=None)

@@ -1,0 +1,178 @@
+"""Attacks on the synth backend's retries (weblica/serve/backend.py) with real HTTP servers on loopback:
+only the idempotent admin calls (reset, state read) are sent again; any other request, and any answer
+with an error status, is sent once; a server that never answers, stalls past the timeout or is not
+there fails the call with one clear error after ATTEMPTS tries, naming the server and the call."""
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from weblica.env.task import Task
+from weblica.serve import backend as backend_module
+from weblica.serve.backend import ATTEMPTS, SynthBackend, SynthServerUnreachable
+
+
+def _server(behaviour: str):
+    """A loopback server that drops every connection, stalls, or answers 500; it records what it got."""
+    seen: list[tuple[str, str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self):
+            seen.append((self.command, self.path))
+            if behaviour == "drop" or behaviour == "drop-once" and len(seen) == 1:
+                self.connection.shutdown(socket.SHUT_RDWR)
+                self.close_connection = True
+                return
+            if behaviour == "stall":
+                time.sleep(1.0)
+            body = json.dumps({"error": "boom"}).encode()
+            self.send_response(500 if behaviour == "error" else 200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _answer
+
+        def log_message(self, *args):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, seen
+
+
+def _task() -> Task:
+    return Task.from_dict({"id": "shop-1", "start_url": "http://s.synth.test/", "instruction": "q",
+                           "source": {"kind": "synth", "site": "s"}})
+
+
+@pytest.fixture()
+def dropping():
+    httpd, seen = _server("drop")
+    yield SynthBackend(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"), seen
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.mark.parametrize("method, path", [("POST", "/api/orders"), ("PATCH", "/api/orders/r1"),
+                                          ("DELETE", "/api/orders/r1"), ("PUT", "/api/doc/cart"),
+                                          ("POST", "/__weblica/state"), ("GET", "/__weblica/reset"),
+                                          ("POST", "/__weblica/reset/"), ("post", "/__weblica/reset")])
+def test_a_request_that_is_not_an_idempotent_admin_call_is_sent_once(dropping, method, path):
+    backend, seen = dropping
+    with pytest.raises(SynthServerUnreachable) as raised:
+        asyncio.run(backend._call(method, path, _task(), "ep"))
+    assert len(seen) == 1, seen
+    assert "in 1 attempt " in str(raised.value)
+
+
+def test_a_server_that_drops_every_connection_gives_one_clear_error_after_the_attempts(dropping):
+    backend, seen = dropping
+    for call in (lambda: backend.begin(_task(), "ep", 7), lambda: backend.state(_task(), "ep")):
+        seen.clear()
+        with pytest.raises(httpx.TransportError) as raised:
+            asyncio.run(call())
+        assert len(seen) == ATTEMPTS
+        message = str(raised.value)
+        assert backend.url in message and f"in {ATTEMPTS} attempts" in message and "shop-1" in message
+        assert "\n" not in message and isinstance(raised.value, SynthServerUnreachable)
+    assert [m for m, _ in seen] == ["GET"] * ATTEMPTS
+
+
+def test_a_server_that_is_not_there_fails_after_the_attempts():
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    backend = SynthBackend(url=f"http://127.0.0.1:{port}", admin_token="k")
+    started = time.monotonic()
+    with pytest.raises(SynthServerUnreachable) as raised:
+        asyncio.run(backend.state(_task(), "ep"))
+    assert "ConnectError" in str(raised.value) and f"127.0.0.1:{port}" in str(raised.value)
+    assert time.monotonic() - started < 10  # the back-off is short: 0.5 s + 1.0 s
+
+
+def test_a_stalled_server_times_out_each_attempt_then_fails(monkeypatch):
+    monkeypatch.setattr(backend_module, "REQUEST_TIMEOUT_S", 0.2)
+    httpd, seen = _server("stall")
+    try:
+        backend = SynthBackend(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k")
+        with pytest.raises(SynthServerUnreachable) as raised:
+            asyncio.run(backend.state(_task(), "ep"))
+        assert len(seen) == ATTEMPTS and "ReadTimeout" in str(raised.value)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_an_error_answer_is_an_answer_and_never_sent_again():
+    httpd, seen = _server("error")
+    try:
+        backend = SynthBackend(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k")
+        with pytest.raises(httpx.HTTPStatusError):
+            asyncio.run(backend.begin(_task(), "ep", 0))
+        assert seen == [("POST", "/__weblica/reset")]
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_the_real_site_server_resets_once_per_begin(tmp_path):
+    """Against the real site server: begin() resets the episode with one request, state reads it."""
+    from weblica.serve.server import SiteServer
+
+    root = tmp_path / "s"
+    (root / "public").mkdir(parents=True)
+    (root / "public" / "index.html").write_text("<h1>s</h1>")
+    (root / "site.json").write_text(json.dumps({"spec": {"site_id": "s", "host": "s.synth.test"},
+                                                "initial_state": {"cart": []}}))
+    with SiteServer([root]) as server:
+        backend = SynthBackend(server)
+        net = asyncio.run(backend.begin(_task(), "ep", 3))
+        assert net.extra_headers["X-Weblica-Seed"] == "3"
+        assert asyncio.run(backend.state(_task(), "ep"))["cart"] == []
+
+
+def test_the_validators_kept_alive_client_retries_the_same_way():
+    """Validation's backend (one kept-alive client) after dropped connections: the same 3 attempts and the
+    same clear error; with a server that answers after one drop, the pooled client reconnects."""
+    from types import SimpleNamespace
+
+    from weblica.synth.validate import _KeptAliveBackend
+
+    httpd, seen = _server("drop")
+    try:
+        backend = _KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
+
+        async def go():
+            try:
+                return await backend.state(_task(), "ep")
+            finally:
+                await backend.aclose()
+        with pytest.raises(SynthServerUnreachable):
+            asyncio.run(go())
+        assert len(seen) == ATTEMPTS
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    httpd, seen = _server("drop-once")
+    try:
+        backend = _KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
+
+        async def twice():
+            try:
+                return [await backend.state(_task(), "ep"), await backend.state(_task(), "ep")]
+            finally:
+                await backend.aclose()
+        assert asyncio.run(twice()) == [{"error": "boom"}] * 2  # the stand-in server's 200 body
+        assert len(seen) == 3
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
