@@ -537,3 +537,18 @@ def test_a_gold_that_starts_with_a_negation_word_does_not_deny_the_confuser_afte
     assert score(check, "Non-refundable or free cancellation up to 2 days before check-in", asked) == 0.0
     assert score(check, "Free cancellation up to 2 days before check-in, Non-refundable", asked) == 0.0
     assert score(check, "Non-refundable, not free cancellation up to 2 days before check-in", asked) == 1.0
+
+
+# ---- a label before the gold ("Author: ...") is no candidate, and cannot hide one -----------------------
+
+AUTHOR = answer_text("Anna Berg", [])  # no confusers: only the shape check stands between a list and 1.0
+
+
+@pytest.mark.parametrize("answer,expected", [
+    ("Author: Anna Berg", 1.0), ("Answer: Anna Berg", 1.0), ("Written by: Anna Berg", 1.0),
+    ("Writer: Anna Berg", 1.0),                    # "writer" is a question word here
+    ("Sara Ek: Anna Berg", 0.0), ("Author: Sara Ek, Anna Berg", 0.0), ("Anna Berg: Sara Ek", 0.0),
+    ("Anna Berg, I think", 0.0), ("I believe it is Anna Berg", 0.0),
+])
+def test_a_label_before_the_gold_is_not_a_candidate(answer, expected):
+    assert score(AUTHOR, answer, "Which writer wrote the article?") == expected, answer

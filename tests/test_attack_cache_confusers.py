@@ -86,7 +86,10 @@ def test_the_harvest_holds_the_other_values_and_never_the_gold(author, price, pu
                                     "Either Anna Berg or Olle Lind", "Anna Berg or Sara Ek, I am not sure",
                                     "It was not Anna Berg", "Not Anna Berg; Olle Lind", "Sara Ek (Anna Berg edited)",
                                     "By Olle Lind", "Anna Berg\nOlle Lind", "Anna Berg / Olle Lind", "Anna Berg & Sara Ek",
-                                    "Anna Berg, O. Lind", "Anna Berg; Ek", "anna berg olle lind", "Anna Berg vs Olle Lind"])
+                                    "Anna Berg, O. Lind", "Anna Berg; Ek", "anna berg olle lind", "Anna Berg vs Olle Lind",
+                                    # a label slot must not hide a candidate, and "I think" hedges as "probably" does
+                                    "Olle Lind: Anna Berg", "Author: Olle Lind, Anna Berg", "Anna Berg, I think",
+                                    "Probably Anna Berg", "I believe it is Anna Berg"])
 def test_a_cheating_author_answer_scores_0(author, answer):
     assert _score(author, answer) == 0.0, answer
 
@@ -97,9 +100,7 @@ def test_the_author_in_several_phrasings_scores_1(author, answer):
     assert _score(author, answer) == 1.0, answer
 
 
-@pytest.mark.xfail(reason="answer_check's shape check (weblica/env/answer_check.py, not the page confusers) reads "
-                          "the label of 'Author: Anna Berg' as another candidate; fails with no confusers too")
-@pytest.mark.parametrize("answer", ["Written by: Anna Berg", "Author: Anna Berg"])
+@pytest.mark.parametrize("answer", ["Written by: Anna Berg", "Author: Anna Berg", "Answer: Anna Berg"])
 def test_a_labelled_author_answer_scores_1(author, answer):
     assert _score(author, answer) == 1.0, answer
 

@@ -130,7 +130,23 @@ def _extends_name(norm: str, toks: list[T.Token], occ: tuple[int, int], gold: st
     return None
 
 
-def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys: Sequence[Sequence[str]]) -> list[str]:
+# words that label an answer ("Author: Anna Berg", "Written by: ..."), beside those the question uses
+_LABEL_WORDS = frozenset("answer final result author authors written writer by byline name named it is".split())
+
+
+def _labels_gold(norm: str, item: list[T.Token], gold_spans: Sequence[tuple[int, int]], asked: frozenset[str]) -> bool:
+    """Whether the item is a label right before the gold ("Author:" in "Author: Anna Berg"): words of the
+    question or of a label only, so no candidate name can hide there."""
+    after = norm[item[-1].end:]
+    if not after.lstrip().startswith(":"):
+        return False
+    colon = item[-1].end + after.index(":")
+    starts_gold = any(not norm[colon + 1:gs].strip() for gs, _ in gold_spans if gs > colon)
+    return starts_gold and all(t.key in _LABEL_WORDS or t.key in asked for t in item)
+
+
+def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys: Sequence[Sequence[str]],
+                     asked: frozenset[str] = frozenset()) -> list[str]:
     """List items other than the gold that have the gold's shape: "Cropped Cardigan, Bold Poncho"."""
     longest = max(len(k) for k in gold_keys)
     shapes = {shape(k) for k in gold_keys}
@@ -138,6 +154,8 @@ def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys
     out = []
     for item in list_items(norm):
         if any(gs < item[-1].end and item[0].start < ge for gs, ge in gold_spans):
+            continue
+        if _labels_gold(norm, item, gold_spans, asked):
             continue
         keys = [t.key for t in item]
         while len(keys) > 1 and keys[0] in T.ARTICLES:  # "the Bold Poncho" is a name too
@@ -182,7 +200,7 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
     named = named_confusers(norm, conf_phrases, spans, question, gold_keys)
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
-    items = _competing_items(norm, spans, gold_keys)
+    items = _competing_items(norm, spans, gold_keys, question.keys)
     if items:
         return Outcome(False, f"lists other candidates besides the gold: {', '.join(repr(x) for x in items[:5])}")
     spoiled = spoiler(norm, spans, question)

@@ -57,7 +57,7 @@ def is_bound(before: str) -> bool:
 
 
 _HEDGE_RE = re.compile(r"\b(?:either|whether|maybe|perhaps|possibly|probably|presumably|likely|unsure|uncertain|"
-                       r"not (?:sure|certain)|i guess|my guess|best guess|i suppose|might be|could be|may be|"
+                       r"not (?:sure|certain)|i guess|my guess|best guess|i suppose|i think|i believe|might be|could be|may be|"
                        r"between(?=.*\b(?:and|or)\b))\b", re.I | re.S)
 
 
