@@ -110,7 +110,8 @@ def validate_command(path: Path, concurrency: int, extra_seeds: int | None, seed
     kinds = ", ".join(f"{kind} {summary['negatives_rejected'].get(kind, 0)}/{tried}"
                       for kind, tried in summary["negatives_tried"].items())
     human = (f"{summary['sites']} sites, {summary['valid_tasks']}/{summary['tasks']} tasks valid; "
-             f"oracle success {summary['oracle_success']}; negatives rejected/tried by kind: {kinds or 'none'}")
+             f"oracle success {summary['oracle_success']}; negatives rejected/tried by kind: {kinds or 'none'}; "
+             f"episode seeds per task: up to {max((len(s['seeds']) for s in summary['seeds']), default=0)}")
     if summary["failures"]:
         human += "\n" + "\n".join("  " + f for f in summary["failures"][:50])
     emit(summary, as_json, human)
