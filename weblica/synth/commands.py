@@ -27,10 +27,12 @@ from weblica.synth.splits import SplitError
 @click.option("--parallel", type=int, default=1, show_default=True, help="LLM generator: sites written at a time.")
 @click.option("--instances", type=int, default=1, show_default=True,
               help="Validated instances of each site's data; an episode plays instance seed %% K (MiniWoB-style).")
+@click.option("--episode-seeds", "extra_seeds", type=int, default=None,
+              help="Episode seeds validation plays each task at besides 0, drawn per site [default: 2].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
                   out: Path, no_validate: bool, split: str | None, model: str | None, parallel: int,
-                  instances: int, as_json: bool) -> None:
+                  instances: int, extra_seeds: int | None, as_json: bool) -> None:
     """Generate site bundles with tasks whose success a program can check (`synth gallery DIR`: look at them)."""
     if click.get_current_context().invoked_subcommand:  # `weblica synth gallery ...`
         return
@@ -45,12 +47,15 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
         raise UserError("--instances must be at least 1")
     if instances > 1 and (generator != "procedural" or no_validate):
         raise UserError("--instances works with the procedural generator and validation (drop --no-validate)")
+    if extra_seeds is not None and extra_seeds < 0:
+        raise UserError("--episode-seeds must be at least 0 (0: validate at episode seed 0 only)")
     if (model or parallel > 1) and generator != "llm":
         raise UserError("--model and --parallel are options of the LLM generator: add --generator llm")
     try:
         results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
                              generator=generator, validate=not no_validate, split=split, model=model,
-                             parallel=parallel, progress=not as_json, instances=instances)
+                             parallel=parallel, progress=not as_json, instances=instances,
+                             episode_seeds=extra_seeds)
     except (CatalogError, SplitError) as exc:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:
@@ -73,22 +78,40 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
 @click.command("validate")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Browser episodes at a time.")
+@click.option("--episode-seeds", "extra_seeds", type=int, default=None,
+              help="Episode seeds validated besides 0, drawn per site [default: 2]; 0 validates at seed 0 only.")
+@click.option("--seeds", "seed_list", default=None,
+              help="Explicit episode seeds besides 0, comma-separated (e.g. 3,17,40001); replaces the drawn ones.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
-def validate_command(path: Path, concurrency: int, as_json: bool) -> None:
+def validate_command(path: Path, concurrency: int, extra_seeds: int | None, seed_list: str | None,
+                     as_json: bool) -> None:
     """Validate bundles: oracles succeed; no-op, random and "do everything" runs, wrong answers and
-    adversarial ones (enumerations, hedges, negations, the page's text) are all rejected."""
-    from weblica.synth.validate import bundle_dirs, validate_bundles
+    adversarial ones (enumerations, hedges, negations, the page's text) are all rejected at episode
+    seed 0; then each task's oracle and answer negatives at more episode seeds (their pop-ups, header
+    and, with instances, data and gold)."""
+    from weblica.synth.validate import bundle_dirs
+    from weblica.synth.validate_seeds import EXTRA_SEEDS, parse_seed_list, validate_bundles_at_seeds
 
     dirs = bundle_dirs(path)
     if not dirs:
         raise UserError(f"no site bundle (a folder with site.json) at {path}: run `weblica synth --out {path}` first")
-    report, _ = asyncio.run(validate_bundles(dirs, compile_plans=False, concurrency=concurrency,
-                                                progress=not as_json))
+    if extra_seeds is not None and seed_list is not None:
+        raise UserError("--episode-seeds N draws seeds and --seeds LIST names them: give one of the two")
+    if extra_seeds is not None and extra_seeds < 0:
+        raise UserError("--episode-seeds must be at least 0 (0: episode seed 0 only)")
+    try:
+        seeds = parse_seed_list(seed_list) if seed_list is not None else None
+    except ValueError as exc:
+        raise UserError(f"--seeds: {exc}") from None
+    report, _ = asyncio.run(validate_bundles_at_seeds(
+        dirs, compile_plans=False, concurrency=concurrency, progress=not as_json,
+        extra=EXTRA_SEEDS if extra_seeds is None else extra_seeds, seeds=seeds))
     summary = report.to_dict()
     kinds = ", ".join(f"{kind} {summary['negatives_rejected'].get(kind, 0)}/{tried}"
                       for kind, tried in summary["negatives_tried"].items())
     human = (f"{summary['sites']} sites, {summary['valid_tasks']}/{summary['tasks']} tasks valid; "
-             f"oracle success {summary['oracle_success']}; negatives rejected/tried by kind: {kinds or 'none'}")
+             f"oracle success {summary['oracle_success']}; negatives rejected/tried by kind: {kinds or 'none'}; "
+             f"episode seeds per task: up to {max((len(s['seeds']) for s in summary['seeds']), default=0)}")
     if summary["failures"]:
         human += "\n" + "\n".join("  " + f for f in summary["failures"][:50])
     emit(summary, as_json, human)

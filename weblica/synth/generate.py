@@ -84,11 +84,14 @@ def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
 def synthesize(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
                seed: int = 0, out: Path = Path("sites"), generator: str = "procedural", validate: bool = True,
                concurrency: int = 4, split: str | None = None, model: str | None = None,
-               parallel: int = 1, progress: bool = False, instances: int = 1) -> list[SynthResult]:
+               parallel: int = 1, progress: bool = False, instances: int = 1,
+               episode_seeds: int | None = None) -> list[SynthResult]:
     """Generate N bundles; with `validate`, compile oracles in Chromium and drop invalid tasks. With
     `split` (train | val) seeds, categories and aesthetics come from that split only. `model` and
     `parallel` (sites at a time) are the LLM generator's. `instances` > 1 gives each site that many
-    validated instances of its data, one per episode seed class (weblica/synth/instances.py)."""
+    validated instances of its data, one per episode seed class (weblica/synth/instances.py).
+    `episode_seeds`: how many episode seeds besides 0 validation plays each task at (default
+    weblica.synth.validate_seeds.EXTRA_SEEDS)."""
     from weblica.synth.splits import split_site_seeds
 
     if generator == "llm":
@@ -102,19 +105,19 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
         if not validate:
             raise ValueError("--instances needs validation: an instance is only served once its tasks are checked")
         from weblica.synth.instances import synthesize_instances
-        return synthesize_instances(specs, out, instances, concurrency, progress)
-    return synthesize_specs(specs, out, validate, concurrency, progress)
+        return synthesize_instances(specs, out, instances, concurrency, progress, episode_seeds)
+    return synthesize_specs(specs, out, validate, concurrency, progress, episode_seeds)
 
 
 def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, concurrency: int = 4,
-                     progress: bool = False) -> list[SynthResult]:
+                     progress: bool = False, episode_seeds: int | None = None) -> list[SynthResult]:
     """Write a bundle per spec and, with `validate`, check them all in one browser and one site server."""
     out.mkdir(parents=True, exist_ok=True)
     paths = _write_all(specs, out, progress)
     if not validate:
         from weblica.env.task import load_tasks
         return [SynthResult(s.site_id, p, len(load_tasks(p / "tasks.jsonl")), 0) for s, p in zip(specs, paths)]
-    return asyncio.run(keep_valid(paths, concurrency, progress=progress))
+    return asyncio.run(keep_valid(paths, concurrency, progress=progress, episode_seeds=episode_seeds))
 
 
 def _write_all(specs: list[SiteSpec], out: Path, progress: bool) -> list[Path]:
@@ -132,13 +135,16 @@ def _write_all(specs: list[SiteSpec], out: Path, progress: bool) -> list[Path]:
 
 
 async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = None,
-                     progress: bool = False) -> list[SynthResult]:
-    """Compile and check every task of the bundles; rewrite tasks.jsonl with the valid ones only."""
+                     progress: bool = False, episode_seeds: int | None = None) -> list[SynthResult]:
+    """Compile and check every task of the bundles, at episode seed 0 and `episode_seeds` more
+    (weblica/synth/validate_seeds.py); rewrite tasks.jsonl with the valid ones only."""
     from weblica.synth.intents.difficulty import oracle_effort
-    from weblica.synth.validate import ValidationReport, validate_bundles
+    from weblica.synth.validate import ValidationReport
+    from weblica.synth.validate_seeds import EXTRA_SEEDS, validate_bundles_at_seeds
 
-    report, per_bundle = await validate_bundles(paths, compile_plans=True, concurrency=concurrency, browser=browser,
-                                                 progress=progress)
+    report, per_bundle = await validate_bundles_at_seeds(
+        paths, compile_plans=True, concurrency=concurrency, browser=browser, progress=progress,
+        extra=EXTRA_SEEDS if episode_seeds is None else episode_seeds)
     results = []
     for path in paths:
         pairs = per_bundle.get(path, [])

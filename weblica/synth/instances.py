@@ -84,7 +84,7 @@ def attach_instances(bundle: Path, count: int) -> int:
 
 
 def synthesize_instances(specs: list[SiteSpec], out: Path, count: int, concurrency: int = 4,
-                         progress: bool = False) -> list[SynthResult]:
+                         progress: bool = False, episode_seeds: int | None = None) -> list[SynthResult]:
     """Each site's ordinary bundle and its `count - 1` further instances, all validated in one browser;
     the ordinary bundles' tasks then carry their families (see the module's notes)."""
     if count < 1:
@@ -92,7 +92,7 @@ def synthesize_instances(specs: list[SiteSpec], out: Path, count: int, concurren
     out.mkdir(parents=True, exist_ok=True)
     bundles = [write_unvalidated(spec, out) for spec in specs]
     extra = [write_instance(spec, bundle, k) for spec, bundle in zip(specs, bundles) for k in range(1, count)]
-    results = asyncio.run(keep_valid(bundles + extra, concurrency, progress=progress))
+    results = asyncio.run(keep_valid(bundles + extra, concurrency, progress=progress, episode_seeds=episode_seeds))
     for bundle in bundles:
         attach_instances(bundle, count)
     return results[:len(bundles)]

@@ -52,6 +52,7 @@ class TaskOutcome:
     # the first rejected "do everything" run, compiled, less its dismissals (the adversary replays it and
     # dismisses its own episode's pop-ups)
     maximal: list[Action] | None = None
+    seeds: list[int] = field(default_factory=lambda: [0])  # the episode seeds it was validated at
 
     @property
     def valid(self) -> bool:
@@ -95,6 +96,7 @@ class ValidationReport:
                 "negatives_tried": tried, "negatives_rejected": rejected,
                 "dropped": [{"task": o.task_id, "kind": kind, "negative": what}
                             for o in self.outcomes for kind, what in o.negatives_accepted],
+                "seeds": [{"task": o.task_id, "seeds": o.seeds, "valid": o.valid} for o in self.outcomes],
                 "failures": failures}
 
 
@@ -208,8 +210,9 @@ _FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return locat
 class Validator:
     """Runs validation episodes against a SiteServer with one browser, several episodes at a time."""
 
-    def __init__(self, browser: Any, server: SiteServer, concurrency: int = 4) -> None:
+    def __init__(self, browser: Any, server: SiteServer, concurrency: int = 4, episode_seed: int = 0) -> None:
         self.browser = browser
+        self.episode_seed = episode_seed  # distractors, header and Math.random of every episode (validate_seeds.py)
         self.server = server
         self.backend = _KeptAliveBackend(server)
         self.limit = asyncio.Semaphore(concurrency)
@@ -226,7 +229,7 @@ class Validator:
         a fresh episode (and the context's HTTP cache makes repeated asset loads cheap)."""
         if self._shared is None:
             self._shared = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
-            await self._shared.add_init_script(self.determinism.replace("__WEBLICA_SEED__", "0"))
+            await self._shared.add_init_script(self.determinism.replace("__WEBLICA_SEED__", str(self.episode_seed)))
         return self._shared
 
     async def _release(self, tab: _Tab, origin: str) -> None:
@@ -244,7 +247,7 @@ class Validator:
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
         """Load the start page in a fresh (or freshly cleared) page and run `body(page, tracker, errors)`."""
         async with self.limit:
-            net = await self.backend.begin(task, episode_id, 0)
+            net = await self.backend.begin(task, episode_id, self.episode_seed)
             tab = self._idle.pop() if self._idle else _Tab(await (await self._context()).new_page())
             origin = _origin(task.start_url)
             ok = False

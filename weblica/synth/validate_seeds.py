@@ -1,0 +1,148 @@
+"""Validation at more episode seeds than 0.
+
+A synth site varies per episode seed: its distractors (which pop-ups, where, when, how they close), its
+sticky header and lazy loading, and for a site with fresh instances (weblica/synth/instances.py) its data,
+with the gold following it. Validation proper (weblica.synth.validate) runs every baseline and negative
+at episode seed 0. Here each task valid there is played again at a few more seeds, drawn from its site
+(`episode_seeds`), exactly as an episode at that seed plays it: the task is resolved with the env's own
+`episode_task` (an instance family's member of that seed: its instruction, checks and gold), the page
+gets that seed (distractors, header, `Math.random`) and the server that instance. At each seed the
+oracle plan is compiled afresh (a recorded oracle holds seed 0's dismissals) and must win, and every
+answer, URL and state negative of weblica.synth.negatives must be rejected against that seed's gold
+and end page. The no-op, random and "do everything" baselines do not depend on the seed's pop-ups the
+way an oracle does and stay at seed 0 only. A task that fails at a seed is dropped with the seed named.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from weblica.env.task import Task, episode_task
+from weblica.progress import OptionalBar
+from weblica.serve.server import SiteServer
+from weblica.synth.validate import TaskOutcome, ValidationReport, Validator, validate_bundles
+
+EXTRA_SEEDS = 2  # episode seeds validated besides 0, by default
+SEED_SPACE = 2 ** 32  # episode seeds are unsigned 32-bit (weblica.rollout.episode_seed)
+
+
+def episode_seeds(site_id: str, extra: int = EXTRA_SEEDS, members: int = 1) -> list[int]:
+    """Seed 0 and `extra` more episode seeds for a site, drawn from its id alone (the same site gives
+    the same seeds on any machine). With instance families of `members` members (an episode plays
+    member seed % members) the j-th drawn seed plays member j % members, so K >= members - 1 extra
+    seeds reach every member of a family."""
+    if extra < 0:
+        raise ValueError("the number of extra episode seeds must be at least 0")
+    rng = random.Random(f"validate-seeds:{site_id}")
+    seeds = [0]
+    while len(seeds) < extra + 1:
+        drawn = rng.randrange(members, SEED_SPACE - members)
+        seed = drawn - drawn % members + len(seeds) % members
+        if seed not in seeds:
+            seeds.append(seed)
+    return seeds
+
+
+def parse_seed_list(text: str) -> list[int]:
+    """`3,17,40001` -> [3, 17, 40001]: explicit episode seeds (seed 0 is always validated too)."""
+    seeds = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) >= SEED_SPACE:
+            raise ValueError(f"episode seed {part!r} is not an integer in 0..{SEED_SPACE - 1}: "
+                             "give a comma-separated list such as 3,17,40001")
+        if int(part) not in seeds:
+            seeds.append(int(part))
+    return seeds
+
+
+def family_size(tasks: list[Task]) -> int:
+    """The most members any of the tasks' instance families has (1 for a site without instances)."""
+    return max([len(t.metadata.get("instances") or [None]) for t in tasks] or [1])
+
+
+class SeedValidator(Validator):
+    """A Validator whose episodes all play one episode seed and that runs oracles and their answer
+    negatives only: the maximal runs it would continue from a valid oracle stay with seed 0."""
+
+    async def _continue_maximal(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _merge(outcome: TaskOutcome, seed: int, at_seed: TaskOutcome) -> None:
+    """Fold a task's run at `seed` into its seed-0 outcome: what failed there drops it, seed named."""
+    outcome.seeds.append(seed)
+    outcome.negatives_tried.update(at_seed.negatives_tried)
+    accepted = {f"{kind} negative accepted: {what}" for kind, what in at_seed.negatives_accepted}
+    for kind, what in at_seed.negatives_accepted:
+        outcome.accepted(kind, f"{what} (at episode seed {seed})")
+    outcome.failures.extend(f"at episode seed {seed}: {f}" for f in at_seed.failures if f not in accepted)
+
+
+async def validate_extra_seeds(paths: list[Path], report: ValidationReport,
+                               per_bundle: dict[Path, list[tuple[Task, TaskOutcome]]], browser: Any,
+                               concurrency: int = 4, extra: int = EXTRA_SEEDS, seeds: list[int] | None = None,
+                               progress: bool = False) -> None:
+    """Play every task valid at seed 0 at its site's further seeds (`seeds`, else `extra` drawn ones),
+    in rounds: round j plays each site's j-th seed, all sites at once, `concurrency` episodes at a
+    time (episode ids are per task, so two seeds of one task never overlap). A task stops at the first
+    seed it fails. Outcomes in `per_bundle` (the report's) are updated in place and the page loads
+    added to the report's. A task without a plan (nothing to compile at another seed) keeps seeds [0]."""
+    rounds: list[dict[int, list[tuple[Task, TaskOutcome]]]] = []
+    for path in paths:
+        pairs = per_bundle.get(path, [])
+        site_seeds = [s for s in seeds if s != 0] if seeds is not None else \
+            episode_seeds(path.name, extra, family_size([t for t, _ in pairs]))[1:]
+        for j, seed in enumerate(site_seeds):
+            if len(rounds) <= j:
+                rounds.append({})
+            rounds[j].setdefault(seed, []).extend(pairs)
+    total = sum(len(pairs) for by_seed in rounds for pairs in by_seed.values())
+    if not total:
+        return
+    limit = asyncio.Semaphore(concurrency)  # one limit over every seed's validator
+    with SiteServer(paths) as server, OptionalBar(total, "validating at more episode seeds", progress) as bar:
+        for by_seed in rounds:
+            validators = {seed: SeedValidator(browser, server, concurrency, episode_seed=seed) for seed in by_seed}
+
+            async def one(validator: SeedValidator, task: Task, outcome: TaskOutcome) -> None:
+                seed = validator.episode_seed
+                played = episode_task(task, seed)  # the env's task at this seed: its instance's gold
+                if outcome.valid and played.metadata.get("plan"):
+                    _merge(outcome, seed, await validator.oracle_run(played, compile_plan=True))
+                bar.advance()
+            try:
+                for validator in validators.values():
+                    validator.limit = limit
+                await asyncio.gather(*(one(validators[seed], t, o) for seed, pairs in by_seed.items() for t, o in pairs))
+            finally:
+                for validator in validators.values():
+                    report.page_loads.update(validator.page_loads)
+                    await validator.close()
+
+
+async def validate_bundles_at_seeds(paths: list[Path], compile_plans: bool = False, concurrency: int = 4,
+                                    browser: Any = None, limit: int | None = None, progress: bool = False,
+                                    extra: int = EXTRA_SEEDS, seeds: list[int] | None = None,
+                                    ) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
+    """weblica.synth.validate.validate_bundles at episode seed 0, then every task valid there at its
+    site's further seeds (`validate_extra_seeds`); what fails at any seed is invalid, seed named."""
+    more = any(s != 0 for s in seeds) if seeds is not None else extra > 0
+    if browser is None and paths and more:
+        from playwright.async_api import async_playwright
+
+        from weblica.browser.launcher import launch_browser
+
+        async with async_playwright() as pw:
+            own = await launch_browser(pw)
+            try:
+                return await validate_bundles_at_seeds(paths, compile_plans, concurrency, own, limit, progress,
+                                                       extra, seeds)
+            finally:
+                await own.close()
+    report, per_bundle = await validate_bundles(paths, compile_plans, concurrency, browser, limit, progress)
+    if paths and more:
+        await validate_extra_seeds(paths, report, per_bundle, browser, concurrency, extra, seeds, progress)
+    return report, per_bundle
