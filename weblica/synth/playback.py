@@ -15,6 +15,7 @@ from typing import Any
 from weblica.env import gestures
 from weblica.env.actions import Action
 from weblica.env.tabs import SettleOptions, probe_script
+from weblica.synth.quick_typing import QuickTyping
 
 
 class RequestTracker:
@@ -154,16 +155,18 @@ def _once_idle(js: str) -> str:
             f" return idle.ready ? {{...idle, value: await ({js})(arg)}} : idle; }}")
 
 
-async def perform(page: Any, action: Action) -> str | None:
+async def perform(page: Any, action: Action, typist: QuickTyping | None = None) -> str | None:
     """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
-    else None. A `wait` is only virtual time, which the settle after it advances (`virtual_ms`)."""
+    else None. A `wait` is only virtual time, which the settle after it advances (`virtual_ms`). With
+    `typist` a write's text goes through it (weblica.synth.quick_typing: at once where that cannot end
+    otherwise than typing it key by key)."""
     a = action.args
     gesture = gestures.for_action(action)
     if gesture is not None:
         wheel = action.name == "scroll" and a.get("x") is not None
         if wheel:
             before = await _wheel_offset(page, a["x"], a["y"])
-        await gestures.perform(page, gesture)
+        await (gestures.perform(page, gesture) if typist is None else _typed_through(page, gesture, typist))
         if wheel:
             await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
         if action.name == "scroll":
@@ -175,6 +178,20 @@ async def perform(page: Any, action: Action) -> str | None:
     elif action.name == "done":
         return a.get("answer", "")
     return None
+
+
+async def _typed_through(page: Any, gesture: gestures.Gesture, typist: QuickTyping) -> Any:
+    """gestures.perform, with the gesture's typing handed to `typist`."""
+    result = None
+    try:
+        while True:
+            call = gesture.send(result)
+            if call.on == "keyboard" and call.method == "type":
+                result = await typist.type(*call.args)
+            else:
+                result = await call.start(page)
+    except StopIteration as stop:
+        return stop.value
 
 
 async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import OPEN_POPUPS_JS, dismissal_thought, in_the_way
 from weblica.synth.playback import RequestTracker, is_navigating, perform, play, settle, settle_then, virtual_ms
+from weblica.synth.quick_typing import QuickTyping
 
 __all__ = ["Compiler", "PlanError", "RequestTracker", "perform", "play", "settle", "settle_then"]
 
@@ -75,6 +76,9 @@ class Compiler:
     # Settling runs the page's clock the virtual time the env lets pass after that action.
     unsettled: bool = False
     unsettled_ms: int = 0
+    # types a write's text at once where that cannot end otherwise (weblica.synth.quick_typing): for the
+    # "do everything" runs, whose actions are recorded the same either way; None types key by key
+    typist: QuickTyping | None = None
 
     async def emit(self, name: str, thought: str, **args: Any) -> None:
         for key in ("x", "y", "x1", "y1", "x2", "y2"):
@@ -85,7 +89,7 @@ class Compiler:
         self.actions.append(action)
         self.thoughts.append(thought)
         await self.settled()
-        result = await perform(self.page, action)
+        result = await perform(self.page, action, self.typist)
         if name == "done":
             self.answer = result
         self.unsettled, self.unsettled_ms = True, virtual_ms(action)

@@ -28,6 +28,7 @@ from weblica.serve.server import SiteServer
 from weblica.synth.negatives import all_negatives, describe, maximal_plans
 from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, play, settle
 from weblica.synth.player import Compiler, PlanError
+from weblica.synth.quick_typing import QuickTyping
 from weblica.synth.validation_report import TaskOutcome, ValidationReport
 from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, close_page, origin_of
 
@@ -104,6 +105,7 @@ class Validator:
         self.page_loads: Counter[str] = Counter()
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
+        self.texts_typed: Counter[str] = Counter()  # the maximal runs' texts, typed at once or key by key
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
@@ -260,7 +262,8 @@ class Validator:
             if steps[:len(prefix)] != prefix:
                 continue
             played = outcome.oracle[:-1] if done_last and outcome.oracle[-1].name == "done" else outcome.oracle
-            compiler = Compiler(page, tracker, actions=list(played), thoughts=(outcome.oracle_thoughts or [""] * len(played))[:len(played)])
+            compiler = Compiler(page, tracker, actions=list(played), thoughts=(outcome.oracle_thoughts or [""] * len(played))[:len(played)],
+                                typist=QuickTyping(page))
             try:
                 await compiler.run(steps[len(prefix):])
                 result: Any = (await self.backend.state(task, episode_id), page.url,
@@ -269,8 +272,16 @@ class Validator:
                 result = None
             except Exception:  # the page navigated away mid-plan: a fresh episode decides
                 return
+            finally:
+                await self._typed(compiler.typist)
             self._continued[(task.id, index)] = result
             return
+
+    async def _typed(self, typist: QuickTyping | None) -> None:
+        """Count how a maximal run's texts were typed (at once or key by key) and let its page go."""
+        if typist is not None:
+            self.texts_typed.update({"at_once": typist.inserted, "key_by_key": typist.typed})
+            await typist.close()
 
     async def maximal_run(self, task: Task, outcome: TaskOutcome) -> None:
         """The "do everything" runs of a state task (weblica.synth.negatives.maximal_plans), each in a
@@ -282,11 +293,13 @@ class Validator:
             episode_id = f"validate-max{index}-{task.id}"
 
             async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> tuple[Any, str, list[Action]] | None:
-                compiler = Compiler(page, tracker)
+                compiler = Compiler(page, tracker, typist=QuickTyping(page))
                 try:
                     await compiler.run(plan)
                 except PlanError:
                     return None
+                finally:
+                    await self._typed(compiler.typist)
                 return await self.backend.state(task, episode_id), page.url, without_dismissals(compiler.actions, compiler.thoughts)
             try:
                 if (task.id, index) in self._continued:
