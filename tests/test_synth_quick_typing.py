@@ -52,7 +52,7 @@ def test_text_goes_in_at_once_only_into_fields_nothing_listens_to_per_key():
             await page.focus(f"#{field}")
             out[field] = await typist.keyless(TEXT)
         await page.focus("#plain")
-        out["short"] = await typist.keyless("Extra")  # not worth the check
+        out["short"] = await typist.keyless("abc")  # not worth the check
         await typist.type(TEXT)
         await page.focus("#filtered")
         await typist.type(TEXT)

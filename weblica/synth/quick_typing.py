@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MIN_CHARS = 10  # shorter texts: the listener check costs about what typing them does
+MIN_CHARS = 4  # shorter texts: the listener check (a CDP call per node on the path) costs about what typing them does
 
 _PER_KEY_EVENTS = frozenset({"keydown", "keypress", "keyup", "beforeinput", "input", "textInput", "textinput",
                              "compositionstart", "compositionupdate", "compositionend", "select", "selectionchange",
