@@ -151,12 +151,18 @@ def sample_pages(bundle: Path, count: int) -> list[str]:
     return ["/"] + listed[::step][:count - 1]
 
 
-async def _validation_like_context(browser: Any, server: Any) -> Any:
+async def _validation_like_context(browser: Any, server: Any, clock: bool = True) -> Any:
+    """A context set up as validation's (weblica.synth.validate.Validator): the env's determinism layer,
+    with its fake clock unless `clock` is off (the site figures read start pages on a real clock, as
+    they always have, so that timers have run)."""
+    from weblica.browser.determinism import determinism_script, make_deterministic
     from weblica.browser.launcher import context_kwargs
-    from weblica.synth.validate import _DETERMINISM
 
     context = await browser.new_context(**context_kwargs(proxy=server.url))
-    await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+    if clock:
+        await make_deterministic(context, 0)
+    else:
+        await context.add_init_script(determinism_script(0))
     return context
 
 
@@ -171,7 +177,7 @@ async def start_pages(paths: list[Path]) -> list[tuple[PageSize, bytes]]:
     with SiteServer(paths) as server:
         async with async_playwright() as pw:
             browser = await launch_browser(pw)
-            context = await _validation_like_context(browser, server)
+            context = await _validation_like_context(browser, server, clock=False)
             for path in paths:
                 page = await context.new_page()
                 await page.goto(start_url(path), wait_until="load")

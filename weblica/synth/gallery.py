@@ -56,7 +56,7 @@ async def _shoot(roots: list[Path], out_dir: Path, inner: bool) -> list[GalleryE
 
     from weblica.browser.launcher import context_kwargs, launch_browser
     from weblica.serve.server import SiteServer
-    from weblica.synth.validate import _DETERMINISM
+    from weblica.browser.determinism import determinism_script
 
     entries = []
     async with async_playwright() as pw:
@@ -64,7 +64,7 @@ async def _shoot(roots: list[Path], out_dir: Path, inner: bool) -> list[GalleryE
         try:
             with SiteServer(roots) as server:
                 context = await browser.new_context(**context_kwargs(proxy=server.url))
-                await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+                await context.add_init_script(determinism_script(0))
                 page = await context.new_page()
                 for root in roots:
                     entry, base, starts = _entry(root)

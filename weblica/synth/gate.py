@@ -107,12 +107,12 @@ async def site_page(root: Path, browser: Any) -> AsyncIterator[Any]:
     loads pages."""
     from weblica.browser.launcher import context_kwargs
     from weblica.serve.server import SiteServer
-    from weblica.synth.validate import _DETERMINISM
+    from weblica.browser.determinism import determinism_script
 
     with SiteServer([root]) as server:
         context = await browser.new_context(**context_kwargs(proxy=server.url))
         try:
-            await context.add_init_script(_DETERMINISM.read_text(encoding="utf-8").replace("__WEBLICA_SEED__", "0"))
+            await context.add_init_script(determinism_script(0))
             yield await context.new_page()
         finally:
             await context.close()

@@ -3,7 +3,9 @@
 
 `perform` runs one action with the env's own gestures (weblica.env.gestures), so an oracle is played
 exactly as the env will replay it; `settle` waits until the page is idle, from network events and
-the site runtime's own status, with as few round trips into the page as it can.
+the site runtime's own status, with as few round trips into the page as it can, and runs the page's
+fake clock (Playwright's, which validation installs as the env does) by the virtual time an env step
+lets pass after the action, so timers fire at the same action as in the env.
 """
 from __future__ import annotations
 
@@ -12,7 +14,8 @@ from typing import Any
 
 from weblica.env import gestures
 from weblica.env.actions import Action
-from weblica.env.tabs import probe_script
+from weblica.env.tabs import SettleOptions, probe_script
+from weblica.synth.quick_typing import QuickTyping
 
 
 class RequestTracker:
@@ -51,57 +54,93 @@ class RequestTracker:
         self.loading = False
 
 
-_IDLE_JS = """async ([quiet, step]) => {
-  // the site runtime's own view: its state calls and redirects; asked `quiet` times, `step` ms apart
-  const idle = () => { const s = (window.WEBLICA || {}).status || {busy: 0, leaving: false};
-    return document.readyState === 'complete' && s.busy === 0 && !s.leaving; };
-  for (let i = 0; i < quiet; i++) {
-    if (!idle()) return false;
-    if (i + 1 < quiet) await new Promise((r) => setTimeout(r, step));
-  }
-  return true;
-}"""
+# Real time in a page whose clock is Playwright's fake one: settling waits for real work to finish
+# (requests, the runtime's status), which virtual time never moves; the clock's own saved builtins are
+# the real timers, and a page without the fake clock has its own.
+_REAL = "(globalThis.__pwClock ? globalThis.__pwClock.builtins : globalThis)"
+
+_IDLE_JS = f"""async ([quiet, step, advance]) => {{
+  // the site runtime's own view: its state calls and redirects; asked `quiet` times, `step` ms apart,
+  // after running the page's fake clock `advance` virtual ms if the page was idle before it
+  const idle = () => {{ const s = (window.WEBLICA || {{}}).status || {{busy: 0, leaving: false}};
+    return document.readyState === 'complete' && s.busy === 0 && !s.leaving; }};
+  if (!idle()) return {{ready: false, advanced: false}};
+  const clock = globalThis.__pwClock;
+  if (advance && clock) await clock.controller.runFor(advance).catch(() => {{}});  // a timer's throw is the page's
+  const real = {_REAL};
+  for (let i = 0; i < quiet; i++) {{
+    if (!idle()) return {{ready: false, advanced: true}};
+    if (i + 1 < quiet) await new Promise((r) => real.setTimeout(r, step));
+  }}
+  return {{ready: true, advanced: true}};
+}}"""
+_RUN_CLOCK_JS = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms).catch(() => {}) : undefined"
 
 
 IDLE_POLL_S, QUIET_POLLS = 0.02, 2  # settle asks the page QUIET_POLLS times, IDLE_POLL_S apart
+STEP_VIRTUAL_MS = SettleOptions().step_virtual_ms  # what one env step advances the page clock
+
+
+def virtual_ms(action: Action) -> int:
+    """The virtual time the env lets pass after an action (weblica.env.executor): a step's, what a
+    `wait` asks for, none after `done` (the episode ends there and its state is read at once)."""
+    if action.name == "done":
+        return 0
+    return int(action.args.get("seconds", 1.0) * 1000) if action.name == "wait" else STEP_VIRTUAL_MS
 
 
 def _idle_now(tracker: RequestTracker) -> bool:
     return tracker.inflight == 0 and not tracker.loading
 
 
-async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = QUIET_POLLS) -> None:
+async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet_polls: int = QUIET_POLLS,
+                 advance_ms: int = 0) -> None:
     """Wait until the page is idle: no document loading and no request in flight (from events), and,
     asked inside the page, no state call or redirect of the site's own runtime pending, `quiet_polls`
     times 20 ms apart. The in-page question closes the gap between a click and its request's event;
     asking it in one round trip (the page waits between its polls) keeps the browser's load down.
-    The validation context runs a real clock, so the page's timers fire."""
-    await settle_then(page, tracker, None, None, timeout, quiet_polls)
+    `advance_ms` runs the page's fake clock (validation's, as the env's) as an env step does: in two
+    chunks, each once the page is idle, so what timers see never depends on real speed."""
+    await settle_then(page, tracker, None, None, timeout, quiet_polls, advance_ms)
+
+
+def _chunks(advance_ms: int) -> list[int]:
+    """The env's split of a step's virtual time (weblica.env.tabs.TabSet.settle): half fires the timers
+    an action scheduled (debounces), the rest those their results scheduled."""
+    first = advance_ms // 2
+    return [c for c in (first, advance_ms - first) if c > 0]
 
 
 async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: Any, timeout: float = 5.0,
-                      quiet_polls: int = QUIET_POLLS) -> tuple[bool, Any]:
+                      quiet_polls: int = QUIET_POLLS, advance_ms: int = 0) -> tuple[bool, Any]:
     """`settle`, and with `js` (a page function of one argument) that function run in the page in the
     round trip of the last idle question, the moment the page is idle: (True, its value); (False,
     None) when the page did not settle in time or `js` itself failed (then the caller asks as usual)."""
     loop = asyncio.get_running_loop()
     deadline, step = loop.time() + timeout, IDLE_POLL_S
+    chunks = _chunks(advance_ms)
     while loop.time() < deadline:
         if _idle_now(tracker):
-            value = None
+            last = len(chunks) <= 1
+            found = None
             try:
-                if js is None:
-                    ready = bool(await page.evaluate(_IDLE_JS, [quiet_polls, step * 1000]))
-                else:
-                    found = await page.evaluate(_once_idle(js), [quiet_polls, step * 1000, arg])
-                    ready, value = bool(found["ready"]), found.get("value")
-            except Exception as exc:  # the document is being replaced by a navigation
-                ready = False
+                script = _IDLE_JS if js is None or not last else _once_idle(js)
+                found = await page.evaluate(script, [quiet_polls, step * 1000, chunks[0] if chunks else 0, arg])
+            except Exception as exc:  # the document is being replaced by a navigation: its successor gets the chunk
                 if js is not None and not is_navigating(exc):  # `js` failed: settle alone, the caller asks again
                     js = None
-            if ready and _idle_now(tracker):
-                return js is not None, value
+            if found is not None and found["advanced"] and chunks:
+                chunks.pop(0)
+                if chunks and found["ready"] and _idle_now(tracker):
+                    continue  # idle after this chunk: straight on to the next
+            if found is not None and found["ready"] and not chunks and _idle_now(tracker):
+                return js is not None and "value" in found, found.get("value")
         await asyncio.sleep(step)
+    if chunks:  # never idle in time: the env's clock moves on at its deadline too
+        try:
+            await page.evaluate(_RUN_CLOCK_JS, sum(chunks))
+        except Exception:
+            pass
     return False, None
 
 
@@ -111,21 +150,23 @@ def is_navigating(exc: Exception) -> bool:
 
 def _once_idle(js: str) -> str:
     """`js` (a function of one argument) run in the page right after settle's in-page idle question
-    says yes, in the same round trip: {ready, value}."""
-    return (f"async ([quiet, step, arg]) => (await ({_IDLE_JS})([quiet, step]))"
-            f" ? {{ready: true, value: await ({js})(arg)}} : {{ready: false}}")
+    says yes, in the same round trip: {ready, advanced, value}."""
+    return (f"async ([quiet, step, advance, arg]) => {{ const idle = await ({_IDLE_JS})([quiet, step, advance]);"
+            f" return idle.ready ? {{...idle, value: await ({js})(arg)}} : idle; }}")
 
 
-async def perform(page: Any, action: Action) -> str | None:
+async def perform(page: Any, action: Action, typist: QuickTyping | None = None) -> str | None:
     """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
-    else None. Only `wait` differs: this context runs a real clock, so it sleeps briefly."""
+    else None. A `wait` is only virtual time, which the settle after it advances (`virtual_ms`). With
+    `typist` a write's text goes through it (weblica.synth.quick_typing: at once where that cannot end
+    otherwise than typing it key by key)."""
     a = action.args
     gesture = gestures.for_action(action)
     if gesture is not None:
         wheel = action.name == "scroll" and a.get("x") is not None
         if wheel:
             before = await _wheel_offset(page, a["x"], a["y"])
-        await gestures.perform(page, gesture)
+        await (gestures.perform(page, gesture) if typist is None else _typed_through(page, gesture, typist))
         if wheel:
             await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
         if action.name == "scroll":
@@ -134,11 +175,23 @@ async def perform(page: Any, action: Action) -> str | None:
         await page.goto(a["url"], wait_until="load")
     elif action.name in ("go_back", "go_forward"):
         await (page.go_back if action.name == "go_back" else page.go_forward)(wait_until="load")
-    elif action.name == "wait":
-        await asyncio.sleep(min(a.get("seconds", 1.0), 0.2))
     elif action.name == "done":
         return a.get("answer", "")
     return None
+
+
+async def _typed_through(page: Any, gesture: gestures.Gesture, typist: QuickTyping) -> Any:
+    """gestures.perform, with the gesture's typing handed to `typist`."""
+    result = None
+    try:
+        while True:
+            call = gesture.send(result)
+            if call.on == "keyboard" and call.method == "type":
+                result = await typist.type(*call.args)
+            else:
+                result = await call.start(page)
+    except StopIteration as stop:
+        return stop.value
 
 
 async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:
@@ -149,7 +202,7 @@ async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_g
         try:
             result = await perform(page, action)
             answer = result if action.name == "done" else answer
-            await settle(page, tracker)
+            await settle(page, tracker, advance_ms=virtual_ms(action))
         except Exception:
             if not keep_going:
                 raise
@@ -157,10 +210,11 @@ async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_g
 
 
 # Two animation frames, or half a second at most (a page that renders no frames must not hang the run).
-_FRAME_JS = """() => new Promise((done) => {
-  setTimeout(done, 500);
-  requestAnimationFrame(() => requestAnimationFrame(() => done()));
-})"""
+_FRAME_JS = f"""() => new Promise((done) => {{
+  const real = {_REAL};  // real frames: the page's own (fake-clock) ones wait for virtual time
+  real.setTimeout(done, 500);
+  real.requestAnimationFrame(() => real.requestAnimationFrame(() => done()));
+}})"""
 
 
 async def _next_frame(page: Any) -> None:

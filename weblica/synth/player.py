@@ -14,7 +14,8 @@ from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import OPEN_POPUPS_JS, dismissal_thought, in_the_way
-from weblica.synth.playback import RequestTracker, is_navigating, perform, play, settle, settle_then
+from weblica.synth.playback import RequestTracker, is_navigating, perform, play, settle, settle_then, virtual_ms
+from weblica.synth.quick_typing import QuickTyping
 
 __all__ = ["Compiler", "PlanError", "RequestTracker", "perform", "play", "settle", "settle_then"]
 
@@ -72,7 +73,12 @@ class Compiler:
     answer: str | None = None
     # An action was performed and the page not yet settled: the next look into the page settles it in
     # its own round trip (`eval`), anything else first calls `settled` (a round trip fewer per step).
+    # Settling runs the page's clock the virtual time the env lets pass after that action.
     unsettled: bool = False
+    unsettled_ms: int = 0
+    # types a write's text at once where that cannot end otherwise (weblica.synth.quick_typing): for the
+    # "do everything" runs, whose actions are recorded the same either way; None types key by key
+    typist: QuickTyping | None = None
 
     async def emit(self, name: str, thought: str, **args: Any) -> None:
         for key in ("x", "y", "x1", "y1", "x2", "y2"):
@@ -83,23 +89,23 @@ class Compiler:
         self.actions.append(action)
         self.thoughts.append(thought)
         await self.settled()
-        result = await perform(self.page, action)
+        result = await perform(self.page, action, self.typist)
         if name == "done":
             self.answer = result
-        self.unsettled = True
+        self.unsettled, self.unsettled_ms = True, virtual_ms(action)
 
     async def settled(self) -> None:
         """Settle the page after the last action, if that is still to do."""
         if self.unsettled:
             self.unsettled = False
-            await settle(self.page, self.tracker)
+            await settle(self.page, self.tracker, advance_ms=self.unsettled_ms)
 
     async def eval(self, js: str, arg: Any = None) -> Any:
         """page.evaluate once the last action settled (asked in settle's last round trip), waiting out
         a navigation in progress instead of failing."""
         if self.unsettled:
             self.unsettled = False
-            looked, value = await settle_then(self.page, self.tracker, js, arg)
+            looked, value = await settle_then(self.page, self.tracker, js, arg, advance_ms=self.unsettled_ms)
             if looked:
                 return value
         for attempt in range(3):

@@ -5,7 +5,8 @@ checks reject a no-op run, a seeded random run, the "do everything" runs of a st
 the browser against the site server) and every negative of weblica.synth.negatives (wrong and
 adversarial answers, URLs, states). Each negative is counted by kind; a task whose checks accept one
 is dropped, listed with it. With `compile_plans` the oracle is first compiled from the task's plan
-(generation); otherwise the stored oracle is replayed.
+(generation); otherwise the stored oracle is replayed. Episodes run on the env's virtual clock (see
+Validator._context), so each decides as an env episode with the same actions would, at any speed.
 """
 from __future__ import annotations
 
@@ -14,90 +15,27 @@ import copy
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
-from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
-from urllib.parse import urlsplit
+from typing import Any
 
-import httpx
-
+from weblica.browser.determinism import make_deterministic
 from weblica.browser.launcher import context_kwargs
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import without_dismissals
 from weblica.env.task import Task, evaluate_checks, load_tasks
 from weblica.progress import OptionalBar
-from weblica.serve.backend import REQUEST_TIMEOUT_S, SynthBackend
 from weblica.serve.server import SiteServer
 from weblica.synth.negatives import all_negatives, describe, maximal_plans
-from weblica.synth.playback import RequestTracker, play, settle
+from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, play, settle
 from weblica.synth.player import Compiler, PlanError
+from weblica.synth.quick_typing import QuickTyping
+from weblica.synth.validation_report import TaskOutcome, ValidationReport
+from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, close_page, origin_of
 
-_DETERMINISM = (Path(__file__).resolve().parents[1] / "browser" / "determinism.js")
+__all__ = ["TaskOutcome", "ValidationReport", "Validator", "bundle_dirs", "negatives_rejected", "random_actions",
+           "validate_bundles"]
+
 RANDOM_STEPS = 8
-
-
-@dataclass
-class TaskOutcome:
-    task_id: str
-    site: str
-    oracle_ok: bool = False
-    negatives_rejected: bool = True
-    failures: list[str] = field(default_factory=list)
-    oracle: list[Action] | None = None
-    oracle_thoughts: list[str] | None = None
-    negatives_tried: Counter[str] = field(default_factory=Counter)  # by kind
-    negatives_accepted: list[tuple[str, str]] = field(default_factory=list)  # (kind, what it was)
-    end_state: Any = None  # the oracle's end state (what a maximal run is compared with)
-    # the first rejected "do everything" run, compiled, less its dismissals (the adversary replays it and
-    # dismisses its own episode's pop-ups)
-    maximal: list[Action] | None = None
-    seeds: list[int] = field(default_factory=lambda: [0])  # the episode seeds it was validated at
-
-    @property
-    def valid(self) -> bool:
-        return self.oracle_ok and self.negatives_rejected and not self.failures
-
-    def accepted(self, kind: str, what: str) -> None:
-        """A negative the task's checks accepted: the task is dropped, listed with it."""
-        self.negatives_rejected = False
-        self.negatives_accepted.append((kind, what))
-        self.failures.append(f"{kind} negative accepted: {what}")
-
-
-@dataclass
-class ValidationReport:
-    sites: int = 0
-    tasks: int = 0
-    outcomes: list[TaskOutcome] = field(default_factory=list)
-    site_failures: list[str] = field(default_factory=list)
-    page_loads: Counter[str] = field(default_factory=Counter)  # documents loaded per site: the browser work
-
-    @property
-    def valid_tasks(self) -> int:
-        return sum(o.valid for o in self.outcomes)
-
-    def negatives(self) -> tuple[dict[str, int], dict[str, int]]:
-        """Negatives tried and rejected, summed over tasks, by kind."""
-        tried: Counter[str] = Counter()
-        rejected: Counter[str] = Counter()
-        for outcome in self.outcomes:
-            tried.update(outcome.negatives_tried)
-            accepted = Counter(kind for kind, _ in outcome.negatives_accepted)
-            rejected.update({k: n - accepted[k] for k, n in outcome.negatives_tried.items()})
-        return dict(sorted(tried.items())), dict(sorted(rejected.items()))
-
-    def to_dict(self) -> dict[str, Any]:
-        failures = list(self.site_failures) + [f"{o.task_id}: {f}" for o in self.outcomes for f in o.failures]
-        tried, rejected = self.negatives()
-        return {"sites": self.sites, "tasks": self.tasks, "valid_tasks": self.valid_tasks,
-                "oracle_success": sum(o.oracle_ok for o in self.outcomes),
-                "tasks_negatives_rejected": sum(o.negatives_rejected for o in self.outcomes),
-                "negatives_tried": tried, "negatives_rejected": rejected,
-                "dropped": [{"task": o.task_id, "kind": kind, "negative": what}
-                            for o in self.outcomes for kind, what in o.negatives_accepted],
-                "seeds": [{"task": o.task_id, "seeds": o.seeds, "valid": o.valid} for o in self.outcomes],
-                "failures": failures}
 
 
 def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str, Any] | None,
@@ -148,62 +86,6 @@ def random_actions(seed: str, steps: int = RANDOM_STEPS) -> list[Action]:
     return actions
 
 
-class _Tab:
-    """A validation page, reused from episode to episode: a new page costs the browser a renderer and
-    ~0.3 s of CPU, a navigation in an open one about half of that. Listeners are set once; `errors`
-    is swapped per episode and `origins` records where the page has been."""
-
-    def __init__(self, page: Any) -> None:
-        self.page = page
-        self.tracker = RequestTracker(page)
-        self.errors: list[str] = []
-        self.origins: set[str] = set()
-        self.loads = 0
-        page.on("load", self._loaded)
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("framenavigated", lambda f: self.origins.add(_origin(f.url)) if f == page.main_frame else None)
-        page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
-
-    def _loaded(self, _page: Any) -> None:
-        self.loads += 1
-
-
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
-async def _close(page: Any) -> None:
-    try:
-        await page.close()
-    except Exception:  # a crashed or already closed page: the episode's own error says what happened
-        pass
-
-
-class _KeptAliveBackend(SynthBackend):
-    """The synth backend over one kept-alive HTTP connection pool: validation resets an episode and
-    reads its state a few hundred times a site, and a client per call (SynthBackend's, made for
-    callers on several event loops) costs a client and a TCP connection each time. Same requests,
-    same headers, same retries; used from the validator's one event loop and closed with it."""
-
-    def __init__(self, server: SiteServer) -> None:
-        super().__init__(server)
-        self._client_kept: httpx.AsyncClient | None = None
-
-    @asynccontextmanager
-    async def _client(self) -> AsyncIterator[httpx.AsyncClient]:
-        if self._client_kept is None:
-            self._client_kept = httpx.AsyncClient(base_url=self.url, timeout=REQUEST_TIMEOUT_S, trust_env=False)
-        yield self._client_kept
-
-    async def aclose(self) -> None:
-        if self._client_kept is not None:
-            await self._client_kept.aclose()
-            self._client_kept = None
-
-
-_RETRIED = ("oracle failed", "oracle plan failed", "episode error")
 _FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return location.href; }"
 
 
@@ -214,49 +96,54 @@ class Validator:
         self.browser = browser
         self.episode_seed = episode_seed  # distractors, header and Math.random of every episode (validate_seeds.py)
         self.server = server
-        self.backend = _KeptAliveBackend(server)
+        self.backend = KeptAliveBackend(server)
         self.limit = asyncio.Semaphore(concurrency)
-        self.determinism = _DETERMINISM.read_text(encoding="utf-8")
         self._shared: Any = None
-        self._idle: list[_Tab] = []
+        self._idle: list[ValidationTab] = []
         self.page_loads: Counter[str] = Counter()
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
+        self.texts_typed: Counter[str] = Counter()  # the maximal runs' texts, typed at once or key by key
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
         Sites keep per-tab state in sessionStorage only, so a page whose sessionStorage is cleared is
-        a fresh episode (and the context's HTTP cache makes repeated asset loads cheap)."""
+        a fresh episode (and the context's HTTP cache makes repeated asset loads cheap). It runs the
+        env's determinism layer, fake clock included: every document starts paused at the epoch and
+        each page's clock moves only as its own episode's actions settle (weblica.synth.playback), by
+        the env's virtual time per step, so a timed pop-up lands at the same action as in the env
+        whatever the machine's speed. (A document loaded mid-episode starts its `Date` at the epoch,
+        where the env's starts that episode's virtual time later; its timers are the same.)"""
         if self._shared is None:
             self._shared = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
-            await self._shared.add_init_script(self.determinism.replace("__WEBLICA_SEED__", str(self.episode_seed)))
+            await make_deterministic(self._shared, self.episode_seed)
         return self._shared
 
-    async def _release(self, tab: _Tab, origin: str) -> None:
+    async def _release(self, tab: ValidationTab, origin: str) -> None:
         """Keep the page for a later episode when it never left the site (so clearing sessionStorage
         in its document clears all the tab holds); otherwise close it. A navigation to the start URL
         is then a plain new document: no scroll or form state is restored."""
         try:
-            if tab.origins <= {origin} and _origin(await tab.page.evaluate(_FRESH_JS)) == origin:
+            if tab.origins <= {origin} and origin_of(await tab.page.evaluate(_FRESH_JS)) == origin:
                 self._idle.append(tab)
                 return
         except Exception:  # the page is mid-navigation or gone: do not reuse it
             pass
-        await _close(tab.page)
+        await close_page(tab.page)
 
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
         """Load the start page in a fresh (or freshly cleared) page and run `body(page, tracker, errors)`."""
         async with self.limit:
             net = await self.backend.begin(task, episode_id, self.episode_seed)
-            tab = self._idle.pop() if self._idle else _Tab(await (await self._context()).new_page())
-            origin = _origin(task.start_url)
+            tab = self._idle.pop() if self._idle else ValidationTab(await (await self._context()).new_page())
+            origin = origin_of(task.start_url)
             ok = False
             loads = tab.loads
             try:
                 await tab.page.set_extra_http_headers(net.extra_headers)
                 tab.errors, tab.origins = [], set()
                 await tab.page.goto(task.start_url, wait_until="load")
-                await settle(tab.page, tab.tracker)
+                await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
                 result = await body(tab.page, tab.tracker, tab.errors)
                 ok = True
                 return result
@@ -265,7 +152,7 @@ class Validator:
                 if ok:
                     await self._release(tab, origin)
                 else:
-                    await _close(tab.page)
+                    await close_page(tab.page)
 
     async def close(self) -> None:
         self._idle.clear()
@@ -328,15 +215,6 @@ class Validator:
             if noop_group and slipped is not None:
                 for other in noop_group:
                     slipped[other.id].append(("noop", f"noop run error: {type(exc).__name__}: {exc}"))
-        if not outcome.oracle_ok and any(f.startswith(_RETRIED) for f in outcome.failures):
-            # validation runs a real clock (the env's is virtual): a non-blocking pop-up on a delay can land
-            # over a target at one speed and not another, so a failed oracle gets one more fresh episode,
-            # which decides; the no-op baseline was already asked
-            outcome, noop_group = TaskOutcome(task.id, task.source.site or ""), None
-            try:
-                await self._episode(task, episode_id, body)
-            except Exception as exc:
-                outcome.failures.append(f"episode error: {type(exc).__name__}: {exc}")
         if self.on_task is not None:
             self.on_task(outcome)
         return outcome
@@ -382,7 +260,8 @@ class Validator:
             if steps[:len(prefix)] != prefix:
                 continue
             played = outcome.oracle[:-1] if done_last and outcome.oracle[-1].name == "done" else outcome.oracle
-            compiler = Compiler(page, tracker, actions=list(played), thoughts=(outcome.oracle_thoughts or [""] * len(played))[:len(played)])
+            compiler = Compiler(page, tracker, actions=list(played), thoughts=(outcome.oracle_thoughts or [""] * len(played))[:len(played)],
+                                typist=QuickTyping(page))
             try:
                 await compiler.run(steps[len(prefix):])
                 result: Any = (await self.backend.state(task, episode_id), page.url,
@@ -391,8 +270,16 @@ class Validator:
                 result = None
             except Exception:  # the page navigated away mid-plan: a fresh episode decides
                 return
+            finally:
+                await self._typed(compiler.typist)
             self._continued[(task.id, index)] = result
             return
+
+    async def _typed(self, typist: QuickTyping | None) -> None:
+        """Count how a maximal run's texts were typed (at once or key by key) and let its page go."""
+        if typist is not None:
+            self.texts_typed.update({"at_once": typist.inserted, "key_by_key": typist.typed})
+            await typist.close()
 
     async def maximal_run(self, task: Task, outcome: TaskOutcome) -> None:
         """The "do everything" runs of a state task (weblica.synth.negatives.maximal_plans), each in a
@@ -404,11 +291,13 @@ class Validator:
             episode_id = f"validate-max{index}-{task.id}"
 
             async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> tuple[Any, str, list[Action]] | None:
-                compiler = Compiler(page, tracker)
+                compiler = Compiler(page, tracker, typist=QuickTyping(page))
                 try:
                     await compiler.run(plan)
                 except PlanError:
                     return None
+                finally:
+                    await self._typed(compiler.typist)
                 return await self.backend.state(task, episode_id), page.url, without_dismissals(compiler.actions, compiler.thoughts)
             try:
                 if (task.id, index) in self._continued:
