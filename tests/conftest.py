@@ -6,6 +6,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from sites import LocalServer, create_app  # noqa: E402
+import weblica.synth.validate_seeds as _validate_seeds  # noqa: E402
+
+# Sites that tests generate in-process are validated at episode seed 0 only: the extra seeds' own
+# behaviour is tested with explicit counts (tests/test_synth_validate_seeds.py), and at the default (2)
+# every generating fixture would cost ~+30% of its validation again.
+_validate_seeds.EXTRA_SEEDS = 0
 
 
 @pytest.fixture(scope="session")
