@@ -37,6 +37,14 @@ def is_free(room: dict[str, Any], stay: Stay) -> bool:
     return not set(room["sold_out"]) & set(nights(stay["checkin"], stay["checkout"]))
 
 
+def free_stays(room: dict[str, Any], length: int) -> list[Stay]:
+    """Every stay of `length` nights in the base date's month that the room type (or rate) is free for,
+    earliest first: what a test or a task may book there whatever nights were drawn sold out."""
+    days = calendar.monthrange(BASE_DATE.year, BASE_DATE.month)[1]
+    dates = [BASE_DATE.replace(day=d).isoformat() for d in range(1, days + 1)]
+    return [stay for stay in ({"checkin": a, "checkout": b} for a, b in zip(dates, dates[length:])) if is_free(room, stay)]
+
+
 def open_rates(rates: list[dict[str, Any]], stay: Stay, guests: int = 1) -> list[dict[str, Any]]:
     """The rates whose room is free for the whole stay and sleeps the guests."""
     return [r for r in rates if is_free(r, stay) and r["sleeps"] >= guests]
