@@ -11,7 +11,11 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   as is a record with none or more than `max`.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
-Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in)."""
+- `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); for a `by` value in
+  `left`, every quantity is a whole number of 0 or more (digits in a string count as that number), and a
+  field in `left[record[by]]` plus what the collection's stored records with the same `by` value hold of
+  it may not exceed that number. Other `by` values are not limited by this rule.
+Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` / `{left}` filled in)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -134,6 +138,26 @@ def _best_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     return None
 
 
+def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
+    key = str(record.get(rule["by"], ""))
+    left = rule.get("left", {}).get(key)
+    if left is None:
+        return None  # not counted here (a seated event's zones: its seat map is the stock)
+    counts = rule.get("counts", {})
+    wanted = {f: _quantity(record.get(f)) for f in counts}
+    if any(q is None for q in wanted.values()):
+        return "Ticket quantities must be whole numbers of 0 or more."
+    for name, count in wanted.items():
+        if name not in left or not count:
+            continue
+        held = sum(_quantity(other.get(name)) or 0 for other in state.get(rule["collection"], [])
+                   if isinstance(other, dict) and str(other.get(rule["by"], "")) == key)
+        if held + count > left[name]:
+            return rule.get("error", "Only {left} {what} left ({count} asked for).").format(
+                left=max(left[name] - held, 0), what=counts[name], count=count)
+    return None
+
+
 def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
     start, end = record.get(rule["from"]), record.get(rule["to"])
     try:
@@ -152,7 +176,7 @@ def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
 
 
 KINDS = {"requires": _requires, "free_items": _free_items, "later": _later, "at_most": _at_most,
-         "best_items": _best_items, "open_dates": _open_dates}
+         "best_items": _best_items, "open_dates": _open_dates, "in_stock": _in_stock}
 
 
 def refusal(rules: list[Rule], collection: str, record: dict[str, Any], state: dict[str, Any]) -> str | None:

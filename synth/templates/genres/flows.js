@@ -377,6 +377,27 @@
     soldOutRates();  // after the party check, which shows the Reserve links it keeps
   }
 
+  // ---- ticket stock: a type's "N left" counts this episode's stored orders for the event; a type that
+  // has none left can no longer be chosen (the server refuses an order beyond what is left anyway) ----
+  async function ticketStock() {
+    const table = $("[data-ticket-types]"), form = $("form#ticket-form");
+    if (!table || !form || !$$("[data-left]", table).length) return;
+    const { data } = await api("GET", "/api/state");
+    const orders = (data.ticket_orders || []).filter((o) => o.event === form.elements.event.value);
+    for (const row of $$("[data-left]", table)) {
+      const name = "qty_" + row.dataset.ticket;
+      const left = Math.max(0, Number(row.dataset.left) - orders.reduce((sum, o) => sum + (Number(o[name]) || 0), 0));
+      $("[data-ticket-left]", row).textContent = left ? left + " left" : "Sold out";
+      const field = $(`[data-field="${CSS.escape(name)}"]`, form);
+      if (!field) continue;
+      for (const el of $$("input, button, select", field)) {
+        if (el.max !== undefined && el.type === "number") el.max = String(Math.min(Number(el.max) || left, left));
+        if (!left) el.disabled = true;
+      }
+      if (!left) field.classList.add("sold-out");
+    }
+  }
+
   // ---- seat maps: seats held by this episode's stored orders show as taken; picking toggles a seat;
   // the form sends the picked seats in map order (the server refuses a taken one) ----
   async function seatMaps() {
@@ -420,5 +441,5 @@
     update();
   }
 
-  on("*", () => { hotelNights(); resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); });
+  on("*", () => { hotelNights(); resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); ticketStock(); });
 })();
