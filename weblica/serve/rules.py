@@ -9,6 +9,10 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   `by` field, `offered` lists the items there are and `taken` those already held; an item not offered,
   taken, held by a stored record of the collection with the same `by` value, or given twice is refused,
   as is a record with none or more than `max`.
+- `open_dates`: `from` and `to` are ISO dates, `to` after `from`; none of the nights between (the `from`
+  date up to the day before `to`) is in `closed[record[by]]`; with `room_of` (a `by` value -> its room)
+  and `rooms` (room -> how many there are), nor is one on which the collection's stored records of the
+  same room already hold every room.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
 - `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); for a `by` value in
@@ -158,6 +162,29 @@ def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     return None
 
 
+def _stay_nights(first: dt.date, last: dt.date) -> list[str]:
+    return [(first + dt.timedelta(days=n)).isoformat() for n in range(min((last - first).days, 366))]
+
+
+def _booked_out(rule: Rule, key: str, first: dt.date, last: dt.date, state: dict[str, Any]) -> list[str]:
+    """The nights of the stay on which the stored records of `key`'s room (any of its rates) already
+    hold every room there is."""
+    room_of = rule["room_of"]
+    held: dict[str, int] = {}
+    for other in state.get(rule["collection"], []):
+        if not isinstance(other, dict) or room_of.get(str(other.get(rule["by"], ""))) != room_of[key]:
+            continue
+        try:
+            nights = _stay_nights(dt.date.fromisoformat(str(other.get(rule["from"]))),
+                                  dt.date.fromisoformat(str(other.get(rule["to"]))))
+        except ValueError:
+            continue
+        for night in nights:
+            held[night] = held.get(night, 0) + 1
+    rooms = rule.get("rooms", {}).get(room_of[key], 0)
+    return [night for night in _stay_nights(first, last) if held.get(night, 0) >= rooms]
+
+
 def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
     start, end = record.get(rule["from"]), record.get(rule["to"])
     try:
@@ -168,8 +195,10 @@ def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
         return f"{rule['from']} and {rule['to']} must be dates (YYYY-MM-DD)."
     if last <= first:
         return f"{rule['to']} must come after {rule['from']}."
-    closed = sorted(d for d in rule.get("closed", {}).get(str(record.get(rule["by"], "")), [])
-                    if first.isoformat() <= d < last.isoformat())
+    key = str(record.get(rule["by"], ""))
+    closed = sorted(d for d in rule.get("closed", {}).get(key, []) if first.isoformat() <= d < last.isoformat())
+    if not closed and key in rule.get("room_of", {}):
+        closed = _booked_out(rule, key, first, last, state)
     if closed:
         return rule.get("error", "Sold out on {dates}.").format(dates=", ".join(closed))
     return None
