@@ -33,7 +33,8 @@ def test_the_in_stock_rule_counts_earlier_orders_and_refuses_bad_quantities():
     assert refusal(STOCK, "orders", {"event": "e1", "qty_vip": 1}, {}) == "Only 0 VIP left (1 asked for)."  # sold out
     assert refusal(STOCK, "orders", {"event": "e2", "qty_ga": 1}, state) == "Only 0 General admission left (1 asked for)."
     assert refusal(STOCK, "orders", {"event": "e2", "qty_vip": 9}, state) is None  # not a limited type there
-    assert refusal(STOCK, "orders", {"event": "e9", "qty_ga": 99}, state) is None  # a seated event: the map limits it
+    assert refusal(STOCK, "orders", {"event": "e9", "qty_ga": 1}, state) == "There is no such choice."
+    assert refusal(STOCK, "orders", {"qty_ga": 1}, state) == "There is no such choice."
     assert refusal(STOCK, "orders", {"event": "e1", "qty_ga": 0, "qty_vip": 0}, {}) is None  # 0 takes nothing
     for bad in (-1, 1e9, 1.5, "two", "-1", True, [2]):
         assert "whole numbers" in refusal(STOCK, "orders", {"event": "e1", "qty_ga": bad}, {}), bad
@@ -115,6 +116,7 @@ def test_orders_past_what_is_left_are_refused_and_the_page_shows_it(site):
                  ("POST", "/api/ticket_orders", {**person, qf: 0, qm: "3"})]   # r2: 0 of the sold-out type, 3 of the other
         if out is not None:
             posts.append(("POST", "/api/ticket_orders", {**person, f"qty_{out['slug']}": 1}))  # not on the page, still refused
+        posts.append(("POST", "/api/ticket_orders", {**person, "event": "e999", qm: 1}))  # no such event
         seen["posts"] = [await fetch_json(page, *p) for p in posts]
         seen["state"] = await backend.state(buy, "stock")
         await page.goto(url, wait_until="load")
@@ -126,7 +128,8 @@ def test_orders_past_what_is_left_are_refused_and_the_page_shows_it(site):
     seen = asyncio.run(synth_episode([path], buy, "stock", play))
     assert f"{few['left']} left" in seen["before"] and f"{many['left']} left" in seen["before"], seen["before"]
     codes = [code for code, _ in seen["posts"]]
-    assert codes == [409, 200, 409, 409, 200, 409, 409, 409, 200] + ([409] if out else []), seen["posts"]
+    assert codes == [409, 200, 409, 409, 200, 409, 409, 409, 200] + ([409] if out else []) + [409], seen["posts"]
+    assert seen["posts"][-1][1]["error"] == "There is no such event."
     errors = [body.get("error", "") for _, body in seen["posts"]]
     assert f"only {n} {few['name']} tickets are left for this event ({n + 1} asked for)" in errors[0]
     assert f"only 1 {few['name']} tickets are left" in errors[2] and f"({n + 1} asked for)" in errors[3]

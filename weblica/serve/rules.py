@@ -15,10 +15,10 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   same room already hold every room.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
-- `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); for a `by` value in
-  `left`, every quantity is a whole number of 0 or more (digits in a string count as that number), and a
+- `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); the `by` value must be
+  in `left`, every quantity a whole number of 0 or more (digits in a string count as that number), and a
   field in `left[record[by]]` plus what the collection's stored records with the same `by` value hold of
-  it may not exceed that number. Other `by` values are not limited by this rule.
+  it may not exceed that number (a field not listed there, as a seated zone, is not limited by this rule).
 Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` / `{left}` filled in)."""
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     key = str(record.get(rule["by"], ""))
     left = rule.get("left", {}).get(key)
     if left is None:
-        return None  # not counted here (a seated event's zones: its seat map is the stock)
+        return f"There is no such {rule.get('noun', 'choice')}."
     counts = rule.get("counts", {})
     wanted = {f: _quantity(record.get(f)) for f in counts}
     if any(q is None for q in wanted.values()):

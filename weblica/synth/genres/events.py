@@ -136,7 +136,7 @@ def _stock(site: SiteBuilder, events: list[dict[str, Any]]) -> None:
             if not (event.get("seats") and ticket["name"] in ZONES):
                 ticket["left"] = 0 if ticket["sold_out"] else rng.choice(LEFT)
     site.record_rules.setdefault("ticket_orders", []).append({
-        "kind": "in_stock", "by": "event", "counts": {f"qty_{t['slug']}": t["name"] for t in events[0]["tickets"]},
+        "kind": "in_stock", "by": "event", "noun": "event", "counts": {f"qty_{t['slug']}": t["name"] for t in events[0]["tickets"]},
         "left": {e["id"]: {f"qty_{t['slug']}": t["left"] for t in e["tickets"] if "left" in t} for e in events},
         "error": "Sorry, only {left} {what} tickets are left for this event ({count} asked for)."})
 
