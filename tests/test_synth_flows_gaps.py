@@ -15,6 +15,8 @@ from weblica.env.task import evaluate_checks, load_tasks, save_tasks
 from weblica.serve.rules import refusal
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
 from weblica.synth.genres.events_seats import together
+from weblica.synth.genres.hotel_nights import free_stays, nights
+from weblica.synth.genres.travel_hotels import rates_of
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
@@ -113,15 +115,31 @@ def _origin(task) -> str:
     return f"{scheme}://{rest.split('/', 1)[0]}"
 
 
+def _rate(path: Path, rate_id: str) -> dict:
+    """The travel site's rate `rate_id`, with its room's sold-out nights and what it sleeps (data.json)."""
+    hotels = json.loads((path / "data.json").read_text())["hotels"]
+    return next(r for h in hotels for r in rates_of(h) if r["id"] == rate_id)
+
+
+def _free_stay(rate: dict, length: int, avoid: tuple[str, str] | None = None, near: str | None = None) -> dict:
+    """A stay of `length` nights the data says the rate's room is free for, other than `avoid`: the one
+    whose check-in is nearest `near` (else the earliest), so a test holds for any seed's sold-out nights."""
+    import datetime as dt
+    stays = [st for st in free_stays(rate, length) if (st["checkin"], st["checkout"]) != avoid]
+    pivot = dt.date.fromisoformat(near or stays[0]["checkin"])
+    return min(stays, key=lambda st: (abs((dt.date.fromisoformat(st["checkin"]) - pivot).days), st["checkin"]))
+
+
 def _wrong_plans(paths: dict[str, Path]) -> list:
     """(task, plan, collection, stored count) runs that do the wrong thing for real."""
     cases = []
     travel = next(t for t in load_tasks(paths["travel"] / "tasks.jsonl") if t.metadata["intent"].startswith("hotel-book"))
     checkin = next(c.expected for c in travel.checks if c.path == "hotel_bookings.0.checkin")
     checkout = next(c.expected for c in travel.checks if c.path == "hotel_bookings.0.checkout")
-    # the same booking, one day later: wrong dates, stored
-    shift = lambda d: d[:8] + f"{int(d[8:]) + 1:02d}"  # noqa: E731 (stays lie mid-month)
-    plan = [dict(s, value=shift(checkin) if s.get("sel") == "#f-checkin" else shift(checkout))
+    rate = _rate(paths["travel"], next(c.expected for c in travel.checks if c.path == "hotel_bookings.0.rate"))
+    # the same room for as many nights on other dates its room is free (the nearest): wrong dates, stored
+    wrong = _free_stay(rate, len(nights(checkin, checkout)), avoid=(checkin, checkout), near=checkin)
+    plan = [dict(s, value=wrong["checkin"] if s.get("sel") == "#f-checkin" else wrong["checkout"])
             if s.get("sel") in ("#f-checkin", "#f-checkout") else s for s in travel.metadata["plan"]]
     cases.append((travel, plan, "hotel_bookings", 1))
     seats = _task(paths["events"], "events-seats-together")
@@ -153,6 +171,9 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
     edu_task = _task(paths["education"], "edu-enroll")
     hotel_task = next(t for t in load_tasks(paths["travel"] / "tasks.jsonl") if t.metadata["intent"].startswith("hotel-book"))
     rate = next(c.expected for c in hotel_task.checks if c.path == "hotel_bookings.0.rate")
+    room = _rate(paths["travel"], rate)
+    stay = _free_stay(room, 2)  # two nights the data says the room is free
+    checkin, checkout = stay["checkin"], stay["checkout"]
 
     async def post(page, path: str, body: dict) -> tuple[int, dict]:
         method, path = path.split(" ") if " " in path else ("POST", path)
@@ -190,10 +211,10 @@ def test_the_wrong_action_fails_and_posts_around_the_page_are_refused(validated)
                                               ("/api/seat_orders", {"event": seated["id"], "seats": ",".join(free)}),
                                               ("/api/seat_orders", {"event": seated["id"], "seats": free[1]}),
                                               ("PATCH /api/seat_orders/r1", {"seats": f"{free[0]},{taken}"})]),
-                        ("hotel", hotel_task, [("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-12", "checkout": "2026-03-10"}),
-                                               ("/api/hotel_bookings", {"rate": "h999-r1", "checkin": "2026-03-10", "checkout": "2026-03-12"}),
-                                               ("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-10", "checkout": "2026-03-12", "guests": 9}),
-                                               ("/api/hotel_bookings", {"rate": rate, "checkin": "2026-03-10", "checkout": "2026-03-12", "guests": 2})])]:
+                        ("hotel", hotel_task, [("/api/hotel_bookings", {"rate": rate, "checkin": checkout, "checkout": checkin}),
+                                               ("/api/hotel_bookings", {"rate": "h999-r1", "checkin": checkin, "checkout": checkout}),
+                                               ("/api/hotel_bookings", {"rate": rate, "checkin": checkin, "checkout": checkout, "guests": room["sleeps"] + 1}),
+                                               ("/api/hotel_bookings", {"rate": rate, "checkin": checkin, "checkout": checkout, "guests": room["sleeps"]})])]:
                         net = await backend.begin(task, f"direct-{name}", 0)
                         page = await context.new_page()
                         await page.set_extra_http_headers(net.extra_headers)

@@ -9,9 +9,17 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
   `by` field, `offered` lists the items there are and `taken` those already held; an item not offered,
   taken, held by a stored record of the collection with the same `by` value, or given twice is refused,
   as is a record with none or more than `max`.
+- `open_dates`: `from` and `to` are ISO dates, `to` after `from`; none of the nights between (the `from`
+  date up to the day before `to`) is in `closed[record[by]]`; with `room_of` (a `by` value -> its room)
+  and `rooms` (room -> how many there are), nor is one on which the collection's stored records of the
+  same room already hold every room.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
-Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` filled in).
+- `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); the `by` value must be
+  in `left`, every quantity a whole number of 0 or more (digits in a string count as that number), and a
+  field in `left[record[by]]` plus what the collection's stored records with the same `by` value hold of
+  it may not exceed that number (a field not listed there, as a seated zone, is not limited by this rule).
+Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` / `{left}` filled in).
 `checked_rules` reads a bundle's `record_rules` before the server serves it: a malformed one stops the
 server with one line naming the file (rules that cannot be read must not quietly allow everything)."""
 from __future__ import annotations
@@ -152,6 +160,49 @@ def _best_items(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     return None
 
 
+def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
+    key = str(record.get(rule["by"], ""))
+    left = rule.get("left", {}).get(key)
+    if left is None:
+        return f"There is no such {rule.get('noun', 'choice')}."
+    counts = rule.get("counts", {})
+    wanted = {f: _quantity(record.get(f)) for f in counts}
+    if any(q is None for q in wanted.values()):
+        return "Ticket quantities must be whole numbers of 0 or more."
+    for name, count in wanted.items():
+        if name not in left or not count:
+            continue
+        held = sum(_quantity(other.get(name)) or 0 for other in state.get(rule["collection"], [])
+                   if isinstance(other, dict) and str(other.get(rule["by"], "")) == key)
+        if held + count > left[name]:
+            return rule.get("error", "Only {left} {what} left ({count} asked for).").format(
+                left=max(left[name] - held, 0), what=counts[name], count=count)
+    return None
+
+
+def _stay_nights(first: dt.date, last: dt.date) -> list[str]:
+    return [(first + dt.timedelta(days=n)).isoformat() for n in range(min((last - first).days, 366))]
+
+
+def _booked_out(rule: Rule, key: str, first: dt.date, last: dt.date, state: dict[str, Any]) -> list[str]:
+    """The nights of the stay on which the stored records of `key`'s room (any of its rates) already
+    hold every room there is."""
+    room_of = rule["room_of"]
+    held: dict[str, int] = {}
+    for other in state.get(rule["collection"], []):
+        if not isinstance(other, dict) or room_of.get(str(other.get(rule["by"], ""))) != room_of[key]:
+            continue
+        try:
+            nights = _stay_nights(dt.date.fromisoformat(str(other.get(rule["from"]))),
+                                  dt.date.fromisoformat(str(other.get(rule["to"]))))
+        except ValueError:
+            continue
+        for night in nights:
+            held[night] = held.get(night, 0) + 1
+    rooms = rule.get("rooms", {}).get(room_of[key], 0)
+    return [night for night in _stay_nights(first, last) if held.get(night, 0) >= rooms]
+
+
 def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
     start, end = record.get(rule["from"]), record.get(rule["to"])
     if _iso_date(start) is None or _iso_date(end) is None:  # "20260312", a week date: not the form's dates
@@ -159,15 +210,17 @@ def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     first, last = dt.date.fromisoformat(start), dt.date.fromisoformat(end)
     if last <= first:
         return f"{rule['to']} must come after {rule['from']}."
-    closed = sorted(d for d in rule.get("closed", {}).get(str(record.get(rule["by"], "")), [])
-                    if first.isoformat() <= d < last.isoformat())
+    key = str(record.get(rule["by"], ""))
+    closed = sorted(d for d in rule.get("closed", {}).get(key, []) if first.isoformat() <= d < last.isoformat())
+    if not closed and key in rule.get("room_of", {}):
+        closed = _booked_out(rule, key, first, last, state)
     if closed:
         return rule.get("error", "Sold out on {dates}.").format(dates=", ".join(closed))
     return None
 
 
 KINDS = {"requires": _requires, "free_items": _free_items, "later": _later, "at_most": _at_most,
-         "best_items": _best_items, "open_dates": _open_dates}
+         "best_items": _best_items, "open_dates": _open_dates, "in_stock": _in_stock}
 
 
 def refusal(rules: list[Rule], collection: str, record: dict[str, Any], state: dict[str, Any]) -> str | None:
@@ -191,7 +244,9 @@ _SHAPES: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
                    "max": (int, False), "shared": (list, False)},
     "best_items": {"field": (str, True), "by": (str, True), "rows": (dict, True), "counts": (dict, True),
                    "taken": (dict, False), "shared": (list, False)},
-    "open_dates": {"by": (str, True), "from": (str, True), "to": (str, True), "closed": (dict, False)},
+    "open_dates": {"by": (str, True), "from": (str, True), "to": (str, True), "closed": (dict, False),
+                   "room_of": (dict, False), "rooms": (dict, False)},
+    "in_stock": {"by": (str, True), "left": (dict, True), "counts": (dict, True), "noun": (str, False)},
     "later": {"field": (str, True), "than": (str, True)},
     "at_most": {"field": (str, True), "by": (str, True), "limits": (dict, True)},
 }
@@ -222,6 +277,14 @@ def _rule_problem(rule: Any) -> str | None:
         for value in (rule.get(key) or {}).values() if key else ():
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 return f"'{kind}' rule's '{key}' must map each value to a list of strings"
+    if kind == "in_stock" and not all(isinstance(per, dict) and all(isinstance(n, int) and not isinstance(n, bool)
+                                                                    for n in per.values()) for per in rule["left"].values()):
+        return "'in_stock' rule's 'left' must map each value to quantity fields and whole numbers"
+    if kind == "open_dates" and not all(isinstance(n, int) and not isinstance(n, bool)
+                                        for n in rule.get("rooms", {}).values()):
+        return "'open_dates' rule's 'rooms' must map each room to a whole number"
+    if kind == "open_dates" and not all(isinstance(room, str) for room in rule.get("room_of", {}).values()):
+        return "'open_dates' rule's 'room_of' must map each value to a room name"
     if kind == "at_most" and not all(isinstance(v, int) and not isinstance(v, bool) for v in rule["limits"].values()):
         return "'at_most' rule's 'limits' must map each value to a whole number"
     return None

@@ -329,6 +329,41 @@
     }
   }
 
+  // ---- rooms booked out: this episode's stored bookings use one room of their type a night; a night on
+  // which they hold every room there is counts as sold out, for the results, the Reserve links and the
+  // booking form. A booking's rate is "h<hotel>-r<n>"; its room is named on the pages that show it ----
+  async function bookedOut() {
+    const rooms = $$("[data-room][data-rooms-free]"), rows = $$("[data-room-nights]");
+    if (!rooms.length && !rows.length) return;
+    const { data } = await api("GET", "/api/state");
+    const bookings = data.hotel_bookings || [];
+    if (!bookings.length) return;
+    const roomOf = {};
+    for (const el of rooms) roomOf[el.dataset.rate || (el.dataset.ifQuery || "").replace(/^rate=/, "")] = el.dataset.room;
+    for (const row of rows) for (const [rate, room] of JSON.parse(row.dataset.rateRooms || "[]")) roomOf[rate] = room;
+    const held = {};
+    for (const b of bookings) {
+      const room = roomOf[b.rate];
+      if (!room) continue;
+      for (const night of stayNights(b.checkin, b.checkout) || []) held[room + " " + night] = (held[room + " " + night] || 0) + 1;
+    }
+    const full = (room, free) => Object.keys(held).filter((k) => k.startsWith(room + " ") && held[k] >= Number(free))
+      .map((k) => k.slice(room.length + 1));
+    for (const el of rooms) {
+      el.dataset.nightsOut = [...new Set(el.dataset.nightsOut.split(" ").filter(Boolean).concat(full(el.dataset.room, el.dataset.roomsFree)))].sort().join(" ");
+    }
+    let changed = false;
+    for (const row of rows) {
+      const nights = JSON.parse(row.dataset.roomNights);
+      for (const r of nights) if (r.key) r.out = [...new Set(r.out.concat(full(r.key, r.rooms)))].sort();
+      const now = JSON.stringify(nights);
+      changed = changed || now !== JSON.stringify(JSON.parse(row.dataset.roomNights));
+      row.dataset.roomNights = now;
+    }
+    soldOutRates();
+    if (changed) { hotelNights(); resultLists(); }  // re-priced: filtered and sorted again
+  }
+
   // ---- hotels: links and forms carry the stay (dates, guests) from the query; rates show the stay's
   // total; a room too small for the party cannot be reserved; check-out must follow check-in ----
   function stays() {
@@ -377,6 +412,27 @@
     soldOutRates();  // after the party check, which shows the Reserve links it keeps
   }
 
+  // ---- ticket stock: a type's "N left" counts this episode's stored orders for the event; a type that
+  // has none left can no longer be chosen (the server refuses an order beyond what is left anyway) ----
+  async function ticketStock() {
+    const table = $("[data-ticket-types]"), form = $("form#ticket-form");
+    if (!table || !form || !$$("[data-left]", table).length) return;
+    const { data } = await api("GET", "/api/state");
+    const orders = (data.ticket_orders || []).filter((o) => o.event === form.elements.event.value);
+    for (const row of $$("[data-left]", table)) {
+      const name = "qty_" + row.dataset.ticket;
+      const left = Math.max(0, Number(row.dataset.left) - orders.reduce((sum, o) => sum + (Number(o[name]) || 0), 0));
+      $("[data-ticket-left]", row).textContent = left ? left + " left" : "Sold out";
+      const field = $(`[data-field="${CSS.escape(name)}"]`, form);
+      if (!field) continue;
+      for (const el of $$("input, button, select", field)) {
+        if (el.max !== undefined && el.type === "number") el.max = String(Math.min(Number(el.max) || left, left));
+        if (!left) el.disabled = true;
+      }
+      if (!left) field.classList.add("sold-out");
+    }
+  }
+
   // ---- seat maps: seats held by this episode's stored orders show as taken; picking toggles a seat;
   // the form sends the picked seats in map order (the server refuses a taken one) ----
   async function seatMaps() {
@@ -420,5 +476,5 @@
     update();
   }
 
-  on("*", () => { hotelNights(); resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); });
+  on("*", () => { hotelNights(); resultLists(); steppedForms(); fromQuery(); eligibility(); prerequisites(); mortgage(); confirmStep(); saving(); boards(); planner(); stays(); seatMaps(); ticketStock(); bookedOut(); });
 })();

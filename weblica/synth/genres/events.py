@@ -1,9 +1,12 @@
 """Events and ticketing: a calendar of events by day, venue pages with what is on there, event pages
-with ticket types (price, sold out) and quantities per type, and the ticket order stored server-side.
-Events in the seated halls also have a seat map (events_seats.py)."""
+with ticket types (price, how many are left) and quantities per type, and the ticket order stored
+server-side. Events in the seated halls also have a seat map (events_seats.py), which is the stock of
+their seated types; every other ticket type has a number left, and the server refuses an order for more
+than that (counting the episode's earlier orders; weblica/serve/rules.py `in_stock`)."""
 from __future__ import annotations
 
 import datetime as dt
+import random
 from typing import Any
 
 from weblica.synth.checks import answer_date
@@ -32,6 +35,8 @@ TEAMS = ["Harbour United", "Northgate Rovers", "Riverside Athletic", "Westfield 
 TOWNS = ["Riverside", "Harbour", "Northfield", "Westgate", "Millbrook"]
 HOSTS = ["Ivy Marlowe", "Dana Whitfield", "Omar Reyes", "Kai Lennox"]  # who leads a workshop
 TOPICS = ["Songwriting", "Stage Lighting", "Drumming", "Improv", "Vocal", "Sound Engineering"]
+# how many tickets of a type that is not sold out are left: a few for some, plenty for most
+LEFT = [1, 2, 3, 4, 5, 6, 8, 12, 12, 20, 30, 45, 80, 150]
 
 
 def _said(name: str) -> str:
@@ -121,9 +126,29 @@ def _programme(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, 
     return venues, events
 
 
+def _stock(site: SiteBuilder, events: list[dict[str, Any]]) -> None:
+    """How many tickets of each type are left (`left` on the ticket; 0 when sold out), except the types a
+    seated event's seat map sells, and the server rule that holds orders to it. Drawn from a generator
+    of its own, so the events, seats and tasks drawn before it stay as they were."""
+    rng = random.Random(f"tickets-left:{site.spec.site_id}:{site.spec.seed}")
+    for event in events:
+        for ticket in event["tickets"]:
+            if not (event.get("seats") and ticket["name"] in ZONES):
+                ticket["left"] = 0 if ticket["sold_out"] else rng.choice(LEFT)
+    site.record_rules.setdefault("ticket_orders", []).append({
+        "kind": "in_stock", "by": "event", "noun": "event", "counts": {f"qty_{t['slug']}": t["name"] for t in events[0]["tickets"]},
+        "left": {e["id"]: {f"qty_{t['slug']}": t["left"] for t in e["tickets"] if "left" in t} for e in events},
+        "error": "Sorry, only {left} {what} tickets are left for this event ({count} asked for)."})
+
+
+def available(event: dict[str, Any], ticket: dict[str, Any]) -> int:
+    """How many tickets of the type can be had at the start: its number left, or its zone's free seats."""
+    return ticket["left"] if "left" in ticket else free_in_zone(event, ticket["name"])
+
+
 def _fields(event: dict[str, Any]) -> list[dict[str, Any]]:
     return ([{"name": f"qty_{t['slug']}", "label": f"{t['name']} ({t['price_text']})", "type": "number", "min": 0,
-              "max": 10, "value": 0} for t in event["tickets"] if not t["sold_out"]]
+              "max": min(10, available(event, t)), "value": 0} for t in event["tickets"] if available(event, t)]
             + [{"name": "name", "label": "Name on the tickets", "type": "text", "required": True},
                {"name": "email", "label": "Email for the tickets", "type": "email", "required": True}])
 
@@ -133,6 +158,7 @@ def events_flow(site: SiteBuilder) -> None:
     use_script(site)
     venues, events = _programme(site)
     seated = seat_maps(site, venues, events)
+    _stock(site, events)
     site.data["venues"], site.data["events"] = venues, events
     site.initial_state.update({"ticket_orders": []})
     site.nav += [("Events", "/events"), ("Venues", "/venues"), ("Your tickets", "/tickets")]
@@ -163,16 +189,15 @@ def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[st
     start = "/events"  # the flow's own page: a site's nav may be folded into a menu
     for event in rng.sample(events, len(events)):
         same = [e for e in events if (e["kind"], e["venue"], e["day"]) == (event["kind"], event["venue"], event["day"])]
-        open_types = [t for t in event["tickets"] if not t["sold_out"]]
+        # a type the order and the "buy everything" run's one more can both have (left or free seats)
+        open_types = [t for t in event["tickets"] if available(event, t) >= 2]
         if len(same) != 1 or len(open_types) < 2:
             continue
         a, b = rng.sample(open_types, 2)
         person = make_people(rng, 1)[0]
-        values = {f"qty_{a['slug']}": rng.randint(1, 4), f"qty_{b['slug']}": rng.randint(1, 3),
+        values = {f"qty_{a['slug']}": rng.randint(1, min(4, available(event, a) - 1)),
+                  f"qty_{b['slug']}": rng.randint(1, min(3, available(event, b) - 1)),
                   "name": person["name"], "email": person["email"]}
-        if event.get("seats") and any(values[f"qty_{t['slug']}"] > free_in_zone(event, t["name"]) for t in (a, b)
-                                      if t["name"] in ZONES):
-            continue  # a seated event's best-available seats must be there for the order
         fields = _fields(event)
         plan = [{"op": "click", "sel": "a[href='/venues']"},
                 {"op": "click", "sel": f"[data-venue={event['venue_id']}] a"},
@@ -189,9 +214,10 @@ def _tasks(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict[st
             record_checks("ticket_orders", fields, values, {"event": event["id"]}), "One order for that event with those quantities per ticket type", maximal=maximal)
         break
 
-    event = rng.choice(events)
-    ticket = rng.choice([t for t in event["tickets"] if not t["sold_out"]])
-    count = rng.randint(2, 5)
+    # never a price for more tickets than there are
+    event = rng.choice([e for e in events if any(available(e, t) >= 2 for t in e["tickets"])])
+    ticket = rng.choice([t for t in event["tickets"] if available(event, t) >= 2])
+    count = rng.randint(2, min(5, available(event, ticket)))
     gold = count * ticket["price"]
     wrong = [ticket["price"]] + [count * t["price"] for t in event["tickets"] if t is not ticket] + [gold + ticket["price"]]
     ask(site, TOTAL, {"count": count, "type": _before_tickets(ticket["name"]), "event": event["name"]}, start,

@@ -9,12 +9,13 @@ travel.py builds the flights of the same sites and calls `hotels`."""
 from __future__ import annotations
 
 import datetime as dt
+import random
 from typing import Any
 
 from weblica.env.task import Check
 from weblica.synth.checks import answer_count, answer_date
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
-from weblica.synth.genres.hotel_nights import (draw_sold_out, draw_stay, is_free, nights, open_rates,
+from weblica.synth.genres.hotel_nights import (draw_rooms, draw_sold_out, draw_stay, is_free, nights, open_rates,
                                                results_rooms, shown, stay_price)
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks
 from weblica.synth.intents import intent
@@ -151,7 +152,8 @@ BOOKING_FIELDS = SEARCH_FIELDS + [
 
 def rates_of(hotel: dict[str, Any]) -> list[dict[str, Any]]:
     """A hotel's rates, each with its room's name, what it sleeps and its sold-out nights."""
-    return [{**rate, "room": room["name"], "sleeps": room["sleeps"], "sold_out": room["sold_out"]}
+    return [{**rate, "room": room["name"], "sleeps": room["sleeps"], "sold_out": room["sold_out"],
+             "room_key": room["key"], "rooms": room["rooms"]}
             for room in hotel["rooms"] for rate in room["rates"]]
 
 
@@ -160,6 +162,8 @@ def hotels(site: SiteBuilder, cities: list[str]) -> None:
     rng = site.rng
     chosen = rng.sample(cities, 3)
     found = _hotels(site, chosen)
+    # a generator of its own: the hotels, stays and tasks drawn from the site's stay as they were
+    draw_rooms(random.Random(f"hotel-rooms:{site.spec.site_id}:{site.spec.seed}"), found)
     site.data["hotels"] = found
     site.initial_state["hotel_bookings"] = []
     site.record_rules["hotel_bookings"] = [
@@ -170,9 +174,12 @@ def hotels(site: SiteBuilder, cities: list[str]) -> None:
          "limits": {rate["id"]: rate["sleeps"] for h in found for rate in rates_of(h)}},
         {"kind": "open_dates", "by": "rate", "from": "checkin", "to": "checkout",
          "error": "Sorry, this room is sold out on the night of {dates}; choose other dates or another room.",
-         "closed": {rate["id"]: rate["sold_out"] for h in found for rate in rates_of(h)}}]
+         "closed": {rate["id"]: rate["sold_out"] for h in found for rate in rates_of(h)},
+         "room_of": {rate["id"]: rate["room_key"] for h in found for rate in rates_of(h)},
+         "rooms": {room["key"]: room["rooms"] for h in found for room in h["rooms"]}}]
     for h in found:  # what a results row needs to price itself for the searched stay
         h["room_nights"] = results_rooms(h)
+        h["rate_rooms"] = [[rate["id"], rate["room_key"]] for rate in rates_of(h)]  # whose rooms a booking uses
     search = [{"name": "city", "label": "Destination", "type": "select", "options": chosen, "required": True}] + SEARCH_FIELDS
     filters = search + [{"name": "max_price", "label": "Max price per night", "type": "number", "min": 0},
                         {"name": "stars", "label": "Stars", "type": "select", "options": ["2", "3", "4", "5"],
