@@ -290,3 +290,23 @@ def test_a_generated_education_site_refuses_every_blocked_course_and_its_variant
     admin = {"X-Weblica-Admin": app.config["WEBLICA_ADMIN_TOKEN"]}
     assert c.get("/__weblica/state", base_url=f"http://{HOST}", headers={**admin, "X-Weblica-Episode": "ep"}
                  ).get_json()["enrollments"] == []
+
+
+def test_every_rule_kind_the_generator_writes_passes_the_servers_shape_check():
+    """The server reads every rule when it starts (checked_rules): rules the genres write (seat maps,
+    best-available seats, ticket stock, hotel nights and rooms, prerequisites) must all pass it, so a
+    new rule kind cannot ship without its shape."""
+    from weblica.serve.rules import checked_rules
+    from weblica.synth.generate import build_site
+    from weblica.synth.spec import compatible_categories, sample_spec
+
+    kinds: set[str] = set()
+    for category in ("travel", "events", "education"):
+        for i, skill in enumerate(["checkout", "forms", "search", "date-picker", "booking", "crud"]):
+            if category not in compatible_categories(skill):
+                continue
+            for instance in (0, 1):
+                rules = build_site(sample_spec(300 + i, skill, category), instance=instance).record_rules or {}
+                checked_rules(rules, f"{category}/{skill}/{instance}")
+                kinds.update(rule["kind"] for group in rules.values() for rule in group)
+    assert kinds == {"at_most", "best_items", "free_items", "in_stock", "later", "open_dates", "requires"}
