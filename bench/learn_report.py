@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from learn_data import section_of
+from learn_variants import variant_of
 
 # (a, b): a - b is reported; each asks whether a stage beats the stage (or control) it is set against
 COMPARISONS = (("grpo", "sft"), ("grpo", "sft_more"), ("grpo", "filtered_bc"), ("sft", "blind_sft"),
@@ -21,13 +22,15 @@ def task_ids(out: Path, split: str) -> list[str]:
 
 
 def comparisons(by_seed: Stages, splits: Sequence[str], out: Path, resamples: int) -> list[dict[str, Any]]:
-    """Every comparison of COMPARISONS on every held-out split, over the seeds where both stages ran."""
+    """Every comparison of COMPARISONS on every held-out split, over the seeds where both stages ran; on
+the train split too when its tasks are asked on several page variants (a memorised click cannot fit
+them all, so there it measures whether the page is seen)."""
     from weblica.eval.paired import compare, solved_table
 
     rows = []
     for split in splits:
         ids = task_ids(out, split)
-        if split == "train" or not ids:
+        if not ids or (split == "train" and not any(variant_of(i) for i in ids)):
             continue
         for a, b in COMPARISONS:
             seeds = [s for s, stages in sorted(by_seed.items()) if a in stages and b in stages]
@@ -97,6 +100,7 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
         print(f"  {name:12} steps {mean['steps']:>8.0f}  samples {mean['samples']:>8.0f}  "
               f"episodes {mean['episodes']:>6.0f}  training {train:>6.0f} s  evaluation {evaluation:>6.0f} s")
     print_by_section(out, by_seed, names)
+    print_by_variant(out, by_seed, names, splits)
     (out / "learn.json").write_text(json.dumps({"data": info, "seeds": {str(s): st for s, st in by_seed.items()},
                                                 "skipped": {str(s): r for s, r in skipped.items()},
                                                 "comparisons": rows}, indent=1, sort_keys=True) + "\n")
@@ -128,3 +132,22 @@ def print_by_section(out: Path, by_seed: Stages, names: Sequence[str]) -> None:
             solved.append(got)
         mark = "*" if section in held else " "
         print(f"  {mark}{section:<25} {len(ids) * len(by_seed):>5} " + " ".join(f"{k:>11}" for k in solved))
+
+
+def print_by_variant(out: Path, by_seed: Stages, names: Sequence[str], splits: Sequence[str]) -> None:
+    """Successes per episode header variant (summed over seeds), split by split: a policy that does not see
+    the page can at best fit the variant it guesses, and shows so here. Nothing with one layout per site."""
+    variants = list(dict.fromkeys(v for split in splits for i in task_ids(out, split) if (v := variant_of(i))))
+    if not variants:
+        return
+    print(f"\nsolved by episode header variant (summed over seeds; tasks per variant in brackets)")
+    print(f"{'split':24} {'stage':12} " + " ".join(f"{v:>10}" for v in variants))
+    for split in splits:
+        ids = task_ids(out, split)
+        count = {v: sum(variant_of(i) == v for i in ids) * len(by_seed) for v in variants}
+        for name in names:
+            runs = [stages[name]["eval"][split]["solved_ids"] for stages in by_seed.values() if name in stages]
+            if not runs:
+                continue
+            got = {v: sum(variant_of(i) == v for solved in runs for i in solved) for v in variants}
+            print(f"{split:24} {name:12} " + " ".join(f"{f'{got[v]}/{count[v]}':>10}" for v in variants))
