@@ -132,3 +132,30 @@ def test_episode_headers_and_vision_tokens_options(tmp_path):
         t, h, w = grid[0].tolist()
         tokens[budget] = t * h * w // 4
     assert tokens[24] <= 24 < tokens[96] <= 96 and tokens[96] >= 4 * tokens[24]
+
+
+def test_the_report_compares_on_train_only_when_its_tasks_have_variants(tmp_path, capsys):
+    from learn_report import comparisons, print_by_variant
+
+    def write(split, ids):
+        (tmp_path / f"{split}.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
+
+    def stage(solved):
+        return {"eval": {"train": {"solved_ids": solved}, "heldout_sites": {"solved_ids": []}}}
+
+    ids = [f"t{n}@{h}" for n in range(3) for h in EPISODE_HEADERS]
+    write("train", ids)
+    write("heldout_sites", ["h0@bar", "h0@centered", "h0@utility"])
+    seeing = [i for i in ids]
+    guessing = [i for i in ids if i.endswith("@bar")]  # a blind policy fits the variant it guesses
+    by_seed = {s: {"sft": stage(seeing), "blind_sft": stage(guessing)} for s in range(3)}
+    rows = [r for r in comparisons(by_seed, ["train", "heldout_sites"], tmp_path, 200)
+            if (r["a"], r["b"]) == ("sft", "blind_sft")]
+    train = next(r for r in rows if r["split"] == "train")
+    assert abs(train["difference"] - 2 / 3) < 1e-5 and train["low"] > 0
+    print_by_variant(tmp_path, by_seed, ["sft", "blind_sft"], ["train"])
+    shown = capsys.readouterr().out
+    assert "train                    blind_sft           9/9        0/9        0/9" in shown
+    write("train", [i.split("@")[0] for i in ids[:3]])  # the one-layout design: train is not compared
+    by_seed = {s: {"sft": stage(["t0"]), "blind_sft": stage([])} for s in range(3)}
+    assert not [r for r in comparisons(by_seed, ["train", "heldout_sites"], tmp_path, 200) if r["split"] == "train"]
