@@ -99,7 +99,7 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
         evaluation = sum(r.get("eval_seconds", 0.0) for r in records) / len(records)
         print(f"  {name:12} steps {mean['steps']:>8.0f}  samples {mean['samples']:>8.0f}  "
               f"episodes {mean['episodes']:>6.0f}  training {train:>6.0f} s  evaluation {evaluation:>6.0f} s")
-    print_by_section(out, by_seed, names)
+    print_by_section(out, by_seed, names, splits)
     print_by_variant(out, by_seed, names, splits)
     (out / "learn.json").write_text(json.dumps({"data": info, "seeds": {str(s): st for s, st in by_seed.items()},
                                                 "skipped": {str(s): r for s, r in skipped.items()},
@@ -107,14 +107,17 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
     print(f"details: {out / 'learn.json'}")
 
 
-def print_by_section(out: Path, by_seed: Stages, names: Sequence[str]) -> None:
+def print_by_section(out: Path, by_seed: Stages, names: Sequence[str], splits: Sequence[str]) -> None:
     """Held-out successes per section asked for (tasks and successes summed over seeds): a gain from always clicking one
     section per department (a policy ignoring the instruction) shows here. * marks held-out sections."""
     from weblica.env.task import load_tasks
 
     target: dict[str, str] = {}
     held: set[str] = set()
-    for split in ("heldout_sites", "heldout_sections"):
+    shown = [s for s in ("heldout_sites", "heldout_sections") if s in splits]  # those evaluated
+    if not shown:
+        return
+    for split in shown:
         for task in load_tasks(out / f"{split}.jsonl"):
             target[task.id] = section_of(task) or "?"
             if split == "heldout_sections":
@@ -127,7 +130,7 @@ def print_by_section(out: Path, by_seed: Stages, names: Sequence[str]) -> None:
             got = 0
             for stages in by_seed.values():
                 if name in stages:
-                    for split in ("heldout_sites", "heldout_sections"):
+                    for split in shown:
                         got += len(ids & set(stages[name]["eval"][split]["solved_ids"]))
             solved.append(got)
         mark = "*" if section in held else " "
@@ -140,7 +143,7 @@ def print_by_variant(out: Path, by_seed: Stages, names: Sequence[str], splits: S
     variants = list(dict.fromkeys(v for split in splits for i in task_ids(out, split) if (v := variant_of(i))))
     if not variants:
         return
-    print(f"\nsolved by episode header variant (summed over seeds; tasks per variant in brackets)")
+    print("\nsolved by episode header variant, solved/tasks summed over seeds")
     print(f"{'split':24} {'stage':12} " + " ".join(f"{v:>10}" for v in variants))
     for split in splits:
         ids = task_ids(out, split)

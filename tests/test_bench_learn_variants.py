@@ -116,6 +116,11 @@ def test_episode_headers_and_vision_tokens_options(tmp_path):
     with pytest.raises(SystemExit):
         learn.parse_args(["--vision-tokens", "2"])
     assert "episode_headers" in learn.SETTING and "vision_tokens" in learn.SETTING
+    assert learn.parse_args(["--eval-splits", "train,heldout_layout_tree"]).eval_splits == ["train",
+                                                                                          "heldout_layout_tree"]
+    assert learn.parse_args([]).eval_splits == []
+    with pytest.raises(SystemExit):
+        learn.parse_args(["--eval-splits", "train,heldout_moon"])
     # the budget reaches the processor the checkpoint loads with
     import shutil
 
