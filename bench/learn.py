@@ -42,7 +42,9 @@ Last measured with the variants (3 seeds, 2 training sites, 18 (task, variant) p
 solved 0-1 of 18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 on train
 (sft - blind_sft -3.7 points, 95% interval [-20.4, +14.8]): the blind control does not fall behind
 because the sighted model does not look either (in 15 of 18 (seed, task) cases its first hover is one
-point on all three variants). GRPO and its controls were not run on this design.
+point on all three variants); at 40 epochs sft 26/54 against blind_sft 17/54 (+16.7 [-13.0, +50.0],
+sign p 0.093; blind at its one-variant-per-task ceiling, one sighted seed of three past it). GRPO and its
+controls were not run on this design.
 
 Why the earlier design pinned the page grammar (`--episode-headers none --pin-grammar header=bar,skeleton=plain`): measured on
 the --quick sites (2 training sites, 7 tasks), SFT for 12 epochs left the format broken (stray braces,
