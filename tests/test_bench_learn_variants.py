@@ -18,10 +18,6 @@ from learn_variants import EPISODE_HEADERS, pinned_tasks, variant_of, write_vari
 from fixtures_models import make_task, tiny_checkpoint  # noqa: E402
 
 
-def _open_tasks(tasks):
-    return [t for t in tasks if learn.is_open_task(t) or (t.checks and t.checks[0].type == "url_match")]
-
-
 def test_variants_are_instances_with_the_same_tasks_and_another_header(tmp_path):
     spec = family_spec(site_plan(0, 1, 0, 0, [], {})[0].seed)
     paths = write_variants(spec, tmp_path, EPISODE_HEADERS)
@@ -77,12 +73,13 @@ def test_validated_variants_put_the_same_task_at_other_pixels(tmp_path):
 def test_a_blind_observation_is_the_same_whatever_the_page_shows():
     """Blind: two screenshots of different pages give the model identical inputs (ids, grid, pixel values),
     so nothing of the variant reaches it; sighted, they differ."""
+    import io
+
+    from PIL import Image
+
     from weblica.env.observation import Observation, Tab
     from weblica.policy.context import ContextBuilder
     from weblica.policy.factory import make_policy
-
-    from PIL import Image
-    import io
 
     def obs(color, box):
         image = Image.new("RGB", (1280, 720), (250, 250, 250))
