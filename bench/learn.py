@@ -8,8 +8,19 @@ The skill is `menus` ("Open the <section> section under <department>."; checked 
 section page). The sites, layouts and splits are in `bench/learn_data.py`: one template family (category
 `fitness`), trained on a top-header mega-menu; held out are new sites (same layout, sections trained on),
 new sections (sections no training task asks for, split by section id, on new sites) and new layouts
-(`centered`: the header centred; `tree`: a tree menu), each reported apart. The data (`--data-seed`) is
+(`centered`: the page centred; `tree`: a tree menu), each reported apart. The data (`--data-seed`) is
 the same for every training seed, so two stages are compared task by task.
+
+The page must be seen (`--episode-headers`, default bar,centered,utility; bench/learn_variants.py): every
+site is written once per header variant of its page grammar, as instances of one site, and every task is
+asked on each (`<task>@<header>`): same site, start URL and instruction, but the department menu is
+150-450 px elsewhere (y 31 / 69 / 98, x shifted by ~290 px), so the information needed to act is only in
+the screenshot and one instruction cannot be fitted by a memorised click. Training (SFT's teacher, GRPO's
+groups) and evaluation play every (task, variant) pair; a blind policy can at best fit the variant it
+guesses (the report counts successes per variant). `--episode-headers none` is the earlier design: one
+layout per site, the grammar pinned (`--pin-grammar`), where memorising the training sites' menu fits.
+`--vision-tokens` sets the tiny model's image budget (24: a 1280x720 screenshot is 3x6 = 18 merged
+tokens; 96: 7x13 = 91, about 2x the time of a forward and backward pass, measured here).
 
 Stages per training seed (`--seeds`), all on CPU threads, greedy decoding (temperature 0) at evaluation:
 - base: the tiny model built from the seed and warm-started to answer in the protocol;
@@ -27,7 +38,15 @@ grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval 
 exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Why the sites pin their page grammar (`--pin-grammar`, default header=bar,skeleton=plain): measured here on
+Last measured with the variants (3 seeds, 2 training sites, 18 (task, variant) pairs): SFT for 10 epochs
+solved 0-1 of 18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 on train
+(sft - blind_sft -3.7 points, 95% interval [-20.4, +14.8]): the blind control does not fall behind
+because the sighted model does not look either (in 15 of 18 (seed, task) cases its first hover is one
+point on all three variants); at 40 epochs sft 26/54 against blind_sft 17/54 (+16.7 [-13.0, +50.0],
+sign p 0.093; blind at its one-variant-per-task ceiling, one sighted seed of three past it). GRPO and its
+controls were not run on this design.
+
+Why the earlier design pinned the page grammar (`--episode-headers none --pin-grammar header=bar,skeleton=plain`): measured on
 the --quick sites (2 training sites, 7 tasks), SFT for 12 epochs left the format broken (stray braces,
 hovers repeated to the step limit: 0/7 even on train); 40 epochs fit train (7/7, loss 0.009) and solved 0
 of 12 held-out tasks, because the held-out sites drew other header and skeleton variants (Synth v2's page
@@ -58,6 +77,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/learn_data.py,
 
 from learn_data import (PINNED_GRAMMAR, TRAIN_LAYOUT, assign_splits, catalog_sections, family_spec,  # noqa: E402
                         site_plan, split_names, split_sections)
+from learn_variants import EPISODE_HEADERS, pinned_tasks, write_variants  # noqa: E402
 
 STAGES = ("base", "sft", "grpo", "sft_more", "filtered_bc", "blind_sft", "blind_grpo")
 BLIND = {"blind_sft", "blind_grpo"}
@@ -70,12 +90,15 @@ def is_open_task(task: Any) -> bool:
 
 
 def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """Synthesize and validate the sites (once), write one task file per split."""
+    """Synthesize and validate the sites (once), write one task file per split. With episode headers
+    (the default) every site is written once per header variant and its tasks are pinned to each
+    (bench/learn_variants.py); without, one bundle per site with the grammar pinned (`--pin-grammar`)."""
     from weblica.env.task import load_tasks, save_tasks
     from weblica.synth.generate import keep_valid, write_unvalidated
 
+    headers = args.episode_headers
     plan = site_plan(args.data_seed, args.train_sites, args.heldout_sites, args.layout_sites, args.heldout_layouts,
-                     args.pin_grammar)
+                     {} if headers else args.pin_grammar)  # the variants set the header and skeleton themselves
     train_sections, heldout_sections = split_sections(catalog_sections(), args.data_seed, args.heldout_per_department)
     bundles = []
     for site in plan:
@@ -83,13 +106,16 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
         bundles.append((site, spec, (out / "sites" / site.layout / spec.site_id).resolve()))
     todo = [(spec, bundle) for _, spec, bundle in bundles if not (bundle / ".validated").exists()]
     if todo:
-        paths = [write_unvalidated(spec, bundle.parent) for spec, bundle in todo]
+        paths = [p for spec, bundle in todo
+                 for p in (write_variants(spec, bundle.parent, headers) if headers
+                           else [write_unvalidated(spec, bundle.parent)])]
         asyncio.run(keep_valid(paths, concurrency=2))
-        for path in paths:
-            (path / ".validated").write_text("ok\n")
+        for _, bundle in todo:
+            (bundle / ".validated").write_text("ok\n")
     per_site = []
     for site, _, bundle in bundles:
-        tasks = [t for t in load_tasks(bundle / "tasks.jsonl") if is_open_task(t)]
+        found = pinned_tasks(bundle, headers) if headers else load_tasks(bundle / "tasks.jsonl")
+        tasks = [t for t in found if is_open_task(t)]
         for task in tasks:
             task.source.bundle = str(bundle)
             task.max_steps = args.max_steps  # the oracle needs 3 (hover or toggle, click, done)
@@ -199,6 +225,18 @@ def bc_sample_count(run_dirs: Sequence[Path], only_successful: bool = True) -> i
                if not t.removed and (t.success or not only_successful))
 
 
+def set_vision_tokens(checkpoint: Path, tokens: int) -> None:
+    """Give a checkpoint's image processor a budget of `tokens` merged vision tokens (each 32x32 pixels
+    of the resized screenshot: patch 16, merge 2); its coordinate frame (0-1000) does not change."""
+    path = checkpoint / "preprocessor_config.json"
+    config = json.loads(path.read_text())
+    side = config["patch_size"] * config["merge_size"]
+    config["max_pixels"] = side * side * tokens
+    if "longest_edge" in config.get("size", {}):  # newer transformers read the budget from here
+        config["size"]["longest_edge"] = side * side * tokens
+    path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n")
+
+
 # ---- stages ---------------------------------------------------------------------------------------
 
 class StageSkipped(Exception):
@@ -225,6 +263,7 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
                        oracle_thoughts=args.oracle_thoughts, blind=blind)
     if name == "base":
         build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=WARM_START_STEPS)
+        set_vision_tokens(out, args.vision_tokens)
         stage: dict[str, Any] = {"checkpoint": str(out), "compute": {"steps": WARM_START_STEPS}}
     elif name in ("sft", "blind_sft"):
         teacher = seed_dir / "sft" / "teacher"  # blind_sft clones the very episodes sft cloned
@@ -297,7 +336,7 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
     return {n: s for n, s in stages.items() if n in wanted}
 
 
-SETTING = ("data_seed", "pin_grammar", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts",
+SETTING = ("data_seed", "episode_headers", "vision_tokens", "pin_grammar", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts",
            "heldout_per_department", "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations",
            "groups", "group_size", "temperature", "refill_rounds", "grpo_lr", "ppo_epochs", "kl_coef", "match")
 QUICK = dict(seeds="0,1,2", train_sites=2, heldout_sites=2, layout_sites=1, sft_epochs=12, grpo_iterations=1,
@@ -315,6 +354,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data-seed", type=int, default=0,
                         help="the sites and the section split (the same for every training seed)")
     parser.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {', '.join(STAGES)}")
+    parser.add_argument("--episode-headers", default=",".join(EPISODE_HEADERS),
+                        help="page-grammar header variants every site is written in, one per episode instance (the "
+                             "menu moves with them: the page must be seen); none: one layout per site, the grammar "
+                             "pinned by --pin-grammar (the earlier design)")
+    parser.add_argument("--vision-tokens", type=int, default=24,
+                        help="the tiny model's image budget in merged vision tokens (its processor's max_pixels / "
+                             "32^2): 24 (the tiny default) sees a 1280x720 screenshot as 6x4 tokens")
     parser.add_argument("--pin-grammar", default=",".join(f"{k}={v}" for k, v in PINNED_GRAMMAR.items()),
                         help="page-grammar components every site must draw, e.g. header=bar,skeleton=plain "
                              "(none: any)")
@@ -339,6 +385,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples")
     parser.add_argument("--oracle-thoughts", action=argparse.BooleanOptionalAction, default=False,
                         help="the teacher names what it acts on before each action (the synth oracle's thoughts)")
+    parser.add_argument("--eval-splits", default="",
+                        help="evaluate (and report) only these splits, comma-separated, e.g. train (default: all)")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
@@ -354,6 +402,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     except ValueError:
         parser.error(f"--seeds takes whole numbers separated by commas, e.g. 0,1,2, not {args.seeds!r}")
     args.heldout_layouts = [n for n in args.heldout_layouts.split(",") if n.strip()]
+    args.episode_headers = [] if args.episode_headers.strip() == "none" else \
+        [h.strip() for h in args.episode_headers.split(",") if h.strip()]
+    if len(args.episode_headers) == 1:
+        parser.error("--episode-headers needs at least two variants (one moves nothing), or none")
+    if args.vision_tokens < 4:
+        parser.error(f"--vision-tokens must be at least 4, not {args.vision_tokens}")
     pins = [p.strip() for p in args.pin_grammar.split(",") if p.strip() and args.pin_grammar.strip() != "none"]
     if any(p.count("=") != 1 for p in pins):
         parser.error(f"--pin-grammar takes component=variant pairs, e.g. header=bar,skeleton=plain, or none; "
@@ -365,6 +419,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown stage(s) {', '.join(unknown)}; use any of {', '.join(STAGES)}")
     if not args.seeds:
         parser.error("--seeds needs at least one seed")
+    args.eval_splits = [n.strip() for n in args.eval_splits.split(",") if n.strip()]
+    unknown = sorted(set(args.eval_splits) - set(split_names(args.heldout_layouts)))
+    if unknown:
+        parser.error(f"unknown split(s) {', '.join(unknown)}; use any of {', '.join(split_names(args.heldout_layouts))}")
     return args
 
 
@@ -393,7 +451,7 @@ def main(argv: list[str] | None = None) -> None:
     print(json.dumps(info, indent=1), f"prepare {time.monotonic() - started:.0f}s", file=sys.stderr)
     if args.prepare_only:
         return
-    splits = split_names(args.heldout_layouts)
+    splits = [s for s in split_names(args.heldout_layouts) if not args.eval_splits or s in args.eval_splits]
     skipped: dict[int, dict[str, str]] = {seed: {} for seed in args.seeds}
     by_seed = {seed: run_seed(seed, args, splits, skipped[seed]) for seed in args.seeds}
     print_report(info, by_seed, splits, args, skipped)

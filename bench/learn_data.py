@@ -1,9 +1,10 @@
 """The data of bench/learn.py: which sites are synthesized with which layout, and how their tasks split
 into training and the held-out sets (new sites, new sections, new layouts).
 
-Every site is one template family (skill `menus`, category `fitness`, aesthetic `glass`, no distractors,
-and the page grammar's header and skeleton pinned, `PINNED_GRAMMAR`); a layout pins the style axes that
-move the menu. The training layout is a mega-menu in a top header
+Every site is one template family (skill `menus`, category `fitness`, aesthetic `glass`, no distractors);
+a layout pins the style axes that move the menu. The page grammar's header and skeleton are either set per
+episode variant (bench/learn_variants.py, the default) or, in the one-layout design, pinned on every site
+(`PINNED_GRAMMAR`). The training layout is a mega-menu in a top header
 (hover a department, click the section). Held-out layouts change one thing each: `centered` centres the
 header (the same menu, elsewhere on the screen), `tree` swaps the mega-menu for a tree (click a toggle,
 then the section; hovering opens nothing).

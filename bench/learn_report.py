@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from learn_data import section_of
+from learn_variants import variant_of
 
 # (a, b): a - b is reported; each asks whether a stage beats the stage (or control) it is set against
 COMPARISONS = (("grpo", "sft"), ("grpo", "sft_more"), ("grpo", "filtered_bc"), ("sft", "blind_sft"),
@@ -21,13 +22,15 @@ def task_ids(out: Path, split: str) -> list[str]:
 
 
 def comparisons(by_seed: Stages, splits: Sequence[str], out: Path, resamples: int) -> list[dict[str, Any]]:
-    """Every comparison of COMPARISONS on every held-out split, over the seeds where both stages ran."""
+    """Every comparison of COMPARISONS on every held-out split, over the seeds where both stages ran; on
+the train split too when its tasks are asked on several page variants (a memorised click cannot fit
+them all, so there it measures whether the page is seen)."""
     from weblica.eval.paired import compare, solved_table
 
     rows = []
     for split in splits:
         ids = task_ids(out, split)
-        if split == "train" or not ids:
+        if not ids or (split == "train" and not any(variant_of(i) for i in ids)):
             continue
         for a, b in COMPARISONS:
             seeds = [s for s, stages in sorted(by_seed.items()) if a in stages and b in stages]
@@ -96,21 +99,25 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
         evaluation = sum(r.get("eval_seconds", 0.0) for r in records) / len(records)
         print(f"  {name:12} steps {mean['steps']:>8.0f}  samples {mean['samples']:>8.0f}  "
               f"episodes {mean['episodes']:>6.0f}  training {train:>6.0f} s  evaluation {evaluation:>6.0f} s")
-    print_by_section(out, by_seed, names)
+    print_by_section(out, by_seed, names, splits)
+    print_by_variant(out, by_seed, names, splits)
     (out / "learn.json").write_text(json.dumps({"data": info, "seeds": {str(s): st for s, st in by_seed.items()},
                                                 "skipped": {str(s): r for s, r in skipped.items()},
                                                 "comparisons": rows}, indent=1, sort_keys=True) + "\n")
     print(f"details: {out / 'learn.json'}")
 
 
-def print_by_section(out: Path, by_seed: Stages, names: Sequence[str]) -> None:
+def print_by_section(out: Path, by_seed: Stages, names: Sequence[str], splits: Sequence[str]) -> None:
     """Held-out successes per section asked for (tasks and successes summed over seeds): a gain from always clicking one
     section per department (a policy ignoring the instruction) shows here. * marks held-out sections."""
     from weblica.env.task import load_tasks
 
     target: dict[str, str] = {}
     held: set[str] = set()
-    for split in ("heldout_sites", "heldout_sections"):
+    shown = [s for s in ("heldout_sites", "heldout_sections") if s in splits]  # those evaluated
+    if not shown:
+        return
+    for split in shown:
         for task in load_tasks(out / f"{split}.jsonl"):
             target[task.id] = section_of(task) or "?"
             if split == "heldout_sections":
@@ -123,8 +130,27 @@ def print_by_section(out: Path, by_seed: Stages, names: Sequence[str]) -> None:
             got = 0
             for stages in by_seed.values():
                 if name in stages:
-                    for split in ("heldout_sites", "heldout_sections"):
+                    for split in shown:
                         got += len(ids & set(stages[name]["eval"][split]["solved_ids"]))
             solved.append(got)
         mark = "*" if section in held else " "
         print(f"  {mark}{section:<25} {len(ids) * len(by_seed):>5} " + " ".join(f"{k:>11}" for k in solved))
+
+
+def print_by_variant(out: Path, by_seed: Stages, names: Sequence[str], splits: Sequence[str]) -> None:
+    """Successes per episode header variant (summed over seeds), split by split: a policy that does not see
+    the page can at best fit the variant it guesses, and shows so here. Nothing with one layout per site."""
+    variants = list(dict.fromkeys(v for split in splits for i in task_ids(out, split) if (v := variant_of(i))))
+    if not variants:
+        return
+    print("\nsolved by episode header variant, solved/tasks summed over seeds")
+    print(f"{'split':24} {'stage':12} " + " ".join(f"{v:>10}" for v in variants))
+    for split in splits:
+        ids = task_ids(out, split)
+        count = {v: sum(variant_of(i) == v for i in ids) * len(by_seed) for v in variants}
+        for name in names:
+            runs = [stages[name]["eval"][split]["solved_ids"] for stages in by_seed.values() if name in stages]
+            if not runs:
+                continue
+            got = {v: sum(variant_of(i) == v for solved in runs for i in solved) for v in variants}
+            print(f"{split:24} {name:12} " + " ".join(f"{f'{got[v]}/{count[v]}':>10}" for v in variants))
