@@ -180,8 +180,13 @@ class Validator:
             answer: str | None = None
             try:
                 if compile_plan or task.oracle is None:  # a bundle written without validation has plans only
-                    compiler = Compiler(page, tracker)
-                    outcome.oracle = await compiler.run(task.metadata.get("plan", []))
+                    # a text goes in at once only where nothing on the page could tell (quick_typing): the
+                    # recorded `write` is the same, and the env types it key by key to the same end
+                    compiler = Compiler(page, tracker, typist=QuickTyping(page))
+                    try:
+                        outcome.oracle = await compiler.run(task.metadata.get("plan", []))
+                    finally:
+                        await self._typed(compiler.typist)
                     outcome.oracle_thoughts = list(compiler.thoughts)
                     answer = compiler.answer
                 else:
@@ -276,7 +281,7 @@ class Validator:
             return
 
     async def _typed(self, typist: QuickTyping | None) -> None:
-        """Count how a maximal run's texts were typed (at once or key by key) and let its page go."""
+        """Count how a run's texts were typed (at once or key by key) and let its page go."""
         if typist is not None:
             self.texts_typed.update({"at_once": typist.inserted, "key_by_key": typist.typed})
             await typist.close()
