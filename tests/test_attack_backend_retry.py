@@ -145,11 +145,11 @@ def test_the_validators_kept_alive_client_retries_the_same_way():
     same clear error; with a server that answers after one drop, the pooled client reconnects."""
     from types import SimpleNamespace
 
-    from weblica.synth.validate import _KeptAliveBackend
+    from weblica.synth.validation_tabs import KeptAliveBackend
 
     httpd, seen = _server("drop")
     try:
-        backend = _KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
+        backend = KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
 
         async def go():
             try:
@@ -164,7 +164,7 @@ def test_the_validators_kept_alive_client_retries_the_same_way():
         httpd.server_close()
     httpd, seen = _server("drop-once")
     try:
-        backend = _KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
+        backend = KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
 
         async def twice():
             try:
