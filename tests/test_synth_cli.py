@@ -69,8 +69,9 @@ def test_validate_command_reports_json(tmp_path):
     result = CliRunner().invoke(cli, ["validate", str(tmp_path), "--json"])
     summary = json.loads(result.stdout)
     assert set(summary) == {"sites", "tasks", "valid_tasks", "oracle_success", "tasks_negatives_rejected",
-                            "negatives_tried", "negatives_rejected", "dropped", "failures"}
+                            "negatives_tried", "negatives_rejected", "dropped", "seeds", "failures"}
     assert (summary["sites"], summary["tasks"], summary["valid_tasks"]) == (1, 1, 1) and result.exit_code == 0
+    assert [entry["valid"] for entry in summary["seeds"]] == [True] and summary["seeds"][0]["seeds"][0] == 0
     # by kind: a crud task's baselines, altered states and its "do everything" run, all rejected
     tried, rejected = summary["negatives_tried"], summary["negatives_rejected"]
     assert {"noop", "random", "altered_state", "maximal"} <= set(tried), tried
