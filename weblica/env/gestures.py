@@ -64,12 +64,17 @@ class Call:
 Gesture = Generator[Call, Any, Any]
 
 
-async def perform(page: Any, gesture: Gesture) -> Any:
-    """Run a gesture on an async Playwright page; returns the gesture's value."""
+async def perform(page: Any, gesture: Gesture, type_text: Callable[[str], Awaitable[Any]] | None = None) -> Any:
+    """Run a gesture on an async Playwright page; returns the gesture's value. With `type_text` the
+    gesture's typing (its `keyboard.type` calls) goes through it instead (validation's quick typing)."""
     result = None
     try:
         while True:
-            result = await gesture.send(result).start(page)
+            call = gesture.send(result)
+            if type_text is not None and call.on == "keyboard" and call.method == "type":
+                result = await type_text(*call.args)
+            else:
+                result = await call.start(page)
     except StopIteration as stop:
         return stop.value
 

@@ -23,8 +23,9 @@ cover what one wants to click.
 Timings run on the page's clock and its own events, so they are deterministic in the env, whose clock
 is virtual and advances a fixed amount per step: `load`, `clicks` (after the N-th click of the
 episode, counted across pages), `scroll` (past a depth), `delay` (virtual milliseconds; non-blocking
-kinds only: validation runs a real clock, and a blocking pop-up landing between a measurement and a
-click would make the compiled oracle depend on timing).
+kinds only: this rule dates from when validation ran a real clock, where a blocking pop-up landing
+between a measurement and a click made the compiled oracle depend on timing; validation now runs the
+env's virtual clock too, but blocking pop-ups on a delay have not been validated since).
 """
 from __future__ import annotations
 

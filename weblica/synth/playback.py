@@ -166,7 +166,7 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None) 
         wheel = action.name == "scroll" and a.get("x") is not None
         if wheel:
             before = await _wheel_offset(page, a["x"], a["y"])
-        await (gestures.perform(page, gesture) if typist is None else _typed_through(page, gesture, typist))
+        await gestures.perform(page, gesture, typist.type if typist is not None else None)
         if wheel:
             await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
         if action.name == "scroll":
@@ -178,20 +178,6 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None) 
     elif action.name == "done":
         return a.get("answer", "")
     return None
-
-
-async def _typed_through(page: Any, gesture: gestures.Gesture, typist: QuickTyping) -> Any:
-    """gestures.perform, with the gesture's typing handed to `typist`."""
-    result = None
-    try:
-        while True:
-            call = gesture.send(result)
-            if call.on == "keyboard" and call.method == "type":
-                result = await typist.type(*call.args)
-            else:
-                result = await call.start(page)
-    except StopIteration as stop:
-        return stop.value
 
 
 async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:

@@ -76,8 +76,9 @@ class Compiler:
     # Settling runs the page's clock the virtual time the env lets pass after that action.
     unsettled: bool = False
     unsettled_ms: int = 0
-    # types a write's text at once where that cannot end otherwise (weblica.synth.quick_typing): for the
-    # "do everything" runs, whose actions are recorded the same either way; None types key by key
+    # types a write's text at once where that cannot end otherwise (weblica.synth.quick_typing): for
+    # validation's oracle and "do everything" runs, whose actions are recorded the same either way;
+    # None types key by key
     typist: QuickTyping | None = None
 
     async def emit(self, name: str, thought: str, **args: Any) -> None:

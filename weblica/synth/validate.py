@@ -103,7 +103,7 @@ class Validator:
         self.page_loads: Counter[str] = Counter()
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
-        self.texts_typed: Counter[str] = Counter()  # the maximal runs' texts, typed at once or key by key
+        self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
