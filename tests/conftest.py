@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -31,3 +32,11 @@ def sync_env():
     env.close()
 
 
+
+
+def pytest_sessionfinish(session):
+    """The tiny checkpoints xdist workers shared (tests/fixtures_models.py) go when the controller ends."""
+    if not hasattr(session.config, "workerinput"):
+        from fixtures_models import remove_checkpoints
+
+        remove_checkpoints(os.getpid())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import atexit
+import fcntl
 import functools
 import io
 import os
@@ -16,25 +17,45 @@ from weblica.env.task import Task
 @functools.lru_cache(maxsize=None)
 def tiny_checkpoint(warm_start_steps: int | None = None, seed: int = 0) -> Path:
     """A checkpoint directory, warm-started by default so it answers with parseable tool calls (one build
-    serves every test: building is most of the suite's time on a shared CPU)."""
+    serves every test: building is most of the suite's time on a shared CPU). Under pytest-xdist the
+    workers of one run share it too: the first to ask builds it under a lock, the others wait and read it
+    (tests only read a checkpoint; one that trains from it copies it or writes elsewhere)."""
     from weblica.policy.tiny import WARM_START_STEPS, build_tiny_qwen3_vl
 
     if warm_start_steps is None:
         warm_start_steps = WARM_START_STEPS
     _remove_orphans()
-    out = Path(tempfile.mkdtemp(prefix=f"weblica-tiny-{os.getpid()}-"))
-    path = build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=warm_start_steps)
-    atexit.register(shutil.rmtree, out, True)
-    return path
+    owner = run_owner_pid()
+    out = Path(tempfile.gettempdir()) / f"weblica-tiny-{owner}-{warm_start_steps}-{seed}"
+    with open(f"{out}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        built = Path(f"{out}.built")  # beside the checkpoint, not in it: tests list and copy its files
+        if not built.exists():
+            shutil.rmtree(out, ignore_errors=True)  # a build cut short
+            build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=warm_start_steps)
+            built.write_text("")
+    if owner == os.getpid():  # a plain run; under xdist the controller removes them (conftest.py)
+        atexit.register(remove_checkpoints, owner)
+    return out
+
+
+def run_owner_pid() -> int:
+    """The pid that names this run's checkpoints: the xdist controller's (every worker is its child), else ours."""
+    return os.getppid() if os.environ.get("PYTEST_XDIST_WORKER") else os.getpid()
+
+
+def remove_checkpoints(owner: int) -> None:
+    for entry in Path(tempfile.gettempdir()).glob(f"weblica-tiny-{owner}-*"):
+        shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
 
 
 def _remove_orphans() -> None:
-    """Checkpoints of finished sessions: atexit cleanup does not run when another exit handler (the
+    """Checkpoints of finished runs: atexit cleanup does not run when another exit handler (the
     browser stack registers some) ends the process first."""
-    for directory in Path(tempfile.gettempdir()).glob("weblica-tiny-*-*"):
-        pid = directory.name.split("-")[2]
+    for entry in Path(tempfile.gettempdir()).glob("weblica-tiny-*-*"):
+        pid = entry.name.split("-")[2]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            shutil.rmtree(directory, ignore_errors=True)
+            remove_checkpoints(int(pid))
 
 
 def png(color: tuple[int, int, int] = (255, 255, 255), size: tuple[int, int] = (1280, 720)) -> bytes:
