@@ -67,6 +67,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -140,21 +141,40 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
-    """Greedy success of a checkpoint on every split (one episode per task, all splits in one run: one
-    browser pool): {"splits": {split: result}, "seconds": wall time}; cached in `out`."""
+    """Greedy success of a checkpoint on every split (one episode per task; the splits asked together play
+    in one run, one browser pool): {"splits": {split: result}, "seconds": evaluation wall time}. Cached in
+    `out` split by split: a later call that asks for more splits plays only those (in `out/<splits>/`) and
+    reads the others back; new weights (a checkpoint newer than the cache) play everything again."""
+    cached = out / "result.json"
+    weights = checkpoint / "model.safetensors"
+    results: dict[str, Any] = {}
+    seconds = 0.0
+    if cached.exists() and weights.exists() and cached.stat().st_mtime > weights.stat().st_mtime:
+        record = json.loads(cached.read_text())
+        results, seconds = record["splits"], record["seconds"]
+    elif out.exists():
+        shutil.rmtree(out)
+    missing = {name: path for name, path in splits.items() if name not in results}
+    if missing:
+        run_dir = out / "+".join(sorted(missing)) if results else out  # the first run keeps the plain layout
+        if run_dir != out and run_dir.exists():
+            shutil.rmtree(run_dir)  # a run cut short
+        started = time.monotonic()
+        results.update(play_splits(checkpoint, missing, run_dir, seed, blind))
+        seconds = round(seconds + time.monotonic() - started, 1)
+        out.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps({"splits": results, "seconds": seconds}, indent=1, sort_keys=True) + "\n")
+    return {"splits": {name: results[name] for name in splits}, "seconds": seconds}
+
+
+def play_splits(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
+    """Play every task of the splits once with the checkpoint, greedy, into the run directory `out`;
+    {split: split_result}."""
     from weblica.commands.run import policy_factory
     from weblica.env.sources import open_backends
     from weblica.env.task import load_tasks
     from weblica.eval.runner import evaluate
 
-    cached = out / "result.json"
-    weights = checkpoint / "model.safetensors"
-    if cached.exists() and weights.exists() and cached.stat().st_mtime > weights.stat().st_mtime:
-        results = json.loads(cached.read_text())
-        if set(results["splits"]) == set(splits):
-            return results
-    if out.exists():
-        shutil.rmtree(out)
     members = {name: load_tasks(path) for name, path in splits.items()}
     tasks = [t for group in members.values() for t in group]
     spec = f"hf:{checkpoint};temperature=0;max_new_tokens=96" + (";blind=1" if blind else "")
@@ -163,16 +183,11 @@ def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: i
         async with open_backends(tasks) as backends:
             await evaluate(tasks, policy_factory(spec, seed), out, k=1, parallel=2, seed=seed, backends=backends)
 
-    started = time.monotonic()
     episodes: dict[str, dict[str, Any]] = {}
     if tasks:
         asyncio.run(go())
         episodes = {e["task_id"]: e for e in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
-    seconds = round(time.monotonic() - started, 1)
-    results = {name: split_result([episodes[t.id] for t in group]) for name, group in members.items()}
-    out.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps({"splits": results, "seconds": seconds}, indent=1, sort_keys=True) + "\n")
-    return {"splits": results, "seconds": seconds}
+    return {name: split_result([episodes[t.id] for t in group]) for name, group in members.items()}
 
 
 def split_result(played: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -387,8 +402,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the teacher names what it acts on before each action (the synth oracle's thoughts)")
     parser.add_argument("--eval-splits", default="",
                         help="evaluate (and report) only these splits, comma-separated, e.g. train (default: all)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="seeds trained at once, each in a process of its own (its log in OUT/seed-N.log; one "
+                             "torch thread each), then the report over all of them from the cache")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.quick:
         tokens = sys.argv[1:] if argv is None else argv
         given = {a.dest for a in parser._actions for o in a.option_strings
@@ -419,11 +438,55 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown stage(s) {', '.join(unknown)}; use any of {', '.join(STAGES)}")
     if not args.seeds:
         parser.error("--seeds needs at least one seed")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
     args.eval_splits = [n.strip() for n in args.eval_splits.split(",") if n.strip()]
     unknown = sorted(set(args.eval_splits) - set(split_names(args.heldout_layouts)))
     if unknown:
         parser.error(f"unknown split(s) {', '.join(unknown)}; use any of {', '.join(split_names(args.heldout_layouts))}")
     return args
+
+
+def seed_argv(argv: Sequence[str], seed: int) -> list[str]:
+    """The command line of one seed's process: `argv` with its --seeds and --jobs replaced."""
+    kept: list[str] = []
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+            continue
+        if token in ("--seeds", "--jobs"):
+            skip = True
+            continue
+        if not token.startswith(("--seeds=", "--jobs=")):
+            kept.append(token)
+    return kept + ["--seeds", str(seed), "--jobs", "1"]
+
+
+def run_seed_processes(args: argparse.Namespace) -> None:
+    """Train every seed in a process of its own, at most `args.jobs` at once (the stages land in the cache
+    the report then reads); SystemExit naming the logs of the seeds that failed."""
+    waiting, running, failed = list(args.seeds), [], []
+    while waiting or running:
+        while waiting and len(running) < args.jobs:
+            seed = waiting.pop(0)
+            log = (args.out / f"seed-{seed}.log").open("w")
+            command = [sys.executable, str(Path(__file__).resolve()), *seed_argv(args.argv, seed), "--out", str(args.out)]
+            running.append((seed, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log))
+            print(f"seed {seed}: started (log {args.out / f'seed-{seed}.log'})", file=sys.stderr, flush=True)
+        time.sleep(2)
+        for item in list(running):
+            seed, process, log = item
+            if process.poll() is None:
+                continue
+            running.remove(item)
+            log.close()
+            print(f"seed {seed}: exit {process.returncode}", file=sys.stderr, flush=True)
+            if process.returncode:
+                failed.append(seed)
+    if failed:
+        raise SystemExit("bench/learn.py: seed(s) " + ", ".join(map(str, failed)) + " failed; see " +
+                         ", ".join(str(args.out / f"seed-{s}.log") for s in failed))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -452,6 +515,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.prepare_only:
         return
     splits = [s for s in split_names(args.heldout_layouts) if not args.eval_splits or s in args.eval_splits]
+    if args.jobs > 1 and len(args.seeds) > 1:
+        run_seed_processes(args)  # then every stage below is read from the cache
     skipped: dict[int, dict[str, str]] = {seed: {} for seed in args.seeds}
     by_seed = {seed: run_seed(seed, args, splits, skipped[seed]) for seed in args.seeds}
     print_report(info, by_seed, splits, args, skipped)
