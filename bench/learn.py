@@ -38,13 +38,22 @@ grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval 
 exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Last measured with the variants (3 seeds, 2 training sites, 18 (task, variant) pairs): SFT for 10 epochs
-solved 0-1 of 18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 on train
-(sft - blind_sft -3.7 points, 95% interval [-20.4, +14.8]): the blind control does not fall behind
-because the sighted model does not look either (in 15 of 18 (seed, task) cases its first hover is one
-point on all three variants); at 40 epochs sft 26/54 against blind_sft 17/54 (+16.7 [-13.0, +50.0],
-sign p 0.093; blind at its one-variant-per-task ceiling, one sighted seed of three past it). GRPO and its
-controls were not run on this design.
+Last measured with the variants (2026-12-01, 2 training sites: 18 (task, variant) pairs, train split, one
+command: README.md's bench/learn.py section; @RESULT@). Earlier budgets: SFT for 10 epochs solved 0-1 of
+18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 (-3.7 points [-20.4, +14.8]):
+the sighted model did not look either (in 15 of 18 (seed, task) cases its first hover was one point on all
+three variants). GRPO and its controls were not run on this design (a seed's GRPO with its evaluation is
+~40 min on the shared cores).
+
+Cost (profiled on one torch thread, bench/learn.py's tiny model): an SFT epoch over the 54 samples of the
+18 train pairs takes 8.6 s at load ~6 (160 ms a sample forward+backward; attention 27% of it); the samples
+are built once per training (6 s: encoding and image preprocessing) and reused by every epoch; loading
+torch, transformers and the model costs ~23 s per process. Micro-batches of 4 left-padded samples are
+slower on a CPU (29.4 s against 22.2 s for 2 epochs), and so are the math SDPA kernel and eager attention,
+so none is used. Evaluating the 18 pairs takes 60-200 s (one greedy episode each, the generations one at a
+time); one GRPO iteration from the base (16 episodes) 127 s: 50 s loading the policy and the reference,
+~60 s rollouts, 12 s update. `--jobs N` trains N seeds at once (a process each), and the evaluation is
+cached split by split, so `--eval-splits` can be widened later without replaying the splits done.
 
 Why the earlier design pinned the page grammar (`--episode-headers none --pin-grammar header=bar,skeleton=plain`): measured on
 the --quick sites (2 training sites, 7 tasks), SFT for 12 epochs left the format broken (stray braces,

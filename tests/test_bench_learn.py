@@ -440,3 +440,11 @@ def test_evaluation_plays_only_the_splits_not_yet_cached(tmp_path, monkeypatch):
     os.utime(checkpoint / "model.safetensors")  # retrained: the cache is stale
     learn.evaluate_stage(checkpoint, {"train": paths["train"]}, out, 0, False)
     assert played[2] == (["train"], out) and not (out / "heldout_sections+heldout_sites").exists()
+
+
+def test_variants_solved_counts_the_variants_each_task_was_solved_on():
+    from learn_report import variants_solved
+
+    ids = [f"t{k}@{h}" for k in (1, 2, 3) for h in ("bar", "centered", "utility")]
+    assert variants_solved(["t1@bar", "t1@utility", "t3@centered"], ids) == {"t1": 2, "t2": 0, "t3": 1}
+    assert variants_solved([], ids) == {"t1": 0, "t2": 0, "t3": 0}
