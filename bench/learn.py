@@ -39,7 +39,9 @@ exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), 
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
 Last measured with the variants (2026-12-01, 2 training sites: 18 (task, variant) pairs, train split, one
-command: README.md's bench/learn.py section; @RESULT@). Earlier budgets: SFT for 10 epochs solved 0-1 of
+command: README.md's bench/learn.py section; SFT 40 epochs: sft 38/72 on 4 seeds (6, 6, 14, 12), blind_sft 6 and 6 on seeds 0 and 1 (its seeds 2, 3
+unfinished); paired on seeds 0-1 +0.0 points [-22.2, +22.2], the interval holds 0; the blind control is
+capped at one variant per task (6 of 18), sighted seeds 2 and 3 pass it, 0 and 1 do not). Earlier budgets: SFT for 10 epochs solved 0-1 of
 18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 (-3.7 points [-20.4, +14.8]):
 the sighted model did not look either (in 15 of 18 (seed, task) cases its first hover was one point on all
 three variants). GRPO and its controls were not run on this design (a seed's GRPO with its evaluation is
