@@ -38,13 +38,24 @@ grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval 
 exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Last measured with the variants (3 seeds, 2 training sites, 18 (task, variant) pairs): SFT for 10 epochs
-solved 0-1 of 18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 on train
-(sft - blind_sft -3.7 points, 95% interval [-20.4, +14.8]): the blind control does not fall behind
-because the sighted model does not look either (in 15 of 18 (seed, task) cases its first hover is one
-point on all three variants); at 40 epochs sft 26/54 against blind_sft 17/54 (+16.7 [-13.0, +50.0],
-sign p 0.093; blind at its one-variant-per-task ceiling, one sighted seed of three past it). GRPO and its
-controls were not run on this design.
+Last measured with the variants (2026-12-01, 2 training sites: 18 (task, variant) pairs, train split, one
+command: README.md's bench/learn.py section; SFT 40 epochs: sft 38/72 on 4 seeds (6, 6, 14, 12), blind_sft 6 and 6 on seeds 0 and 1 (its seeds 2, 3
+unfinished); paired on seeds 0-1 +0.0 points [-22.2, +22.2], the interval holds 0; the blind control is
+capped at one variant per task (6 of 18), sighted seeds 2 and 3 pass it, 0 and 1 do not). Earlier budgets: SFT for 10 epochs solved 0-1 of
+18 train pairs and 0 held out; at 20 epochs sft 7/54 against blind_sft 9/54 (-3.7 points [-20.4, +14.8]):
+the sighted model did not look either (in 15 of 18 (seed, task) cases its first hover was one point on all
+three variants). GRPO and its controls were not run on this design (a seed's GRPO with its evaluation is
+~40 min on the shared cores).
+
+Cost (profiled on one torch thread, bench/learn.py's tiny model): an SFT epoch over the 54 samples of the
+18 train pairs takes 8.6 s at load ~6 (160 ms a sample forward+backward; attention 27% of it); the samples
+are built once per training (6 s: encoding and image preprocessing) and reused by every epoch; loading
+torch, transformers and the model costs ~23 s per process. Micro-batches of 4 left-padded samples are
+slower on a CPU (29.4 s against 22.2 s for 2 epochs), and so are the math SDPA kernel and eager attention,
+so none is used. Evaluating the 18 pairs takes 60-200 s (one greedy episode each, the generations one at a
+time); one GRPO iteration from the base (16 episodes) 127 s: 50 s loading the policy and the reference,
+~60 s rollouts, 12 s update. `--jobs N` trains N seeds at once (a process each), and the evaluation is
+cached split by split, so `--eval-splits` can be widened later without replaying the splits done.
 
 Why the earlier design pinned the page grammar (`--episode-headers none --pin-grammar header=bar,skeleton=plain`): measured on
 the --quick sites (2 training sites, 7 tasks), SFT for 12 epochs left the format broken (stray braces,
@@ -67,6 +78,7 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -140,21 +152,40 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
-    """Greedy success of a checkpoint on every split (one episode per task, all splits in one run: one
-    browser pool): {"splits": {split: result}, "seconds": wall time}; cached in `out`."""
+    """Greedy success of a checkpoint on every split (one episode per task; the splits asked together play
+    in one run, one browser pool): {"splits": {split: result}, "seconds": evaluation wall time}. Cached in
+    `out` split by split: a later call that asks for more splits plays only those (in `out/<splits>/`) and
+    reads the others back; new weights (a checkpoint newer than the cache) play everything again."""
+    cached = out / "result.json"
+    weights = checkpoint / "model.safetensors"
+    results: dict[str, Any] = {}
+    seconds = 0.0
+    if cached.exists() and weights.exists() and cached.stat().st_mtime > weights.stat().st_mtime:
+        record = json.loads(cached.read_text())
+        results, seconds = record["splits"], record["seconds"]
+    elif out.exists():
+        shutil.rmtree(out)
+    missing = {name: path for name, path in splits.items() if name not in results}
+    if missing:
+        run_dir = out / "+".join(sorted(missing)) if results else out  # the first run keeps the plain layout
+        if run_dir != out and run_dir.exists():
+            shutil.rmtree(run_dir)  # a run cut short
+        started = time.monotonic()
+        results.update(play_splits(checkpoint, missing, run_dir, seed, blind))
+        seconds = round(seconds + time.monotonic() - started, 1)
+        out.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps({"splits": results, "seconds": seconds}, indent=1, sort_keys=True) + "\n")
+    return {"splits": {name: results[name] for name in splits}, "seconds": seconds}
+
+
+def play_splits(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
+    """Play every task of the splits once with the checkpoint, greedy, into the run directory `out`;
+    {split: split_result}."""
     from weblica.commands.run import policy_factory
     from weblica.env.sources import open_backends
     from weblica.env.task import load_tasks
     from weblica.eval.runner import evaluate
 
-    cached = out / "result.json"
-    weights = checkpoint / "model.safetensors"
-    if cached.exists() and weights.exists() and cached.stat().st_mtime > weights.stat().st_mtime:
-        results = json.loads(cached.read_text())
-        if set(results["splits"]) == set(splits):
-            return results
-    if out.exists():
-        shutil.rmtree(out)
     members = {name: load_tasks(path) for name, path in splits.items()}
     tasks = [t for group in members.values() for t in group]
     spec = f"hf:{checkpoint};temperature=0;max_new_tokens=96" + (";blind=1" if blind else "")
@@ -163,16 +194,11 @@ def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: i
         async with open_backends(tasks) as backends:
             await evaluate(tasks, policy_factory(spec, seed), out, k=1, parallel=2, seed=seed, backends=backends)
 
-    started = time.monotonic()
     episodes: dict[str, dict[str, Any]] = {}
     if tasks:
         asyncio.run(go())
         episodes = {e["task_id"]: e for e in map(json.loads, (out / "episodes.jsonl").read_text().splitlines())}
-    seconds = round(time.monotonic() - started, 1)
-    results = {name: split_result([episodes[t.id] for t in group]) for name, group in members.items()}
-    out.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps({"splits": results, "seconds": seconds}, indent=1, sort_keys=True) + "\n")
-    return {"splits": results, "seconds": seconds}
+    return {name: split_result([episodes[t.id] for t in group]) for name, group in members.items()}
 
 
 def split_result(played: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -387,8 +413,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the teacher names what it acts on before each action (the synth oracle's thoughts)")
     parser.add_argument("--eval-splits", default="",
                         help="evaluate (and report) only these splits, comma-separated, e.g. train (default: all)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="seeds trained at once, each in a process of its own (its log in OUT/seed-N.log; one "
+                             "torch thread each), then the report over all of them from the cache")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if args.quick:
         tokens = sys.argv[1:] if argv is None else argv
         given = {a.dest for a in parser._actions for o in a.option_strings
@@ -419,11 +449,55 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         parser.error(f"unknown stage(s) {', '.join(unknown)}; use any of {', '.join(STAGES)}")
     if not args.seeds:
         parser.error("--seeds needs at least one seed")
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
     args.eval_splits = [n.strip() for n in args.eval_splits.split(",") if n.strip()]
     unknown = sorted(set(args.eval_splits) - set(split_names(args.heldout_layouts)))
     if unknown:
         parser.error(f"unknown split(s) {', '.join(unknown)}; use any of {', '.join(split_names(args.heldout_layouts))}")
     return args
+
+
+def seed_argv(argv: Sequence[str], seed: int) -> list[str]:
+    """The command line of one seed's process: `argv` with its --seeds and --jobs replaced."""
+    kept: list[str] = []
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+            continue
+        if token in ("--seeds", "--jobs"):
+            skip = True
+            continue
+        if not token.startswith(("--seeds=", "--jobs=")):
+            kept.append(token)
+    return kept + ["--seeds", str(seed), "--jobs", "1"]
+
+
+def run_seed_processes(args: argparse.Namespace) -> None:
+    """Train every seed in a process of its own, at most `args.jobs` at once (the stages land in the cache
+    the report then reads); SystemExit naming the logs of the seeds that failed."""
+    waiting, running, failed = list(args.seeds), [], []
+    while waiting or running:
+        while waiting and len(running) < args.jobs:
+            seed = waiting.pop(0)
+            log = (args.out / f"seed-{seed}.log").open("w")
+            command = [sys.executable, str(Path(__file__).resolve()), *seed_argv(args.argv, seed), "--out", str(args.out)]
+            running.append((seed, subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT), log))
+            print(f"seed {seed}: started (log {args.out / f'seed-{seed}.log'})", file=sys.stderr, flush=True)
+        time.sleep(2)
+        for item in list(running):
+            seed, process, log = item
+            if process.poll() is None:
+                continue
+            running.remove(item)
+            log.close()
+            print(f"seed {seed}: exit {process.returncode}", file=sys.stderr, flush=True)
+            if process.returncode:
+                failed.append(seed)
+    if failed:
+        raise SystemExit("bench/learn.py: seed(s) " + ", ".join(map(str, failed)) + " failed; see " +
+                         ", ".join(str(args.out / f"seed-{s}.log") for s in failed))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -452,6 +526,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.prepare_only:
         return
     splits = [s for s in split_names(args.heldout_layouts) if not args.eval_splits or s in args.eval_splits]
+    if args.jobs > 1 and len(args.seeds) > 1:
+        run_seed_processes(args)  # then every stage below is read from the cache
     skipped: dict[int, dict[str, str]] = {seed: {} for seed in args.seeds}
     by_seed = {seed: run_seed(seed, args, splits, skipped[seed]) for seed in args.seeds}
     print_report(info, by_seed, splits, args, skipped)

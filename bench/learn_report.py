@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
 from learn_data import section_of
-from learn_variants import variant_of
+from learn_variants import ID_SEPARATOR, variant_of
 
 # (a, b): a - b is reported; each asks whether a stage beats the stage (or control) it is set against
 COMPARISONS = (("grpo", "sft"), ("grpo", "sft_more"), ("grpo", "filtered_bc"), ("sft", "blind_sft"),
@@ -143,7 +144,8 @@ def print_by_variant(out: Path, by_seed: Stages, names: Sequence[str], splits: S
     variants = list(dict.fromkeys(v for split in splits for i in task_ids(out, split) if (v := variant_of(i))))
     if not variants:
         return
-    print("\nsolved by episode header variant, solved/tasks summed over seeds")
+    print("\nsolved by episode header variant, solved/tasks summed over seeds; a policy that does not see the page "
+          "solves a task on one variant at most")
     print(f"{'split':24} {'stage':12} " + " ".join(f"{v:>10}" for v in variants))
     for split in splits:
         ids = task_ids(out, split)
@@ -153,4 +155,18 @@ def print_by_variant(out: Path, by_seed: Stages, names: Sequence[str], splits: S
             if not runs:
                 continue
             got = {v: sum(variant_of(i) == v for solved in runs for i in solved) for v in variants}
-            print(f"{split:24} {name:12} " + " ".join(f"{f'{got[v]}/{count[v]}':>10}" for v in variants))
+            spread = Counter(n for solved in runs for n in variants_solved(solved, ids).values())
+            print(f"{split:24} {name:12} " + " ".join(f"{f'{got[v]}/{count[v]}':>10}" for v in variants) +
+                  "   (seed, task) cases solved on 0/1/2/3 variants: " +
+                  "/".join(str(spread[k]) for k in range(len(variants) + 1)))
+
+
+def variants_solved(solved_ids: Sequence[str], ids: Sequence[str]) -> dict[str, int]:
+    """For every task of `ids` (its variants stripped), on how many of its variants it was solved: a
+    policy that does not see the page cannot solve a task on more than one (the menu moves with each)."""
+    solved = set(solved_ids)
+    out: dict[str, int] = {}
+    for i in ids:
+        task = i.rsplit(ID_SEPARATOR, 1)[0]
+        out[task] = out.get(task, 0) + (i in solved)
+    return out

@@ -399,3 +399,52 @@ def test_the_verdict_reads_the_interval():
     assert verdict({"a": "grpo", "b": "sft", "low": 0.02, "high": 0.3}) == "grpo ahead"
     assert verdict({"a": "sft", "b": "blind_sft", "low": -0.4, "high": -0.01}) == "blind_sft ahead"
     assert verdict({"a": "grpo", "b": "sft_more", "low": 0.0, "high": 0.3}) == "no clear difference"
+
+
+def test_jobs_run_each_seed_with_the_same_options_in_its_own_process():
+    argv = ["--train-sites", "2", "--seeds", "0,1,2", "--jobs=2", "--stages", "sft,blind_sft", "--seeds=3,4"]
+    assert learn.seed_argv(argv, 4) == ["--train-sites", "2", "--stages", "sft,blind_sft", "--seeds", "4", "--jobs", "1"]
+    child = learn.parse_args(learn.seed_argv(argv, 4))
+    assert (child.seeds, child.jobs, child.stages, child.train_sites) == ([4], 1, ["sft", "blind_sft"], 2)
+    assert learn.parse_args(argv).jobs == 2
+    with pytest.raises(SystemExit):
+        learn.parse_args(["--jobs", "0"])
+
+
+def test_evaluation_plays_only_the_splits_not_yet_cached(tmp_path, monkeypatch):
+    """A later call with more splits plays only the new ones (in a run directory of their own) and reads
+    the rest back; weights newer than the cache play everything again."""
+    import os
+
+    played: list[tuple[list[str], Path]] = []
+
+    def fake_play(checkpoint, splits, out, seed, blind):
+        played.append((sorted(splits), out))
+        out.mkdir(parents=True, exist_ok=True)
+        return {name: {"solved": len(name), "solved_ids": [name]} for name in splits}
+
+    monkeypatch.setattr(learn, "play_splits", fake_play)
+    checkpoint, out = tmp_path / "ckpt", tmp_path / "eval" / "sft"
+    checkpoint.mkdir()
+    (checkpoint / "model.safetensors").write_bytes(b"w")
+    os.utime(checkpoint / "model.safetensors", (1, 1))
+    paths = {name: tmp_path / f"{name}.jsonl" for name in ("train", "heldout_sites", "heldout_sections")}
+    first = learn.evaluate_stage(checkpoint, {"train": paths["train"]}, out, 0, False)
+    assert first["splits"] == {"train": {"solved": 5, "solved_ids": ["train"]}} and played == [(["train"], out)]
+    both = learn.evaluate_stage(checkpoint, paths, out, 0, False)
+    assert played[1] == (["heldout_sections", "heldout_sites"], out / "heldout_sections+heldout_sites")
+    assert set(both["splits"]) == set(paths) and both["splits"]["train"] == first["splits"]["train"]
+    assert learn.evaluate_stage(checkpoint, {"heldout_sites": paths["heldout_sites"]}, out, 0, False)["splits"] == \
+        {"heldout_sites": {"solved": 13, "solved_ids": ["heldout_sites"]}}
+    assert len(played) == 2  # everything asked was cached
+    os.utime(checkpoint / "model.safetensors")  # retrained: the cache is stale
+    learn.evaluate_stage(checkpoint, {"train": paths["train"]}, out, 0, False)
+    assert played[2] == (["train"], out) and not (out / "heldout_sections+heldout_sites").exists()
+
+
+def test_variants_solved_counts_the_variants_each_task_was_solved_on():
+    from learn_report import variants_solved
+
+    ids = [f"t{k}@{h}" for k in (1, 2, 3) for h in ("bar", "centered", "utility")]
+    assert variants_solved(["t1@bar", "t1@utility", "t3@centered"], ids) == {"t1": 2, "t2": 0, "t3": 1}
+    assert variants_solved([], ids) == {"t1": 0, "t2": 0, "t3": 0}
