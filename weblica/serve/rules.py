@@ -29,6 +29,7 @@ import math
 from typing import Any
 
 from weblica.env.dates import parse_iso_date
+from weblica.stay_nights import stay_nights
 
 Rule = dict[str, Any]
 
@@ -180,10 +181,6 @@ def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     return None
 
 
-def _stay_nights(first: dt.date, last: dt.date) -> list[str]:
-    return [(first + dt.timedelta(days=n)).isoformat() for n in range(min((last - first).days, 366))]
-
-
 def _booked_out(rule: Rule, key: str, first: dt.date, last: dt.date, state: dict[str, Any]) -> list[str]:
     """The nights of the stay on which the stored records of `key`'s room (any of its rates) already
     hold every room there is."""
@@ -193,14 +190,13 @@ def _booked_out(rule: Rule, key: str, first: dt.date, last: dt.date, state: dict
         if not isinstance(other, dict) or room_of.get(str(other.get(rule["by"], ""))) != room_of[key]:
             continue
         try:
-            nights = _stay_nights(dt.date.fromisoformat(str(other.get(rule["from"]))),
-                                  dt.date.fromisoformat(str(other.get(rule["to"]))))
+            nights = stay_nights(str(other.get(rule["from"])), str(other.get(rule["to"])))
         except ValueError:
             continue
         for night in nights:
             held[night] = held.get(night, 0) + 1
     rooms = rule.get("rooms", {}).get(room_of[key], 0)
-    return [night for night in _stay_nights(first, last) if held.get(night, 0) >= rooms]
+    return [night for night in stay_nights(first, last) if held.get(night, 0) >= rooms]
 
 
 def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:

@@ -10,9 +10,9 @@ the same `sold_out` lists, so they agree on what can be booked."""
 from __future__ import annotations
 
 import calendar
-import datetime as dt
 from typing import Any, Callable
 
+from weblica.stay_nights import stay_nights as nights  # the server counts the same nights
 from weblica.synth.data import BASE_DATE
 
 # how many nights of the month one room type is sold out: often none or a few, sometimes a busy week
@@ -38,12 +38,6 @@ def draw_rooms(rng: Any, hotels: list[dict[str, Any]]) -> None:
     for hotel in hotels:
         for index, room in enumerate(hotel["rooms"]):
             room["key"], room["rooms"] = f"{hotel['id']}:{index}", rng.choice(ROOMS_FREE)
-
-
-def nights(checkin: str, checkout: str) -> list[str]:
-    """The nights of a stay, as ISO dates (none when the check-out does not follow the check-in)."""
-    first, last = dt.date.fromisoformat(checkin), dt.date.fromisoformat(checkout)
-    return [(first + dt.timedelta(days=n)).isoformat() for n in range((last - first).days)]
 
 
 def is_free(room: dict[str, Any], stay: Stay) -> bool:
