@@ -16,9 +16,12 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
 - `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); the `by` value must be
-  in `left`, every quantity a whole number of 0 or more (digits in a string count as that number), and a
-  field in `left[record[by]]` plus what the collection's stored records with the same `by` value hold of
-  it may not exceed that number (a field not listed there, as a seated zone, is not limited by this rule).
+  in `left`, every quantity a whole number of 0 or more (digits in a string count as that number), at
+  least one of them above 0 (`empty`, the message for an order of nothing), and a field in
+  `left[record[by]]` plus what the collection's stored records with the same `by` value hold of it may
+  not exceed that number (a field not listed there, as a seated zone, is not limited by this rule);
+  with `prefix` ("qty_"), a record field that starts with it and is not in `counts` (a quantity of an
+  `item` there is none of) is refused.
 Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` / `{left}` filled in).
 `checked_rules` reads a bundle's `record_rules` before the server serves it: a malformed one stops the
 server with one line naming the file (rules that cannot be read must not quietly allow everything)."""
@@ -125,15 +128,19 @@ def best_block(rows: list[list[str]], held: set[str], count: int) -> list[str] |
     return free[:count] if len(free) >= count else None
 
 
+MAX_QUANTITY = 10 ** 6 - 1  # a larger quantity is no order a form sends (and 1e400 reads as infinity)
+
+
 def _quantity(value: Any) -> int | None:
-    """A quantity a form sends (a number, or digits in a string; absent or empty is 0); None otherwise."""
+    """A quantity a form sends (a number, or ASCII digits in a string; absent or empty is 0); None
+    otherwise ("²" and "٣" are digits to str.isdigit, not to a form)."""
     if value is None or value == "":
         return 0
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)) and value == int(value) and 0 <= value < 10 ** 6:
+    if isinstance(value, (int, float)) and 0 <= value <= MAX_QUANTITY and value == int(value):
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 7:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 7:
         return int(value.strip())
     return None
 
@@ -167,9 +174,14 @@ def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     if left is None:
         return f"There is no such {rule.get('noun', 'choice')}."
     counts = rule.get("counts", {})
+    prefix = rule.get("prefix")
+    if prefix and any(str(f).startswith(prefix) and f not in counts for f in record):
+        return f"There is no such {rule.get('item', 'ticket type')}."
     wanted = {f: _quantity(record.get(f)) for f in counts}
     if any(q is None for q in wanted.values()):
         return "Ticket quantities must be whole numbers of 0 or more."
+    if not sum(wanted.values()):
+        return rule.get("empty", "Choose at least one ticket.")
     for name, count in wanted.items():
         if name not in left or not count:
             continue
@@ -242,7 +254,8 @@ _SHAPES: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
                    "taken": (dict, False), "shared": (list, False)},
     "open_dates": {"by": (str, True), "from": (str, True), "to": (str, True), "closed": (dict, False),
                    "room_of": (dict, False), "rooms": (dict, False)},
-    "in_stock": {"by": (str, True), "left": (dict, True), "counts": (dict, True), "noun": (str, False)},
+    "in_stock": {"by": (str, True), "left": (dict, True), "counts": (dict, True), "noun": (str, False),
+                 "prefix": (str, False), "item": (str, False), "empty": (str, False)},
     "later": {"field": (str, True), "than": (str, True)},
     "at_most": {"field": (str, True), "by": (str, True), "limits": (dict, True)},
 }
