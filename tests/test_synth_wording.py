@@ -314,3 +314,13 @@ def test_a_branch_or_venue_opened_where_a_brand_was_founded(tmp_path):
     path = write_unvalidated(sample_spec(1, "multi-page", "banking"), tmp_path)
     page = next(p for p in (path / "public").rglob("*.html") if "data-maker-city" in p.read_text())
     assert "<dt>Opened</dt>" in page.read_text() and "Founded" not in page.read_text()
+
+
+def test_what_is_not_sold_does_not_go_for_a_price():
+    """Seed 7 asked "What does Dr. Nils Okafor go for?": a genre that sells nothing asks for the fee
+    in its own word ("What is the consultation fee for Dr. Nils Okafor?"); a shop still says "go for"."""
+    said = {category: [d.instruction for seed in (7, 8, 9) for d in _site("search", category, seed).tasks
+                       if d.intent == "ask-price"] for category in ("healthcare", "banking", "transit", "electronics")}
+    assert not any("go for" in text for category in ("healthcare", "banking", "transit") for text in said[category]), said
+    assert "What is the consultation fee for Dr. Nils Okafor?" in said["healthcare"], said["healthcare"]
+    assert any("go for" in text for text in said["electronics"]), said["electronics"]

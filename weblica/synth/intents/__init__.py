@@ -284,6 +284,9 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
                     (r"the \{kind\} ones", "the {kind_nouns}")]
     if not names_take_article(site):
         rewrite += [(r"\b[Tt]he \{(%s)\}" % slot, r"{\1}") for slot in NAME_SLOTS if slot in slots]
+    if "item" in slots and not site.labels["sells"] and not site.labels.get("pays"):
+        # nothing is sold: a doctor, a bank account or a bus route does not "go for" a price
+        rewrite.append((r"What does ((?:the )?)\{item\} go for\?", r"What is the {price_word} for \1{item}?"))
     maker, maker_word = str(slots.get("maker", "")), str(slots.get("maker_word", site.labels["maker"]))
     if maker and maker_word.split()[-1].lower() in maker.lower().split():
         rewrite.append((r"\b[Tt]he \{maker_word\} \{maker\}", "{maker}"))
