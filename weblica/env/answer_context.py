@@ -13,7 +13,6 @@ from weblica.env import answers as A
 from weblica.env import dates as D
 from weblica.env import text as T
 from weblica.env.assertion import clause_before, hedge, is_negated
-from weblica.env.text import BOUNDARY_CHARS
 from weblica.env.refusal import refusal_phrase
 
 
@@ -143,7 +142,7 @@ def ranked_below_gold(before: str, gold_spans: Sequence[tuple[int, int]], questi
     word, and none denies."""
     for gs, ge in gold_spans:
         between = before[ge:]
-        if ge > len(before) or any(c in BOUNDARY_CHARS for c in between):
+        if ge > len(before) or any(c in T.BOUNDARY_CHARS for c in between):
             continue
         words = [t.key for t in T.tokens(between)]
         while words and words[-1] in T.ARTICLES:
