@@ -324,3 +324,12 @@ def test_what_is_not_sold_does_not_go_for_a_price():
     assert not any("go for" in text for category in ("healthcare", "banking", "transit") for text in said[category]), said
     assert "What is the consultation fee for Dr. Nils Okafor?" in said["healthcare"], said["healthcare"]
     assert any("go for" in text for text in said["electronics"]), said["electronics"]
+
+
+def test_a_banks_account_types_are_said_in_lower_case():
+    """Seed 7 asked "Cheapest Deposit account?": a bank's account types are nouns of their own
+    ("the cheapest deposit account", "the savings accounts")."""
+    said = [d.instruction for skill in ("table-reasoning", "filter-sort") for d in _site(skill, "banking", 7).tasks
+            if not d.intent.startswith("banking-")]  # the user's own accounts have names ("Holiday Savings")
+    assert any(re.search(r"\b(?:deposit|savings|brokerage|checking) accounts?\b", text) for text in said), said
+    assert not any(re.search(r"(?<!^)\b(?:Deposit|Savings|Brokerage|Checking) accounts?\b", text) for text in said), said
