@@ -245,3 +245,15 @@ def _state(server: SiteServer, host: str) -> dict[str, Any]:
 def test_the_stock_rules_refuse_an_infinite_quantity_themselves():
     for value in (float("inf"), float("-inf"), float("nan")):
         assert refusal(TICKET_RULES["ticket_orders"], "ticket_orders", {"event": "e1", "qty_ga": value}, {})
+
+
+def test_a_patch_is_held_to_the_stock_less_its_own_old_quantity(tix):
+    first = tix("POST", "/api/ticket_orders", json={"event": "e1", "qty_ga": 3}).get_json()["record"]
+    assert tix("POST", "/api/ticket_orders", json={"event": "e1", "qty_ga": 1}).status_code == 200  # 4 of 5
+    rid = first["id"]
+    assert tix("PATCH", f"/api/ticket_orders/{rid}", json={"qty_ga": 4}).status_code == 200   # 4 + 1 = 5
+    assert tix("PATCH", f"/api/ticket_orders/{rid}", json={"qty_ga": 5}).status_code == 409   # 6 of 5
+    assert tix("PATCH", f"/api/ticket_orders/{rid}", json={"event": "e2"}).status_code == 409  # sold out there
+    assert tix("PATCH", f"/api/ticket_orders/{rid}", json={"qty_ga": 1e400}).status_code == 400
+    stored = tix.state()["ticket_orders"]
+    assert [(o["event"], o["qty_ga"]) for o in stored] == [("e1", 4), ("e1", 1)]
