@@ -5,18 +5,14 @@ gold is for: the episode's own seed (the page's pop-up draws) and the member's i
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-_path = os.environ.get("BROWSERGYM_PATH") or str(ROOT / ".browsergym")
-if Path(_path).is_dir() and _path not in sys.path:
-    sys.path.append(_path)
-bg_env = pytest.importorskip("browsergym.core.env",
-                             reason="browsergym-core not installed (.ci/setup puts it in .browsergym/)")
+sys.path.insert(0, str(Path(__file__).parent))
+# BrowserGym where .ci/setup puts it, skipped without it, and its shared Playwright stopped at the end
+from test_integrations_browsergym import bg_env, shared_playwright  # noqa: E402,F401
 
 from weblica.env.task import Task, TaskSource  # noqa: E402
 from weblica.integrations import browsergym as wbg  # noqa: E402
@@ -24,12 +20,6 @@ from weblica.synth.checks import answer_text  # noqa: E402
 
 SITE, K = "shelf", 3
 HOST = f"{SITE}.synth.test"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def shared_playwright():
-    yield
-    wbg.stop_playwright()  # BrowserGym's global Playwright would block every later sync Playwright here
 
 
 def _site(root: Path, instance: int) -> None:
