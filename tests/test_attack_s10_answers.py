@@ -76,3 +76,17 @@ def test_common_answer_labels_are_labels():
     shirt = answer_text("Soft Oxford", ["Bold Poncho", "Cropped Cardigan"])
     for answer in ("Title: Soft Oxford", "Best match: Soft Oxford"):
         assert score(shirt, answer, "Which shirt is the cheapest?") == 1.0, answer
+
+
+def test_no_chain_of_labels_wins_for_both_of_two_nested_names():
+    # one name inside the other's words ("Oslo Hotel", "Oslo Palace Hotel"), both named by the question:
+    # every chain of them joined by colons, up to four long, wins for one gold at most
+    import itertools
+
+    short, long = "Oslo Hotel", "Oslo Palace Hotel"
+    asked = f"Which is cheaper, the {short} or the {long}?"
+    answers = {sep.join(combo) for n in (2, 3, 4) for combo in itertools.product((short, long), repeat=n)
+               for sep in (": ", ":", " : ")}
+    for answer in sorted(answers):
+        won = score(answer_text(short, [long]), answer, asked) + score(answer_text(long, [short]), answer, asked)
+        assert won <= 1.0, answer
