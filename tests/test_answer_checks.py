@@ -301,6 +301,9 @@ CHOICES = ["Which is cheaper: the Soft Oxford or the Bold Poncho?", "Bold Poncho
 @pytest.mark.parametrize("instruction", CHOICES)
 @pytest.mark.parametrize("answer,ok", [
     ("Soft Oxford", True), ("The Soft Oxford.", True), ("Soft Oxford, not Bold Poncho", True),
+    ("Soft Oxford rather than Bold Poncho", True), ("The Soft Oxford, rather than the Bold Poncho.", True),
+    ("The Soft Oxford instead of the Bold Poncho", True), ("Bold Poncho rather than Soft Oxford", False),
+    ("The Bold Poncho instead of the Soft Oxford", False), ("Soft Oxford rather Bold Poncho", False),
     ("Not the Bold Poncho: the Soft Oxford.", True), ("The Soft Oxford. The Bold Poncho is not cheaper.", True),
     ("The Soft Oxford is cheaper than the Bold Poncho.", True), ("The Soft Oxford costs less than the Bold Poncho.", True),
     ("Soft Oxford or Bold Poncho", False), ("Bold Poncho or Soft Oxford", False), ("either Soft Oxford or Bold Poncho", False),

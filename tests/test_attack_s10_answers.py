@@ -19,6 +19,8 @@ GAMES = [
     "Sara Ek (Author: Anna Berg)", "Answer: Anna Berg\nAuthor: Sara Ek", "writer: Anna Berg, article: Sara Ek",
     "Article: Sara Ek, writer: Anna Berg", "Sara Ek, Olle Lind, Answer: Anna Berg", "Ek: Anna Berg", "Berg: Anna Berg",
     "Anna: Anna Berg", "Anna Berg, I think", "I believe it is Anna Berg", "Answer: Anna Berg (I think)",
+    "Title: Anna Berg, Sara Ek", "Best match: Sara Ek: Anna Berg", "Title: Sara Ek. Best match: Anna Berg",
+    "Best match: Anna Berg / Sara Ek", "Sara Ek\nTitle: Anna Berg", "Best match: Anna Berg, I think",
 ]
 
 
@@ -61,21 +63,33 @@ def test_a_hedge_word_inside_the_gold_is_no_hedge():
     assert score(book, "I think it's I Think Therefore I Am", "Which book is the cheapest?") == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="answer_check blanks every occurrence of the gold's words before it looks "
-                                       "for a hedge, so a one-word gold that is the hedge's own word ('Believe', "
-                                       "'Maybe') hides the hedge: 'I believe it is Believe' scores 1")
 def test_a_hedge_made_of_the_gold_s_own_word_still_hedges():
     song = "Which song is the longest?"
-    assert score(answer_text("Believe", ["Hope"]), "I believe it is Believe", song) == 0.0
-    assert score(answer_text("Maybe", ["Sure"]), "Maybe it is Maybe", song) == 0.0
+    believe, maybe = answer_text("Believe", ["Hope"]), answer_text("Maybe", ["Sure"])
+    for hedged in ("I believe it is Believe", "I believe: Believe", "Believe, I believe", "I believe Believe"):
+        assert score(believe, hedged, song) == 0.0, hedged
+    for hedged in ("Maybe it is Maybe", "Maybe Maybe", "It is Maybe, maybe", "Maybe. Maybe."):
+        assert score(maybe, hedged, song) == 0.0, hedged
+    for plain in ("Believe", "It is Believe.", "The longest one is Believe."):
+        assert score(believe, plain, song) == 1.0, plain
+    for plain in ("Maybe", "maybe", "It is Maybe.", "Answer: Maybe"):
+        assert score(maybe, plain, song) == 1.0, plain
+    # a gold holding a hedge phrase, said once, is the gold; a second hedge beside it is still one
+    book = answer_text("I Think Therefore I Am", ["The Art of War"])
+    assert score(book, "Probably I Think Therefore I Am", "Which book is the cheapest?") == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="'Title' (and 'Best match') are no label words, so 'Title: Soft Oxford' reads "
-                                       "as a list of two names and scores 0: a right answer missed")
 def test_common_answer_labels_are_labels():
     shirt = answer_text("Soft Oxford", ["Bold Poncho", "Cropped Cardigan"])
-    for answer in ("Title: Soft Oxford", "Best match: Soft Oxford"):
+    for answer in ("Title: Soft Oxford", "Best match: Soft Oxford", "title:Soft Oxford", "The best match: Soft Oxford"):
         assert score(shirt, answer, "Which shirt is the cheapest?") == 1.0, answer
+    # the new label words hide no candidate: a confuser as the label, chained labels, a label holding
+    # candidates, or a label word beside a name still fail
+    for answer in ("Bold Poncho: Soft Oxford", "Title: Bold Poncho: Soft Oxford", "Best match: Bold Poncho, Soft Oxford",
+                   "Title: Soft Oxford, Best match: Bold Poncho", "Best Poncho: Soft Oxford", "Title Cropped: Soft Oxford",
+                   "Best match: Soft Oxford or Bold Poncho", "Title: Soft Oxford (best match: Cropped Cardigan)",
+                   "Best match: Soft Oxford, title: Sweet Gown", "Soft Oxford, Sweet Gown, Best match: Soft Oxford"):
+        assert score(shirt, answer, "Which shirt is the cheapest?") == 0.0, answer
 
 
 def test_no_chain_of_labels_wins_for_both_of_two_nested_names():

@@ -6,13 +6,14 @@ rest of the answer that spoils it (a hedge, a refusal on a feasible task). Share
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from weblica.env import answers as A
 from weblica.env import dates as D
 from weblica.env import text as T
-from weblica.env.assertion import clause_before, hedge, is_negated
+from weblica.env.assertion import clause_before, hedge, hedges, is_negated
 from weblica.env.refusal import refusal_phrase
 
 
@@ -172,10 +173,22 @@ def echoes_question(words: Sequence[str], question: Question) -> bool:
     return any(asked[i:i + n] == list(words) for i in range(len(asked) - n + 1))
 
 
+def gold_word_hedge(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
+    """A hedge made of the gold's own words ("I believe it is Believe", "Maybe it is Maybe" for the gold
+    "Believe" / "Maybe"), which blanking the gold hides: a hedge is the gold only when it lies wholly
+    inside one occurrence of the gold that the answer does not repeat ("Maybe", "I Think Therefore I Am")."""
+    said = Counter(T.fold(norm[s:e]) for s, e in gold_spans)
+    for match in hedges(norm, question.text):
+        inside = [(s, e) for s, e in gold_spans if s <= match.start() and match.end() <= e]
+        if not inside or said[T.fold(norm[inside[0][0]:inside[0][1]])] > 1:
+            return match.group(0)
+    return None
+
+
 def spoiler(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
     """Why the rest of the answer spoils it (a hedge, a refusal), or None."""
     rest = blanked(norm, gold_spans)
-    h = hedge(rest, question.text)
+    h = hedge(rest, question.text) or gold_word_hedge(norm, gold_spans, question)
     if h:
         return f"hedges ('{h}')"
     r = refusal_phrase(rest)
