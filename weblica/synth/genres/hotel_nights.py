@@ -25,6 +25,14 @@ STAY_TRIES = 24  # stays drawn before a task gives up finding one it can state w
 Stay = dict[str, Any]
 
 
+def calendar_nights() -> tuple[str, str]:
+    """The first and the last night the site's calendar offers a stay for (ISO dates): the base date's
+    month, which the date fields open on and every stated stay lies in. The server's `open_dates` rule
+    carries them (`first_night`, `last_night`) and refuses a stay with a night outside."""
+    days = calendar.monthrange(BASE_DATE.year, BASE_DATE.month)[1]
+    return BASE_DATE.replace(day=1).isoformat(), BASE_DATE.replace(day=days).isoformat()
+
+
 def draw_sold_out(rng: Any) -> list[str]:
     """One room type's sold-out nights in the base date's month, sorted ISO dates."""
     days = calendar.monthrange(BASE_DATE.year, BASE_DATE.month)[1]
