@@ -288,6 +288,50 @@ def test_a_name_the_question_states_is_context_but_a_list_is_not_an_answer():
         assert score(check, bad, instruction) == 0.0, bad
 
 
+# "Which is cheaper: A or B?": the question names the gold beside the other option, so naming that
+# option asserts it unless the answer denies it or ranks the gold above it in the question's words.
+# Strict but fair: an answer that names the loser only to reject it passes when the rejection is one the
+# check reads ("not B", "B is not", "cheaper than B"), and fails when it is a claim the check would have
+# to understand ("B is dearer", "B costs more"): read the other way, the same words reward a wrong answer.
+CHOICES = ["Which is cheaper: the Soft Oxford or the Bold Poncho?", "Bold Poncho or Soft Oxford: which one costs less?",
+           "Between the Bold Poncho and the Soft Oxford, which has the lower price?",
+           "I can't decide between the Bold Poncho and the Soft Oxford. Which is less expensive?"]
+
+
+@pytest.mark.parametrize("instruction", CHOICES)
+@pytest.mark.parametrize("answer,ok", [
+    ("Soft Oxford", True), ("The Soft Oxford.", True), ("Soft Oxford, not Bold Poncho", True),
+    ("Soft Oxford rather than Bold Poncho", True), ("The Soft Oxford, rather than the Bold Poncho.", True),
+    ("The Soft Oxford instead of the Bold Poncho", True), ("Bold Poncho rather than Soft Oxford", False),
+    ("The Bold Poncho instead of the Soft Oxford", False), ("Soft Oxford rather Bold Poncho", False),
+    ("Not the Bold Poncho: the Soft Oxford.", True), ("The Soft Oxford. The Bold Poncho is not cheaper.", True),
+    ("The Soft Oxford is cheaper than the Bold Poncho.", True), ("The Soft Oxford costs less than the Bold Poncho.", True),
+    ("Soft Oxford or Bold Poncho", False), ("Bold Poncho or Soft Oxford", False), ("either Soft Oxford or Bold Poncho", False),
+    ("Soft Oxford, Bold Poncho", False), ("Soft Oxford and Bold Poncho", False), ("Bold Poncho", False),
+    ("The Bold Poncho is cheaper than the Soft Oxford.", False),  # wrong, though it names the gold
+    ("The Soft Oxford is more expensive than the Bold Poncho.", False),  # wrong, in the gold-first order
+    ("The Soft Oxford is not cheaper than the Bold Poncho.", False), ("The Soft Oxford is dearer than the Bold Poncho.", False),
+    ("Soft Oxford (the Bold Poncho is dearer)", False), ("Soft Oxford; Bold Poncho costs more", False),
+])
+def test_a_choice_question_names_its_options_and_the_answer_must_pick_one(instruction, answer, ok):
+    check = answer_text("Soft Oxford", ["Bold Poncho", "Calm Parka"])
+    assert (score(check, answer, instruction) == 1.0) is ok, detail(check, answer, instruction)
+
+
+@pytest.mark.parametrize("instruction", CHOICES)
+def test_the_choice_question_echoed_is_no_answer(instruction):
+    check = answer_text("Soft Oxford", ["Bold Poncho"])
+    assert score(check, instruction, instruction) == 0.0, detail(check, instruction, instruction)
+    assert score(check, f"{instruction} Soft Oxford", instruction) == 0.0  # the question, then the answer: it names both
+
+
+def test_a_name_the_question_states_without_the_gold_is_still_context():
+    """Only a question that names the gold beside a confuser offers a choice: "Which item is like the
+    Bold Poncho?" answered "The Soft Oxford is like the Bold Poncho." asserts the Soft Oxford alone."""
+    check = answer_text("Soft Oxford", ["Bold Poncho"])
+    assert score(check, "The Soft Oxford is like the Bold Poncho.", "Which item is like the Bold Poncho?") == 1.0
+
+
 # ---- set and regex modes ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("answer,ok", [

@@ -102,11 +102,12 @@ def test_best_available_avoids_picked_seats_marks_its_own_and_refuses_too_many(s
 
     async def play(page, backend):
         tracker = RequestTracker(page)
-        await page.goto(f"{origin}/events", wait_until="load")
+        await page.goto(f"{origin}/events/{event['slug']}", wait_until="load")
         await settle(page, tracker)
+        seen = {"zone_before": await page.locator(f"[data-ticket={qty[4:]}] [data-ticket-left]").inner_text()}
         await Compiler(page, tracker).run(pick_plan)  # seats picked on the map, then
         await Compiler(page, tracker).run(buy_plan)   # two best-available tickets of that zone
-        seen = {"after_buy": await backend.state(task, "best")}
+        seen["after_buy"] = await backend.state(task, "best")
         got = seen["after_buy"]["ticket_orders"][0]["seats"].split(",")
         await page.goto(f"{origin}/events/{event['slug']}/seats", wait_until="load")
         await page.wait_for_function(f"document.querySelector('[data-seat={got[0]}]').disabled")
@@ -114,11 +115,21 @@ def test_best_available_avoids_picked_seats_marks_its_own_and_refuses_too_many(s
         await page.goto(f"{origin}/tickets", wait_until="load")
         await page.wait_for_function("document.querySelector('[data-saved-list=ticket_orders] a')")
         seen["listed"] = await page.locator("[data-saved-list=ticket_orders]").inner_text()
+        # the event page counts each zone's seats left as its seat map shows them: taken and held ones out
+        await page.goto(f"{origin}/events/{event['slug']}", wait_until="load")
+        cell = f"[data-ticket={qty[4:]}] [data-ticket-left]"
+        await page.wait_for_function(f"document.querySelector('{cell}').textContent !== {json.dumps(seen['zone_before'])}")
+        seen["zone_after"] = await page.locator(cell).inner_text()
+        await page.goto(f"{origin}/events/{event['slug']}/seats", wait_until="load")
+        await page.wait_for_function(f"document.querySelector('[data-seat={got[0]}]').disabled")
+        seen["map_free"] = await page.evaluate(
+            f"document.querySelectorAll('.seat-row[data-zone=\"{zone}\"] .seat:not(:disabled)').length")
         seen["posts"] = [
             await fetch_json(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: free_count, **person}),
             await fetch_json(page, "POST", "/api/seat_orders", {"event": event["id"], "seats": got[0], **person}),
             await fetch_json(page, "PATCH", "/api/ticket_orders/r1", {qty: free_count}),
-            await fetch_json(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: 0, "seats": got[1], **person})]
+            await fetch_json(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: 0, "seats": got[1], **person}),
+            await fetch_json(page, "POST", "/api/ticket_orders", {"event": event["id"], qty: 1, "seats": got[1], **person})]
         seen["end"] = await backend.state(task, "best")
         return seen
 
@@ -131,9 +142,13 @@ def test_best_available_avoids_picked_seats_marks_its_own_and_refuses_too_many(s
     assert all(seen["disabled"]), seen["disabled"]  # the map shows the picked and the best-available seats taken
     assert got[0] in seen["listed"], seen["listed"]
     codes = [code for code, _ in seen["posts"]]
-    assert codes == [409, 409, 409, 200], seen["posts"]
+    assert codes == [409, 409, 409, 409, 200], seen["posts"]
+    assert seen["posts"][3][1]["error"] == "Choose at least one ticket."  # an order of nothing is no order
     assert f"not enough {zone} tickets" in seen["posts"][0][1]["error"] and f"{free_count - 4} free" in seen["posts"][0][1]["error"]
     assert got[0] in seen["posts"][1][1]["error"]  # a seat a ticket order holds cannot be picked on the map
-    assert seen["posts"][3][1]["record"]["seats"] == ""  # the client's own "seats" are not taken as given
+    # the client's own "seats" are not taken as given: the server picks the next best free one
+    assert seen["posts"][4][1]["record"]["seats"] == ",".join(best_block(rows, taken | set(picked) | set(got), 1))
+    assert seen["zone_before"] == f"{free_count} seats left", seen["zone_before"]
+    assert seen["zone_after"] == f"{free_count - 4} seats left" and seen["map_free"] == free_count - 4, seen
     assert seen["end"]["ticket_orders"][0] == orders[0] and len(seen["end"]["ticket_orders"]) == 2
     assert seen["end"]["seat_orders"] == seen["after_buy"]["seat_orders"]

@@ -14,6 +14,7 @@ from weblica.env.task import load_tasks, save_tasks
 from weblica.serve.rules import refusal
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
 from weblica.synth.genres.events import _fields, available
+from weblica.synth.genres.kit import fill_plan
 from weblica.synth.spec import sample_spec
 from tests_helpers import fetch_json, synth_episode
 
@@ -35,8 +36,9 @@ def test_the_in_stock_rule_counts_earlier_orders_and_refuses_bad_quantities():
     assert refusal(STOCK, "orders", {"event": "e2", "qty_vip": 9}, state) is None  # not a limited type there
     assert refusal(STOCK, "orders", {"event": "e9", "qty_ga": 1}, state) == "There is no such choice."
     assert refusal(STOCK, "orders", {"qty_ga": 1}, state) == "There is no such choice."
-    assert refusal(STOCK, "orders", {"event": "e1", "qty_ga": 0, "qty_vip": 0}, {}) is None  # 0 takes nothing
-    for bad in (-1, 1e9, 1.5, "two", "-1", True, [2]):
+    assert refusal(STOCK, "orders", {"event": "e1", "qty_ga": 0, "qty_vip": 0}, {}) == "Choose at least one ticket."
+    assert refusal(STOCK, "orders", {"event": "e1"}, {}) == "Choose at least one ticket."  # an order of nothing
+    for bad in (-1, 1e9, 1.5, "two", "-1", True, [2], "²", float("inf")):
         assert "whole numbers" in refusal(STOCK, "orders", {"event": "e1", "qty_ga": bad}, {}), bad
 
 
@@ -51,6 +53,9 @@ def test_every_unseated_type_has_a_number_left_and_tasks_fit_it():
                 assert ("left" in t) != seated, (seed, event["id"], t)
                 if not seated:
                     assert (t["left"] == 0) == t["sold_out"] and rule["left"][event["id"]][f"qty_{t['slug']}"] == t["left"]
+                else:  # a seated zone's count on the event page is its free seats on the map
+                    assert t["free_seats"] == available(event, t) and (t["free_seats"] == 0) == t["sold_out"]
+                    assert t["zone_rows"] == [r["row"] for r in event["seats"] if r["zone"] == t["name"]]
             names = {f["name"]: f for f in _fields(event)}  # a type with none left has no quantity to set
             assert all((f"qty_{t['slug']}" in names) == (available(event, t) > 0) for t in event["tickets"])
             assert all(names[f"qty_{t['slug']}"]["max"] <= available(event, t) for t in event["tickets"] if available(event, t))
@@ -140,3 +145,44 @@ def test_orders_past_what_is_left_are_refused_and_the_page_shows_it(site):
     assert [(o["id"], o.get(qf), o.get(qm)) for o in orders] == [("r1", n, None), ("r2", 0, "3")], orders
     assert f"{many['left'] - 3} left" in seen["after"], seen["after"]  # the page counts the episode's orders
     assert seen["disabled"]  # a type with none left cannot be chosen
+
+
+def test_the_page_lets_no_order_of_nothing_or_a_bad_quantity_through(site):
+    """A real ticketing page: "Buy tickets" with no quantity set shows "Choose at least one ticket." and
+    stores nothing; so does a negative or fractional quantity or one past what is left (each named);
+    a real order then goes through."""
+    from weblica.synth.player import Compiler, RequestTracker, settle
+
+    path, tasks, _, builder = site
+    buy = next(t for t in tasks if t.metadata["intent"] == "events-buy-tickets")
+    origin = "http://" + json.loads((path / "site.json").read_text())["spec"]["host"]
+    event = next(e for e in builder.data["events"] if e["id"] == next(
+        c.expected for c in buy.checks if c.path == "ticket_orders.0.event"))
+    fields = _fields(event)
+    ticket = next(t for t in event["tickets"] if available(event, t) >= 2)
+    qty, most = f"qty_{ticket['slug']}", min(10, available(event, ticket))
+    person = {"name": "Ana Berg", "email": "ana@example.test"}
+
+    async def play(page, backend):
+        tracker = RequestTracker(page)
+        await page.goto(f"{origin}/events/{event['slug']}", wait_until="load")
+        await settle(page, tracker)
+        errors = []
+        for values in ({}, {qty: -1}, {qty: 1.5}, {qty: most + 1}, {qty: 0}):
+            await Compiler(page, tracker).run(fill_plan(builder, fields, {**person, **values})
+                                              + [{"op": "click", "sel": "#buy-tickets"}])
+            await page.wait_for_timeout(50)
+            errors.append((page.url, await page.locator("[data-form-error]").inner_text()))
+            await page.locator("[data-form-error]").evaluate("el => { el.textContent = ''; el.hidden = true; }")
+        stored_before = (await backend.state(buy, "page"))["ticket_orders"]
+        await Compiler(page, tracker).run(fill_plan(builder, fields, {**person, qty: 2}) + [{"op": "click", "sel": "#buy-tickets"}])
+        await page.wait_for_url(f"{origin}/tickets")
+        return errors, stored_before, (await backend.state(buy, "page"))["ticket_orders"]
+
+    errors, before, after = asyncio.run(synth_episode([path], buy, "page", play))
+    assert all(url.endswith(f"/events/{event['slug']}") for url, _ in errors), errors  # the page stayed
+    said = [text for _, text in errors]
+    assert said[0] == said[4] == "Choose at least one ticket.", said
+    assert all(text == f"{ticket['name']}: choose a whole number from 0 to {most}." for text in said[1:4]), said
+    assert before == []
+    assert [(o[qty], o["name"]) for o in after] == [(2, "Ana Berg")], after

@@ -121,6 +121,9 @@ def test_numeric_preferences_are_asked_in_each_genres_own_words():
     ("I'd like to see the accounts of the branch Northgate Branch, highest rating first.", "named with the genre's word twice"),
     ("Tell me Handy Helpers's listed price for light fitting.", "possessive of a name ending in s"),
     ("Add one Polar Laptop and two Prime Phone to my cart.", "a count before a singular name"),
+    ("In which year was the branch of the Gold Saver founded?", "a branch or venue said to be founded"),
+    ("Founding year of the Secure Saver's branch?", "a branch or venue said to be founded"),
+    ("Tell me when the venue of the Electric Masterclass was founded.", "a branch or venue said to be founded"),
 ])
 def test_lint_catches_each_class_of_bad_wording(bad, why):
     assert any(why in p for p in problems(bad)), (bad, problems(bad))
@@ -133,6 +136,8 @@ def test_lint_catches_each_class_of_bad_wording(bad, why):
     "Book Dr. Ana Dubois' 11:00 appointment.", "Sort my wishlist from the lowest price to the highest and save.",
     "Put 1 × Paper Life and 2 × Crimson Empire in the cart.", "Order the Silent Life and pay by PayPal.",
     "Tell me the \"Documents needed\" entry of the Student Vehicle Tax.",
+    "In which year was the branch of the Gold Saver opened?", "When was the brand behind the Apex Tab founded? Just the year.",
+    "The Gold Saver's branch: what year was it opened?", "Since which year has the venue of the Crystal Concert been around?",
 ])
 def test_lint_passes_the_fixed_wordings(good):
     assert problems(good) == [], problems(good)
@@ -294,3 +299,37 @@ def test_seat_rows_and_zones_read_right():
     texts = [d.instruction for site in _flow_sites("events", (1, 2, 3, 4)) for d in site.tasks]
     assert not any(re.search(r"\brow An\b", t) for t in texts), [t for t in texts if "row An" in t]
     assert not any("seat seats" in t or "reserved seat zone" in t or "seats there are" in t for t in texts)
+
+
+def test_a_branch_or_venue_opened_where_a_brand_was_founded(tmp_path):
+    """Banking's branch and an events site's venue "opened" (9 of 17,870 instructions said a branch was
+    "founded"): the maker-founded tasks and the maker page say it in the genre's word."""
+    from weblica.synth.generate import write_unvalidated
+
+    for category, word in (("banking", "opened"), ("events", "opened"), ("electronics", "founded")):
+        asked = [d.instruction for seed in (1, 2) for d in _site("multi-page", category, seed).tasks
+                 if d.intent == "maker-founded"]
+        assert asked and all(word in a or "been around" in a for a in asked), (category, asked)
+        assert not any(re.search(r"\bfound(?:ed|ing)\b", a, re.I) for a in asked) or word == "founded", asked
+    path = write_unvalidated(sample_spec(1, "multi-page", "banking"), tmp_path)
+    page = next(p for p in (path / "public").rglob("*.html") if "data-maker-city" in p.read_text())
+    assert "<dt>Opened</dt>" in page.read_text() and "Founded" not in page.read_text()
+
+
+def test_what_is_not_sold_does_not_go_for_a_price():
+    """Seed 7 asked "What does Dr. Nils Okafor go for?": a genre that sells nothing asks for the fee
+    in its own word ("What is the consultation fee for Dr. Nils Okafor?"); a shop still says "go for"."""
+    said = {category: [d.instruction for seed in (7, 8, 9) for d in _site("search", category, seed).tasks
+                       if d.intent == "ask-price"] for category in ("healthcare", "banking", "transit", "electronics")}
+    assert not any("go for" in text for category in ("healthcare", "banking", "transit") for text in said[category]), said
+    assert "What is the consultation fee for Dr. Nils Okafor?" in said["healthcare"], said["healthcare"]
+    assert any("go for" in text for text in said["electronics"]), said["electronics"]
+
+
+def test_a_banks_account_types_are_said_in_lower_case():
+    """Seed 7 asked "Cheapest Deposit account?": a bank's account types are nouns of their own
+    ("the cheapest deposit account", "the savings accounts")."""
+    said = [d.instruction for skill in ("table-reasoning", "filter-sort") for d in _site(skill, "banking", 7).tasks
+            if not d.intent.startswith("banking-")]  # the user's own accounts have names ("Holiday Savings")
+    assert any(re.search(r"\b(?:deposit|savings|brokerage|checking) accounts?\b", text) for text in said), said
+    assert not any(re.search(r"(?<!^)\b(?:Deposit|Savings|Brokerage|Checking) accounts?\b", text) for text in said), said

@@ -38,7 +38,10 @@
     const v = { kind, shown: rng() < menu.show, position: pick(menu.positions) };
     v.blocking = BLOCKING.has(v.position);
     v.timing = pick(menu.timings);
-    if (v.blocking && v.timing === "delay") v.timing = "clicks";  // a real-clock validation must not race it
+    // a blocking one comes after clicks, never on a delay: a rule from when validation ran a real clock.
+    // Validation runs the env's virtual clock now, so a delay would land at a fixed step too, but blocking
+    // pop-ups on a delay have not been validated (weblica/synth/distractors.py)
+    if (v.blocking && v.timing === "delay") v.timing = "clicks";
     v.control = pick(menu.controls);
     if (!v.blocking && (v.control === "escape" || v.control === "outside")) v.control = "x";
     if (kind !== "cookie" && (v.control === "accept" || v.control === "reject")) v.control = "decline";

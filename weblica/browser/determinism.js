@@ -66,6 +66,18 @@
     define(Performance.prototype, "now", now);
     define(performance, "now", now);
   }
+  // What the page can read about the machine: its core count and memory are this machine's own (2 here,
+  // 16 elsewhere), which a site's scripts may put in a request or branch on; report one machine everywhere.
+  if (typeof Navigator !== "undefined" && Navigator.prototype) {
+    const fixed = (name, value) => {
+      if (!(name in Navigator.prototype)) return;
+      try {
+        Object.defineProperty(Navigator.prototype, name, { get: () => value, configurable: true });
+      } catch (e) { /* frozen objects in exotic frames: leave them */ }
+    };
+    fixed("hardwareConcurrency", 4);
+    fixed("deviceMemory", 8);
+  }
   // Animations, transitions and the caret off; generic families mapped onto the shipped fonts.
   const css = `*, *::before, *::after {
       animation-duration: 0s !important; animation-delay: 0s !important;

@@ -130,8 +130,9 @@ def _extends_name(norm: str, toks: list[T.Token], occ: tuple[int, int], gold: st
     return None
 
 
-# words that label an answer ("Author: Anna Berg", "Written by: ..."), beside those the question uses
-_LABEL_WORDS = frozenset("answer final result author authors written writer by byline name named it is".split())
+# words that label an answer ("Author: Anna Berg", "Title: ...", "Best match: ..."), beside the question's words
+_LABEL_WORDS = frozenset("answer final result author authors written writer by byline name named title best match "
+                         "it is".split())
 
 
 def _labels_gold(norm: str, item: list[T.Token], gold_spans: Sequence[tuple[int, int]], asked: frozenset[str]) -> bool:

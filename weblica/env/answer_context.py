@@ -6,14 +6,18 @@ rest of the answer that spoils it (a hedge, a refusal on a feasible task). Share
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from weblica.env import answers as A
 from weblica.env import dates as D
 from weblica.env import text as T
-from weblica.env.assertion import hedge, is_negated
+from weblica.env.assertion import clause_before, hedge, hedges, is_negated
 from weblica.env.refusal import refusal_phrase
+
+
+NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "hardly"})
 
 
 def word_before(norm: str, start: int) -> str:
@@ -91,33 +95,100 @@ def blanked(norm: str, spans: Sequence[tuple[int, int]]) -> str:
 
 def named_confusers(norm: str, phrases: Sequence[str], gold_spans: Sequence[tuple[int, int]],
                       question: Question, gold_keys: Sequence[Sequence[str]]) -> list[str]:
-    """The confusers the answer asserts: present, not inside the gold, not denied, not from the question."""
+    """The confusers the answer asserts: present, not inside the gold, not denied, and not context from
+    the question. A confuser the question states beside the gold is one of the options it offers
+    ("Which is cheaper: the A or the B?"), not context: naming it asserts it unless the answer denies it
+    ("A, not B") or ranks the gold above it in the question's own words ("A is cheaper than B"). So "A
+    or B", "A, B" and the question echoed fail, and so do "B is cheaper than A", "A is dearer than B" and
+    "A (B is dearer)": a comparison in other words than the question's is not read (an unsure check fails)."""
     toks = T.tokens(norm)
     present = {t.key for t in toks}
     # the gold's own words are not a denial of what follows it: "Non-refundable or free cancellation"
     # names the confuser, whose "non" belongs to the gold
     around = blanked(norm, gold_spans)
+    offers_choice = any(question.states_phrase(k) for k in gold_keys)
     named = []
     for phrase in phrases:
         keys = T.phrase_keys(phrase)
         if not keys or not set(keys) <= present:  # most confusers are not in the answer at all: cheap skip
             continue
-        if list(keys) in [list(k) for k in gold_keys] or question.states_phrase(keys):
+        if list(keys) in [list(k) for k in gold_keys] or (question.states_phrase(keys) and not offers_choice):
             continue
+        option = offers_choice and question.states_phrase(keys)
         for occ in T.find_phrase(toks, keys):
             s, e = token_span(norm, toks, occ)
             if any(gs <= s and e <= ge for gs, ge in gold_spans):
                 continue
-            if not is_negated(around[:s], around[e:], question.keys):
+            # an option named after the question's own words ("I can't decide between the B ...") is
+            # echoed, not denied: the "not" is the question's
+            echoed = option and echoes_question(clause_before(around[:s]), question)
+            if option and ranked_below_gold(norm[:s], gold_spans, question):
+                continue
+            if echoed or not is_negated(around[:s], around[e:], question.keys):
                 named.append(phrase)
                 break
     return named
 
 
+_LINKS = frozenset({"is", "are", "was", "were", "one", "it", "has", "a", "the"})  # "A is the cheaper one than"
+# the words of "costs less" in a question that asks it in any of them ("cheaper", "less expensive",
+# "costs less", "a lower price"): an answer may rank the options in another of them, never in "dearer"
+_CHEAPER = frozenset({"cheaper", "less", "expensive", "costs", "cost", "lower", "price", "priced", "fee", "fare"})
+
+
+def ranked_below_gold(before: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> bool:
+    """Whether an option right after `before` follows "<gold> <the question's comparative> than":
+    "the A is cheaper than the" for "Which is cheaper: the A or the B?" ("costs less than" where the
+    question says "costs less"); every word between the gold and "than" is the question's or a link
+    word, and none denies."""
+    for gs, ge in gold_spans:
+        between = before[ge:]
+        if ge > len(before) or any(c in T.BOUNDARY_CHARS for c in between):
+            continue
+        words = [t.key for t in T.tokens(between)]
+        while words and words[-1] in T.ARTICLES:
+            words.pop()
+        said = words[:-1]
+        allowed = question.keys | _LINKS | (_CHEAPER if _asks_cheaper(question) else frozenset())
+        if len(said) >= 1 and words[-1] == "than" and any(w not in _LINKS for w in said) and \
+                all(w in allowed for w in said) and not any(w in NEGATIONS for w in said):
+            return True
+    return False
+
+
+def _asks_cheaper(question: Question) -> bool:
+    keys = question.keys
+    return "cheaper" in keys or bool({"less", "lower"} & keys and {"expensive", "costs", "cost", "price"} & keys)
+
+
+ECHO_WORDS = 3  # words in a row, as the question has them, that are the question echoed
+
+
+def echoes_question(words: Sequence[str], question: Question) -> bool:
+    """Whether `words` (an answer's clause before a value) run as in the question, ECHO_WORDS or more."""
+    if len(words) < ECHO_WORDS:
+        return False
+    asked = [t.key for t in question.toks]
+    n = len(words)
+    return any(asked[i:i + n] == list(words) for i in range(len(asked) - n + 1))
+
+
+def gold_word_hedge(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
+    """A hedge made of the gold's own words ("I believe it is Believe", "Maybe it is Maybe" for the gold
+    "Believe" / "Maybe"), which blanking the gold hides: a hedge is the gold only when it lies wholly
+    inside one occurrence of the gold that the answer does not repeat ("Maybe", "I Think Therefore I Am")."""
+    said = Counter(T.fold(norm[s:e]) for s, e in gold_spans)
+    for match in hedges(norm, question.text):
+        inside = [(s, e) for s, e in gold_spans if s <= match.start() and match.end() <= e]
+        if not inside or said[T.fold(norm[inside[0][0]:inside[0][1]])] > 1:
+            return match.group(0)
+    return None
+
+
 def spoiler(norm: str, gold_spans: Sequence[tuple[int, int]], question: Question) -> str | None:
     """Why the rest of the answer spoils it (a hedge, a refusal), or None."""
     rest = blanked(norm, gold_spans)
-    h = hedge(rest, question.text)
+    h = hedge(rest, question.text) or gold_word_hedge(norm, gold_spans, question)
     if h:
         return f"hedges ('{h}')"
     r = refusal_phrase(rest)

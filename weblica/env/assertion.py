@@ -25,7 +25,10 @@ def clause_before(text: str, limit: int = 6) -> list[str]:
     words = [t.key for t in tokens(text[cut + 1:])]
     for i in range(len(words) - 1, -1, -1):
         if words[i] in _CLAUSE_WORDS:
-            words = words[i + 1:]
+            # "A rather than B", "A instead of B": the clause word starts the denial of what follows, so
+            # it stays with it ("A, not B" reads the same)
+            denies = tuple(words[i:i + 2]) in _NEG_PAIRS
+            words = words[i:] if denies else words[i + 1:]
             break
     return words[-limit:]
 
@@ -61,14 +64,17 @@ _HEDGE_RE = re.compile(r"\b(?:either|whether|maybe|perhaps|possibly|probably|pre
                        r"between(?=.*\b(?:and|or)\b))\b", re.I | re.S)
 
 
-def hedge(text: str, question: str = "") -> str | None:
-    """The words that make an answer a guess or a choice between alternatives, or None. Words the question
-    itself uses ("the difference between A and B") are not a hedge."""
+def hedges(norm: str, question: str = "") -> list[re.Match[str]]:
+    """The words of normalized `norm` that make it a guess or a choice between alternatives, as matches
+    (positions in `norm`). Words the question itself uses ("the difference between A and B") are none."""
     asked = normalize_answer(question).casefold()
-    for match in _HEDGE_RE.finditer(normalize_answer(text)):
-        if match.group(0).casefold() not in asked:
-            return match.group(0)
-    return None
+    return [m for m in _HEDGE_RE.finditer(norm) if m.group(0).casefold() not in asked]
+
+
+def hedge(text: str, question: str = "") -> str | None:
+    """The first hedge of `text` (see `hedges`), or None."""
+    found = hedges(normalize_answer(text), question)
+    return found[0].group(0) if found else None
 
 
 def list_items(text: str) -> list[list[Token]]:

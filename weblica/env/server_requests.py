@@ -43,6 +43,13 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows (numbers must be finite)")
 
 
+def finite_json(data: bytes | str) -> Any:
+    """JSON as Python reads it, except that NaN, Infinity and numbers too large for a float ("1e400",
+    which Python reads as infinity) are a ValueError: stored or echoed, they would be no JSON a browser
+    reads. Also the synth site server's parser (weblica.serve.app)."""
+    return json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
+
+
 def _check_nesting(value: Any) -> None:
     """Depth and text checks over a parsed body, iteratively (no recursion for hostile nesting)."""
     stack = [(value, 1)]
@@ -72,7 +79,7 @@ def read_json_body(req: Request, usage: str, allowed: set[str]) -> dict[str, Any
     if len(data) >= MAX_BODY_BYTES:  # a chunked body is cut at the limit instead: refuse it the same way
         raise RequestError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
     try:
-        body = json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
+        body = finite_json(data)
         _check_nesting(body)
     except RecursionError:
         raise RequestError(400, f"{usage}; the body nests too deeply") from None

@@ -72,7 +72,10 @@ class WeblicaBrowserTask(_Base):
 
     def setup(self, page: Any) -> tuple[str, dict]:
         if self.backend is not None:  # a fresh per-episode state on the site, every reset
-            _run_async(self.backend.begin(self.task, self.episode_id, self.seed))
+            net = _run_async(self.backend.begin(self.task, self.episode_id, self.seed))
+            # this episode's headers (its seed, its member's instance of the data), not those of the seed
+            # `browser_env_kwargs` was called with: one BrowserEnv is reset at many seeds
+            page.context.set_extra_http_headers(dict(net.extra_headers or {}))
         page.goto(self.task.start_url, wait_until="load")
         return self.task.instruction, {"task_id": self.task.id, "skill": self.task.skill}
 
@@ -199,13 +202,14 @@ def browser_env_kwargs(task: Task, backend: SiteBackend | None = None, episode_i
                        seed: int = 0) -> dict[str, Any]:
     """Keyword arguments for `browsergym.core.env.BrowserEnv` that play `task`: the task class, Debian's
     Chromium, and for a task behind a backend the episode's proxy and headers (network settings only:
-    BrowserEnv sets the viewport, locale and time zone from the task and refuses them twice)."""
+    BrowserEnv sets the viewport, locale and time zone from the task and refuses them twice). The headers
+    are `seed`'s; each reset's `setup` replaces them with its own seed's."""
     use_system_chromium()
     options = BrowserOptions().launch_kwargs()
     context: dict[str, Any] = {"service_workers": "block"}
     episode_id = episode_id or f"bgym-{task.id}-{seed}"
     if backend is not None:
-        net = _run_async(backend.begin(task, episode_id, seed))
+        net = _run_async(backend.begin(episode_task(task, seed), episode_id, seed))
         if net.proxy:
             context["proxy"] = {"server": net.proxy, "bypass": ""}
         context["extra_http_headers"] = dict(net.extra_headers or {})

@@ -18,6 +18,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, request
 
 from weblica.env.backend import EPISODE_HEADER
+from weblica.env.server_requests import finite_json
 from weblica.serve.rules import RuleError, checked_rules, refusal
 from weblica.serve.store import StateStore, with_views
 
@@ -111,16 +112,12 @@ def malformed_path(path: str) -> str | None:
     return None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is no JSON number")
-
-
 def _json_body(want: type | None = None, default: Any = None) -> Any:
-    """The request's JSON whatever its content type (`default` when absent or not JSON, hostile nesting
-    and NaN/Infinity included: a stored NaN would make the state unreadable to the page); with `want`, a
-    body of another type is a 400."""
+    """The request's JSON whatever its content type (`default` when absent or not JSON, hostile nesting,
+    NaN/Infinity and numbers too large for a float included: a stored NaN would make the state
+    unreadable to the page); with `want`, a body of another type is a 400."""
     try:
-        body = json.loads(request.get_data(cache=True), parse_constant=_no_constant)
+        body = finite_json(request.get_data(cache=True))
     except (ValueError, RecursionError):  # JSONDecodeError and undecodable bytes are ValueErrors
         body = None
     if body is None:

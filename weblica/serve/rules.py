@@ -12,13 +12,18 @@ A bundle's `site.json` lists them under `record_rules`: collection -> rules, eac
 - `open_dates`: `from` and `to` are ISO dates, `to` after `from`; none of the nights between (the `from`
   date up to the day before `to`) is in `closed[record[by]]`; with `room_of` (a `by` value -> its room)
   and `rooms` (room -> how many there are), nor is one on which the collection's stored records of the
-  same room already hold every room.
+  same room already hold every room. A stay of more than `max_nights` (default MAX_NIGHTS, the pages'
+  cap too) is refused, and with `first_night` / `last_night` (ISO dates: the nights the site's calendar
+  offers) so is one with a night outside them.
 - `later`: the `field` value (an ISO date) must come after the `than` field's, both present.
 - `at_most`: the `field` value, a whole number of at least 1, may not exceed `limits[record[by]]`.
 - `in_stock`: `counts` maps each quantity field to what it buys (a ticket type); the `by` value must be
-  in `left`, every quantity a whole number of 0 or more (digits in a string count as that number), and a
-  field in `left[record[by]]` plus what the collection's stored records with the same `by` value hold of
-  it may not exceed that number (a field not listed there, as a seated zone, is not limited by this rule).
+  in `left`, every quantity a whole number of 0 or more (digits in a string count as that number), at
+  least one of them above 0 (`empty`, the message for an order of nothing), and a field in
+  `left[record[by]]` plus what the collection's stored records with the same `by` value hold of it may
+  not exceed that number (a field not listed there, as a seated zone, is not limited by this rule);
+  with `prefix` ("qty_"), a record field that starts with it and is not in `counts` (a quantity of an
+  `item` there is none of) is refused.
 Each rule may carry `error`, the message shown (`{missing}` / `{items}` / `{limit}` / `{left}` filled in).
 `checked_rules` reads a bundle's `record_rules` before the server serves it: a malformed one stops the
 server with one line naming the file (rules that cannot be read must not quietly allow everything)."""
@@ -29,6 +34,7 @@ import math
 from typing import Any
 
 from weblica.env.dates import parse_iso_date
+from weblica.stay_nights import MAX_NIGHTS, stay_nights
 
 Rule = dict[str, Any]
 
@@ -124,15 +130,19 @@ def best_block(rows: list[list[str]], held: set[str], count: int) -> list[str] |
     return free[:count] if len(free) >= count else None
 
 
+MAX_QUANTITY = 10 ** 6 - 1  # a larger quantity is no order a form sends (and 1e400 reads as infinity)
+
+
 def _quantity(value: Any) -> int | None:
-    """A quantity a form sends (a number, or digits in a string; absent or empty is 0); None otherwise."""
+    """A quantity a form sends (a number, or ASCII digits in a string; absent or empty is 0); None
+    otherwise ("²" and "٣" are digits to str.isdigit, not to a form)."""
     if value is None or value == "":
         return 0
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)) and value == int(value) and 0 <= value < 10 ** 6:
+    if isinstance(value, (int, float)) and 0 <= value <= MAX_QUANTITY and value == int(value):
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 7:
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 7:
         return int(value.strip())
     return None
 
@@ -166,9 +176,14 @@ def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     if left is None:
         return f"There is no such {rule.get('noun', 'choice')}."
     counts = rule.get("counts", {})
+    prefix = rule.get("prefix")
+    if prefix and any(str(f).startswith(prefix) and f not in counts for f in record):
+        return f"There is no such {rule.get('item', 'ticket type')}."
     wanted = {f: _quantity(record.get(f)) for f in counts}
     if any(q is None for q in wanted.values()):
         return "Ticket quantities must be whole numbers of 0 or more."
+    if not sum(wanted.values()):
+        return rule.get("empty", "Choose at least one ticket.")
     for name, count in wanted.items():
         if name not in left or not count:
             continue
@@ -180,27 +195,23 @@ def _in_stock(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str 
     return None
 
 
-def _stay_nights(first: dt.date, last: dt.date) -> list[str]:
-    return [(first + dt.timedelta(days=n)).isoformat() for n in range(min((last - first).days, 366))]
-
-
-def _booked_out(rule: Rule, key: str, first: dt.date, last: dt.date, state: dict[str, Any]) -> list[str]:
+def _booked_out(rule: Rule, key: str, nights: list[str], state: dict[str, Any]) -> list[str]:
     """The nights of the stay on which the stored records of `key`'s room (any of its rates) already
-    hold every room there is."""
+    hold every room there is. A stored stay holds each of these nights from its check-in up to its
+    check-out, however long it is (ISO dates compare as strings)."""
     room_of = rule["room_of"]
     held: dict[str, int] = {}
     for other in state.get(rule["collection"], []):
         if not isinstance(other, dict) or room_of.get(str(other.get(rule["by"], ""))) != room_of[key]:
             continue
-        try:
-            nights = _stay_nights(dt.date.fromisoformat(str(other.get(rule["from"]))),
-                                  dt.date.fromisoformat(str(other.get(rule["to"]))))
-        except ValueError:
+        start, end = _iso_date(other.get(rule["from"])), _iso_date(other.get(rule["to"]))
+        if start is None or end is None:  # junk stored dates hold no night
             continue
         for night in nights:
-            held[night] = held.get(night, 0) + 1
+            if other[rule["from"]] <= night < other[rule["to"]]:
+                held[night] = held.get(night, 0) + 1
     rooms = rule.get("rooms", {}).get(room_of[key], 0)
-    return [night for night in _stay_nights(first, last) if held.get(night, 0) >= rooms]
+    return [night for night in nights if held.get(night, 0) >= rooms]
 
 
 def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> str | None:
@@ -210,12 +221,21 @@ def _open_dates(rule: Rule, record: dict[str, Any], state: dict[str, Any]) -> st
     first, last = dt.date.fromisoformat(start), dt.date.fromisoformat(end)
     if last <= first:
         return f"{rule['to']} must come after {rule['from']}."
+    longest = rule.get("max_nights", MAX_NIGHTS)
+    if (last - first).days > longest:
+        return f"A stay can be at most {longest} nights."
     key = str(record.get(rule["by"], ""))
-    closed = sorted(d for d in rule.get("closed", {}).get(key, []) if first.isoformat() <= d < last.isoformat())
-    if not closed and key in rule.get("room_of", {}):
-        closed = _booked_out(rule, key, first, last, state)
+    closed = sorted(d for d in rule.get("closed", {}).get(key, []) if start <= d < end)
     if closed:
         return rule.get("error", "Sold out on {dates}.").format(dates=", ".join(closed))
+    nights = stay_nights(first, last)
+    opened, closing = rule.get("first_night", nights[0]), rule.get("last_night", nights[-1])
+    if nights[0] < opened or nights[-1] > closing:  # a stay the site's calendar never offers
+        return f"Stays can be booked for the nights of {opened} to {closing} only."
+    if key in rule.get("room_of", {}):
+        full = _booked_out(rule, key, nights, state)
+        if full:
+            return rule.get("error", "Sold out on {dates}.").format(dates=", ".join(full))
     return None
 
 
@@ -245,8 +265,10 @@ _SHAPES: dict[str, dict[str, tuple[type | tuple[type, ...], bool]]] = {
     "best_items": {"field": (str, True), "by": (str, True), "rows": (dict, True), "counts": (dict, True),
                    "taken": (dict, False), "shared": (list, False)},
     "open_dates": {"by": (str, True), "from": (str, True), "to": (str, True), "closed": (dict, False),
-                   "room_of": (dict, False), "rooms": (dict, False)},
-    "in_stock": {"by": (str, True), "left": (dict, True), "counts": (dict, True), "noun": (str, False)},
+                   "room_of": (dict, False), "rooms": (dict, False),
+                   "first_night": (str, False), "last_night": (str, False), "max_nights": (int, False)},
+    "in_stock": {"by": (str, True), "left": (dict, True), "counts": (dict, True), "noun": (str, False),
+                 "prefix": (str, False), "item": (str, False), "empty": (str, False)},
     "later": {"field": (str, True), "than": (str, True)},
     "at_most": {"field": (str, True), "by": (str, True), "limits": (dict, True)},
 }
@@ -285,6 +307,10 @@ def _rule_problem(rule: Any) -> str | None:
         return "'open_dates' rule's 'rooms' must map each room to a whole number"
     if kind == "open_dates" and not all(isinstance(room, str) for room in rule.get("room_of", {}).values()):
         return "'open_dates' rule's 'room_of' must map each value to a room name"
+    if kind == "open_dates" and not all(_iso_date(rule[k]) for k in ("first_night", "last_night") if k in rule):
+        return "'open_dates' rule's 'first_night' and 'last_night' must be dates (YYYY-MM-DD)"
+    if kind == "open_dates" and not 1 <= rule.get("max_nights", 1) <= MAX_NIGHTS:
+        return f"'open_dates' rule's 'max_nights' must be a whole number from 1 to {MAX_NIGHTS}"
     if kind == "at_most" and not all(isinstance(v, int) and not isinstance(v, bool) for v in rule["limits"].values()):
         return "'at_most' rule's 'limits' must map each value to a whole number"
     return None

@@ -124,13 +124,14 @@ class SiteBuilder:
         the title and place field of a reservation form ("Reserve for pick-up" / "Pick-up location",
         "Set up a job alert" / "Work location"), `book` a booking page's heading ("Book a table"),
         `request` a date-range request form's title ("Request a stay"), `support` the contact form's
-        general topic ("Order support", "Application question")."""
+        general topic ("Order support", "Application question"), `founded` how a maker began, on its
+        page and in tasks ("founded"; a branch, venue, studio or restaurant "opened")."""
         from weblica.synth.intents import article  # the task grammar's article agreement ("an event")
 
         defaults = {"maker": "brand", "makers": "brands", "price": "price", "per": "", "buy": "Add to cart",
                     "sells": True, "place": "store", "places": "stores", "saved": "Wishlist",
                     "reserve": "Reserve for pick-up", "pickup": "Pick-up location", "book": f"Book {article(self.item_noun)}",
-                    "request": f"Request {article(self.item_noun)}", "support": "Order support"}
+                    "request": f"Request {article(self.item_noun)}", "support": "Order support", "founded": "founded"}
         return {**defaults, **self.cat.get("labels", {})}
 
     # ---- pages and tasks ---------------------------------------------------------------------------

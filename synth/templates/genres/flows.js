@@ -412,17 +412,50 @@
     soldOutRates();  // after the party check, which shows the Reserve links it keeps
   }
 
-  // ---- ticket stock: a type's "N left" counts this episode's stored orders for the event; a type that
-  // has none left can no longer be chosen (the server refuses an order beyond what is left anyway) ----
+  // ---- ticket stock: a type's "N left" counts this episode's stored orders for the event, and a seated
+  // zone's "N seats left" its free seats less those the episode's orders hold (as the seat map shows
+  // them); a type with none left can no longer be chosen. An order is for at least one ticket, each
+  // quantity a whole number up to what is left (the server refuses any other order anyway) ----
+  function ticketOrder(form) {
+    W.handlers["before-submit:" + form.id] = (values) => {
+      const fields = $$("input[name^='qty_']", form);
+      const bad = fields.find((el) => values[el.name] !== null && !(Number.isInteger(values[el.name])
+        && values[el.name] >= 0 && (el.max === "" || values[el.name] <= Number(el.max))));
+      const total = fields.reduce((sum, el) => sum + (Number(values[el.name]) || 0), 0);
+      const label = bad && $(`label[for="${CSS.escape(bad.id)}"]`, form);
+      const msg = bad ? `${label ? label.textContent.replace(/\s*\(.*$/, "") : "Tickets"}: choose a whole number from 0 to ${bad.max || 10}.`
+        : total ? "" : "Choose at least one ticket.";
+      if (!msg) return true;
+      const out = $("[data-form-error]", form);
+      out.textContent = msg;
+      out.hidden = false;
+      return false;
+    };
+  }
   async function ticketStock() {
     const table = $("[data-ticket-types]"), form = $("form#ticket-form");
-    if (!table || !form || !$$("[data-left]", table).length) return;
+    if (!table || !form) return;
+    ticketOrder(form);
+    const rows = $$("[data-left], [data-zone-free]", table);
+    if (!rows.length) return;
     const { data } = await api("GET", "/api/state");
-    const orders = (data.ticket_orders || []).filter((o) => o.event === form.elements.event.value);
-    for (const row of $$("[data-left]", table)) {
+    const event = form.elements.event.value;
+    const orders = (data.ticket_orders || []).filter((o) => o.event === event);
+    // seats held by the episode's orders of either kind (picked on the map, or "best available")
+    const held = [...(data.seat_orders || []).filter((o) => o.event === event), ...orders]
+      .flatMap((o) => String(o.seats || "").split(",").map((id) => id.trim()).filter(Boolean));
+    for (const row of rows) {
       const name = "qty_" + row.dataset.ticket;
-      const left = Math.max(0, Number(row.dataset.left) - orders.reduce((sum, o) => sum + (Number(o[name]) || 0), 0));
-      $("[data-ticket-left]", row).textContent = left ? left + " left" : "Sold out";
+      let left, text;
+      if (row.dataset.left !== undefined) {
+        left = Math.max(0, Number(row.dataset.left) - orders.reduce((sum, o) => sum + (Number(o[name]) || 0), 0));
+        text = left + " left";
+      } else {
+        const zoneRows = row.dataset.zoneRows.split(" ");
+        left = Math.max(0, Number(row.dataset.zoneFree) - held.filter((id) => zoneRows.includes(id.replace(/\d+$/, ""))).length);
+        text = left === 1 ? "1 seat left" : left + " seats left";
+      }
+      $("[data-ticket-left]", row).textContent = left ? text : "Sold out";
       const field = $(`[data-field="${CSS.escape(name)}"]`, form);
       if (!field) continue;
       for (const el of $$("input, button, select", field)) {

@@ -1,8 +1,10 @@
 """Events and ticketing: a calendar of events by day, venue pages with what is on there, event pages
 with ticket types (price, how many are left) and quantities per type, and the ticket order stored
 server-side. Events in the seated halls also have a seat map (events_seats.py), which is the stock of
-their seated types; every other ticket type has a number left, and the server refuses an order for more
-than that (counting the episode's earlier orders; weblica/serve/rules.py `in_stock`)."""
+their seated types (the event page shows a zone's free seats as "N seats left"); every other ticket
+type has a number left ("N left"), and the server refuses an order for more than that (counting the
+episode's earlier orders; weblica/serve/rules.py `in_stock`), an order of no ticket at all, and a
+quantity that is no whole number or names a ticket type the event does not have; so does the page."""
 from __future__ import annotations
 
 import datetime as dt
@@ -136,7 +138,8 @@ def _stock(site: SiteBuilder, events: list[dict[str, Any]]) -> None:
             if not (event.get("seats") and ticket["name"] in ZONES):
                 ticket["left"] = 0 if ticket["sold_out"] else rng.choice(LEFT)
     site.record_rules.setdefault("ticket_orders", []).append({
-        "kind": "in_stock", "by": "event", "noun": "event", "counts": {f"qty_{t['slug']}": t["name"] for t in events[0]["tickets"]},
+        "kind": "in_stock", "by": "event", "noun": "event", "prefix": "qty_", "item": "ticket type",
+        "empty": "Choose at least one ticket.", "counts": {f"qty_{t['slug']}": t["name"] for t in events[0]["tickets"]},
         "left": {e["id"]: {f"qty_{t['slug']}": t["left"] for t in e["tickets"] if "left" in t} for e in events},
         "error": "Sorry, only {left} {what} tickets are left for this event ({count} asked for)."})
 

@@ -73,6 +73,9 @@ def seat_maps(site: SiteBuilder, venues: list[dict[str, Any]], events: list[dict
             rows.append({"row": row, "zone": zone, "price": ticket["price"], "seats": [
                 {"id": f"{row}{n}", "n": n, "taken": rng.random() < share} for n in range(1, hall["per_row"] + 1)]})
         event["seats"] = rows
+        for zone in ZONES:  # the event page counts a zone's free seats as its ticket type's number left
+            prices[zone]["free_seats"] = free_in_zone(event, zone)
+            prices[zone]["zone_rows"] = [r["row"] for r in rows if r["zone"] == zone]
         event["seat_zones"] = [{"name": z, "price": prices[z]["price"], "price_text": prices[z]["price_text"]} for z in ZONES]
     site.initial_state["seat_orders"] = []
     taken = {e["id"]: [s["id"] for r in e["seats"] for s in r["seats"] if s["taken"]] for e in seated}

@@ -10,9 +10,9 @@ the same `sold_out` lists, so they agree on what can be booked."""
 from __future__ import annotations
 
 import calendar
-import datetime as dt
 from typing import Any, Callable
 
+from weblica.stay_nights import stay_nights as nights  # the server counts the same nights
 from weblica.synth.data import BASE_DATE
 
 # how many nights of the month one room type is sold out: often none or a few, sometimes a busy week
@@ -23,6 +23,14 @@ ROOMS_FREE = [2, 2, 2, 3, 3, 4, 5]
 STAY_TRIES = 24  # stays drawn before a task gives up finding one it can state without ambiguity
 
 Stay = dict[str, Any]
+
+
+def calendar_nights() -> tuple[str, str]:
+    """The first and the last night the site's calendar offers a stay for (ISO dates): the base date's
+    month, which the date fields open on and every stated stay lies in. The server's `open_dates` rule
+    carries them (`first_night`, `last_night`) and refuses a stay with a night outside."""
+    days = calendar.monthrange(BASE_DATE.year, BASE_DATE.month)[1]
+    return BASE_DATE.replace(day=1).isoformat(), BASE_DATE.replace(day=days).isoformat()
 
 
 def draw_sold_out(rng: Any) -> list[str]:
@@ -38,12 +46,6 @@ def draw_rooms(rng: Any, hotels: list[dict[str, Any]]) -> None:
     for hotel in hotels:
         for index, room in enumerate(hotel["rooms"]):
             room["key"], room["rooms"] = f"{hotel['id']}:{index}", rng.choice(ROOMS_FREE)
-
-
-def nights(checkin: str, checkout: str) -> list[str]:
-    """The nights of a stay, as ISO dates (none when the check-out does not follow the check-in)."""
-    first, last = dt.date.fromisoformat(checkin), dt.date.fromisoformat(checkout)
-    return [(first + dt.timedelta(days=n)).isoformat() for n in range((last - first).days)]
 
 
 def is_free(room: dict[str, Any], stay: Stay) -> bool:

@@ -15,8 +15,9 @@ from typing import Any
 from weblica.env.task import Check
 from weblica.synth.checks import answer_count, answer_date
 from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
-from weblica.synth.genres.hotel_nights import (draw_rooms, draw_sold_out, draw_stay, is_free, nights, open_rates,
-                                               results_rooms, shown, stay_price)
+from weblica.stay_nights import MAX_NIGHTS
+from weblica.synth.genres.hotel_nights import (calendar_nights, draw_rooms, draw_sold_out, draw_stay, is_free, nights,
+                                               open_rates, results_rooms, shown, stay_price)
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks
 from weblica.synth.intents import intent
 from weblica.synth.site import SiteBuilder
@@ -176,7 +177,8 @@ def hotels(site: SiteBuilder, cities: list[str]) -> None:
          "error": "Sorry, this room is sold out on the night of {dates}; choose other dates or another room.",
          "closed": {rate["id"]: rate["sold_out"] for h in found for rate in rates_of(h)},
          "room_of": {rate["id"]: rate["room_key"] for h in found for rate in rates_of(h)},
-         "rooms": {room["key"]: room["rooms"] for h in found for room in h["rooms"]}}]
+         "rooms": {room["key"]: room["rooms"] for h in found for room in h["rooms"]},
+         "first_night": calendar_nights()[0], "last_night": calendar_nights()[1], "max_nights": MAX_NIGHTS}]
     for h in found:  # what a results row needs to price itself for the searched stay
         h["room_nights"] = results_rooms(h)
         h["rate_rooms"] = [[rate["id"], rate["room_key"]] for rate in rates_of(h)]  # whose rooms a booking uses

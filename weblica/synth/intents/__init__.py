@@ -21,7 +21,7 @@ MIN_PHRASINGS = 5
 # the site's own words (`say` fills them from the site) and agreement words ({be}: "is"/"are"): a
 # phrasing may use them or not
 SITE_WORDS = frozenset({"noun", "nouns", "maker_word", "makers_word", "price_word", "place", "places", "saved",
-                        "request_what"})
+                        "request_what", "founded"})
 OPTIONAL_SLOTS = SITE_WORDS | {"be"}
 INTENTS: dict[str, "Intent"] = {}
 
@@ -201,7 +201,8 @@ def say(site: Any, which: Intent, **slots: object) -> dict[str, Any]:
     """The TaskDraft fields of an intent asked on a site: `TaskDraft(**say(site, OPEN_ITEM, item=name), ...)`
     gives its instruction (phrased by the site's phrasing rng), intent id and guided flag. The genre
     words are slots too: {noun} and {nouns} (the site's entity nouns), {maker_word} and {makers_word} (its label
-    for who offers an entity), {price_word}, {place} / {places} (its physical places: "store", "branch"),
+    for who offers an entity), {founded} (how that one began: "founded", "opened"), {price_word},
+    {place} / {places} (its physical places: "store", "branch"),
     {saved} (the user's saved list: "wishlist", "saved doctors list") and {request_what} (what its date
     request asks for: "a stay", "a statement") unless the caller gives them.
 
@@ -213,7 +214,7 @@ def say(site: Any, which: Intent, **slots: object) -> dict[str, Any]:
     words = {"noun": site.item_noun, "nouns": site.items_noun, "maker_word": labels["maker"],
              "makers_word": labels["makers"], "price_word": labels["price"], "place": labels["place"],
              "places": labels["places"], "saved": saved_list(labels["saved"]),
-             "request_what": request_what(labels["request"])}
+             "request_what": request_what(labels["request"]), "founded": labels["founded"]}
     filled = {**{k: v for k, v in words.items() if k in which.slots}, **slots}
     rewrite, extra = fitted(site, which, filled)
     text = phrase(which, phrasing_rng(site), rewrite, **{**filled, **extra})
@@ -283,6 +284,9 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
                     (r"the \{kind\} ones", "the {kind_nouns}")]
     if not names_take_article(site):
         rewrite += [(r"\b[Tt]he \{(%s)\}" % slot, r"{\1}") for slot in NAME_SLOTS if slot in slots]
+    if "item" in slots and not site.labels["sells"] and not site.labels.get("pays"):
+        # nothing is sold: a doctor, a bank account or a bus route does not "go for" a price
+        rewrite.append((r"What does ((?:the )?)\{item\} go for\?", r"What is the {price_word} for \1{item}?"))
     maker, maker_word = str(slots.get("maker", "")), str(slots.get("maker_word", site.labels["maker"]))
     if maker and maker_word.split()[-1].lower() in maker.lower().split():
         rewrite.append((r"\b[Tt]he \{maker_word\} \{maker\}", "{maker}"))

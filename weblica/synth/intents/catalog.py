@@ -132,13 +132,14 @@ MAKER_CITY = intent(
     "{item}: which city is its {maker_word} in?",
     "Tell me the home city of the {maker_word} listed for the {item}.",
 )
+# {founded}: how the genre says a maker began ("founded"; a branch, venue or restaurant "opened")
 MAKER_FOUNDED = intent(
     "maker-founded",
-    "In which year was the {maker_word} of the {item} founded?",
-    "When was the {maker_word} behind the {item} founded? Just the year.",
-    "Founding year of the {item}'s {maker_word}?",
-    "What year did the {maker_word} of the {item} start out?",
-    "Tell me when the {maker_word} of the {item} was founded.",
+    "In which year was the {maker_word} of the {item} {founded}?",
+    "When was the {maker_word} behind the {item} {founded}? Just the year.",
+    "The {item}'s {maker_word}: what year was it {founded}?",
+    "Since which year has the {maker_word} of the {item} been around?",
+    "Tell me when the {maker_word} of the {item} was {founded}.",
 )
 CHEAPER_OF_TWO = intent(
     "cheaper-of-two",

@@ -8,7 +8,7 @@ field label that is no noun filled in as one ("what is its documents needed?"), 
 agreeing with the noun after them, "the" before a person's title, the user's own things called
 "your", an option's capital kept inside a sentence ("pay by Card"), a word said twice in two forms
 ("the last listing listed"), an offerer named with the genre's word twice ("the clinic Central
-Clinic"), "Helpers's". With the site (`lint_drafts(drafts, site)`) it also drops shopping words on a
+Clinic"), "Helpers's", a branch or venue "founded" (it opened). With the site (`lint_drafts(drafts, site)`) it also drops shopping words on a
 genre whose "price" is earned (a salary: "the cheapest job").
 """
 from __future__ import annotations
@@ -90,6 +90,9 @@ _FORMS = ("", "s", "es", "ed", "ing", "er", "ers")
 _NAMED_TWICE = re.compile(r"\b([a-z]{4,}) ((?:[A-Z][\w&'-]* )*)([A-Z][a-z]+)\b")
 _COUNTED_NAME = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten) ((?:[A-Z][\w-]* )*[A-Z][\w-]*)"
                            r"(?= (?:to|in|into|and|for)\b|[,.?])")
+# a place that opens said to be founded: "the branch of the Gold Saver founded", "the venue ... founded"
+_PLACE_FOUNDED = re.compile(r"\b(?:branch|branches|venue|venues)\b(?:(?![.?!]).)*\bfound(?:ed|ing)\b|"
+                            r"\bfound(?:ed|ing)\b(?:(?![.?!]).)*\b(?:branch|branches|venue|venues)\b", re.IGNORECASE)
 _SHOP_WORDS = re.compile(r"\b(cheap\w*|(?:less|more|most|least) expensive|expensive|pric(?:ed|ey|ier|iest)|costs?|"
                          r"go for|spend|how much (?:is|are))\b", re.IGNORECASE)
 
@@ -143,6 +146,8 @@ def _wording(text: str) -> list[str]:
     for m in _COUNTED_NAME.finditer(text):
         if not m.group(1).endswith("s"):
             found.append(f"a count before a singular name: '{m.group(0)}'")
+    if _PLACE_FOUNDED.search(text):
+        found.append(f"a branch or venue said to be founded (it opened): '{_PLACE_FOUNDED.search(text).group(0)}'")
     return found
 
 
