@@ -19,7 +19,7 @@ from weblica.synth.genres.kit import fill_plan
 from weblica.synth.spec import sample_spec
 from tests_helpers import fetch_json, synth_episode
 
-SEED = 51  # its ticket-order task falls on a seated event
+SEED = 8  # its ticket-order task falls on a seated event (seed 51 did before the catalog became the programme)
 
 
 def test_best_block_takes_the_front_most_centred_block_else_the_best_free_seats():

@@ -29,6 +29,13 @@ def slugify(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def price_scale(fmt: dict[str, Any]) -> int:
+    """How many units of the site's currency a genre's price range unit is worth: a currency written
+    without decimals (the yen) is about a hundred times smaller, so "a dish from 6 to 38" is ¥600-¥3,800
+    there. Every price of a site (its catalog, offers and flows) is drawn on this one scale."""
+    return 100 if int(fmt["decimals"]) == 0 else 1
+
+
 def _money(rng: random.Random, low: float, high: float, decimals: int) -> float:
     value = rng.uniform(low, high)
     if decimals == 0 or high > 5000:
@@ -46,41 +53,47 @@ def make_items(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str,
     """`count` entities of the category's genre (weblica/synth/entities.py): unique names drawn from their
     kind's own nouns (a few near-duplicates among them), unique prices and the genre's facts."""
     cat = categories()[spec.category]
-    decimals = spec.style.locale_format["decimals"]
-    lo, hi = cat["price"]
-    attr = cat["attr"]
-    attr_values = list(range(int(attr["min"]), int(attr["max"]) + 1, int(attr["step"])))
+    # a genre priced in whole units (salaries, rents) draws whole amounts
+    decimals = 0 if cat.get("whole_money") else spec.style.locale_format["decimals"]
+    scale = price_scale(spec.style.locale_format)
+    lo, hi = cat["price"][0] * scale, cat["price"][1] * scale
     items, seen_prices = [], set()
     for index, entity in enumerate(entity_names(cat, rng, count, (FIRST_NAMES, LAST_NAMES))):
         price = _money(rng, lo, hi, decimals)
         while price in seen_prices:  # unique prices keep "cheapest"/"most expensive" unambiguous
             price = round(price + (1 if decimals == 0 or hi > 5000 else 0.1) * (100 if hi > 20000 else 1), 2)
         seen_prices.add(price)
-        name = entity["name"]
-        items.append({
-            "id": f"i{index + 1:03d}",
-            "slug": slugify(name),
-            "name": name,
-            "kind": entity["kind"],
-            "noun": entity["noun"],
-            "maker": rng.choice(cat["makers"]),
-            "price": price,
-            "rating": round(rng.uniform(2.5, 5.0), 1),
-            "reviews": rng.randint(3, 2400),
-            "attr": rng.choice(attr_values),
-            "date": (BASE_DATE + dt.timedelta(days=rng.randint(0, 120))).isoformat(),
-            "stock": rng.randint(0, 40),
-            "facts": {label: rng.choice(values) for label, values in cat["facts"].items()},
-            "color": _hue_color(rng),
-            "image": f"/img/{slugify(name)}.png",
-        })
+        items.append(catalog_item(cat, rng, index, entity, price))
     return items
+
+
+def catalog_item(cat: dict[str, Any], rng: random.Random, index: int, entity: dict[str, str], price: float, *,
+                 maker: str | None = None, attr: int | None = None, date: str | None = None,
+                 facts: dict[str, str] | None = None) -> dict[str, Any]:
+    """One catalog entity: `entity` gives its name, kind and noun. A genre that derives its catalog from
+    its own programme (events) passes what the programme says of it (venue, date, facts); what is not
+    given is drawn, in this order, from `rng`."""
+    name = entity["name"]
+    attr_spec = cat["attr"]
+    attr_values = range(int(attr_spec["min"]), int(attr_spec["max"]) + 1, int(attr_spec["step"]))
+    item: dict[str, Any] = {"id": f"i{index + 1:03d}", "slug": slugify(name), "name": name, "kind": entity["kind"],
+                            "noun": entity["noun"], "maker": maker or rng.choice(cat["makers"]), "price": price}
+    item["rating"] = round(rng.uniform(2.5, 5.0), 1)
+    item["reviews"] = rng.randint(3, 2400)
+    item["attr"] = attr if attr is not None else rng.choice(list(attr_values))
+    item["date"] = date or (BASE_DATE + dt.timedelta(days=rng.randint(0, 120))).isoformat()
+    item["stock"] = rng.randint(0, 40)
+    item["facts"] = facts if facts is not None else {label: rng.choice(values) for label, values in cat["facts"].items()}
+    item["color"] = _hue_color(rng)
+    item["image"] = f"/img/{slugify(name)}.png"
+    return item
 
 
 def make_makers(spec: SiteSpec, rng: random.Random) -> list[dict[str, Any]]:
     cat = categories()[spec.category]
     cities = rng.sample(CITIES, len(cat["makers"]))
-    return [{"name": m, "slug": slugify(m), "city": c, "founded": rng.randint(1890, 2020),
+    first, last = cat.get("founded_years", (1890, 2020))  # when a maker began (a classifieds seller: joined)
+    return [{"name": m, "slug": slugify(m), "city": c, "founded": rng.randint(first, last),
              "employees": rng.randint(8, 4000)} for m, c in zip(cat["makers"], cities)]
 
 
@@ -128,8 +141,8 @@ def make_offers(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str
     """Bookable offers (departures, slots, sessions) with a time, a price and seats left."""
     cat = categories()[spec.category]
     decimals = spec.style.locale_format["decimals"]
-    lo, hi = cat["price"]
-    hi = min(hi, lo + 400)
+    scale = price_scale(spec.style.locale_format)
+    lo, hi = cat["price"][0] * scale, min(cat["price"][1], cat["price"][0] + 400) * scale
     times, prices, offers = set(), set(), []
     bump = 1 if decimals == 0 or hi > 5000 else 0.5
     while len(offers) < count:

@@ -19,15 +19,23 @@ import jinja2
 
 from weblica.env.task import Check, Task, TaskSource
 from weblica.synth import images
-from weblica.synth.data import make_items, make_makers, site_name
+from weblica.synth.data import make_items, make_makers, price_scale, site_name
 from weblica.synth.page_grammar import compose, hero_copy, page_context
 from weblica.synth.spec import SiteSpec, categories, synth_dir
 
 PUBLIC = "public"
+# category -> the builder of its catalog from the genre's own data (weblica/synth/genres registers them)
+CATALOG_SOURCES: dict[str, Callable[["SiteBuilder", int], list[dict[str, Any]]]] = {}
 
 
-def format_money(value: float, fmt: dict[str, Any]) -> str:
-    decimals = int(fmt["decimals"])
+# from this many units of a two-decimal currency on (a salary, an income limit, a house), a whole
+# amount is written without its cents, as real sites do ("$93,000 a year", not "$93,000.00")
+WHOLE_FROM = 10_000
+
+
+def format_money(value: float, fmt: dict[str, Any], whole: bool = False) -> str:
+    """`value` in the site's currency format; `whole`: a whole amount without its decimals ("$93,000")."""
+    decimals = 0 if whole and float(value).is_integer() else int(fmt["decimals"])
     whole, _, frac = f"{abs(value):,.{decimals}f}".partition(".")
     text = whole.replace(",", fmt["thousands"]) + (fmt["decimal"] + frac if decimals else "")
     text = ("-" if value < 0 else "") + text
@@ -81,8 +89,14 @@ class SiteBuilder:
 
     # ---- content ---------------------------------------------------------------------------------
     def items(self, count: int = 30) -> list[dict[str, Any]]:
+        """The site's catalog of `count` entities, made once: drawn from the genre's vocabulary, or, for a
+        genre whose entities are its flow's own (an events site's programme), made by that genre
+        (`CATALOG_SOURCES`), so one site never lists two unrelated sets of the same things."""
         if "items" not in self.data:
-            items = make_items(self.spec, self.rng, count)
+            import weblica.synth.genres  # noqa: F401  (registers the genres' catalog sources)
+
+            source = CATALOG_SOURCES.get(self.spec.category)
+            items = source(self, count) if source else make_items(self.spec, self.rng, count)
             self.data["items"] = items
             self.data["makers"] = make_makers(self.spec, self.rng)
             for item in items:
@@ -92,8 +106,13 @@ class SiteBuilder:
             self.public_json["items"] = [{k: v for k, v in item.items() if k != "facts"} for item in items]
         return self.data["items"]
 
-    def money(self, value: float) -> str:
-        return format_money(value, self.fmt)
+    def money(self, value: float, whole: bool | None = None) -> str:
+        """`value` as this site writes it. Whole amounts go without cents where real sites write them so:
+        on a genre with `whole_money: true` (salaries, rents) and from WHOLE_FROM units on (an income
+        limit, a house); `whole` says it for one context."""
+        if whole is None:
+            whole = bool(self.cat.get("whole_money")) or abs(value) >= WHOLE_FROM * price_scale(self.fmt)
+        return format_money(value, self.fmt, whole)
 
     def date(self, iso: str) -> str:
         return format_date(iso, self.fmt)
@@ -125,13 +144,18 @@ class SiteBuilder:
         "Set up a job alert" / "Work location"), `book` a booking page's heading ("Book a table"),
         `request` a date-range request form's title ("Request a stay"), `support` the contact form's
         general topic ("Order support", "Application question"), `founded` how a maker began, on its
-        page and in tasks ("founded"; a branch, venue, studio or restaurant "opened")."""
+        page and in tasks ("founded"; a branch, venue, studio or restaurant "opened"), `available` and
+        `stock` how an entity's page says its date and stock ("Available from" ... "in stock"; an event is
+        "On" a day and its page has no stock line: its ticket types say what is left), `since` and `team`
+        the maker page's year and team rows ("Founded" / "Team"; a classifieds seller is a "Member
+        since" and has no team)."""
         from weblica.synth.intents import article  # the task grammar's article agreement ("an event")
 
         defaults = {"maker": "brand", "makers": "brands", "price": "price", "per": "", "buy": "Add to cart",
                     "sells": True, "place": "store", "places": "stores", "saved": "Wishlist",
                     "reserve": "Reserve for pick-up", "pickup": "Pick-up location", "book": f"Book {article(self.item_noun)}",
-                    "request": f"Request {article(self.item_noun)}", "support": "Order support", "founded": "founded"}
+                    "request": f"Request {article(self.item_noun)}", "support": "Order support", "founded": "founded",
+                    "available": "Available from", "stock": "in stock", "since": "", "team": "Team"}
         return {**defaults, **self.cat.get("labels", {})}
 
     # ---- pages and tasks ---------------------------------------------------------------------------

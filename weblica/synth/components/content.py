@@ -59,7 +59,9 @@ def testimonials(site: SiteBuilder, n: int = 4) -> list[dict[str, Any]]:
 def faq(site: SiteBuilder, n: int = 6) -> list[tuple[str, str]]:
     w = words(site)
     rng = layout_rng(site, "faq")
-    pairs = [(f"How do I find a {w['item']}?", f"Browse all {w['items']} from the menu, or open a collection and "
+    from weblica.synth.intents import article  # "How do I find an event?", not "a event"
+
+    pairs = [(f"How do I find {article(w['item'])}?", f"Browse all {w['items']} from the menu, or open a collection and "
                                                 f"narrow it down by {w['maker']}."),
              (f"Is every {w['maker']} on {w['name']} verified?", f"Yes. Every {w['maker']} is reviewed before "
                                                                   f"their {w['items']} appear here."),

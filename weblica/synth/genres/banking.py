@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 from weblica.synth.checks import answer_count
-from weblica.synth.data import BASE_DATE, make_people
+from weblica.synth.data import BASE_DATE, make_people, price_scale
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill_plan, record_checks, unique_by, use_script
 from weblica.synth.intents import intent
@@ -91,7 +91,7 @@ def _month_name(month: str) -> str:
 def _bank(site: SiteBuilder) -> dict[str, Any]:
     rng = site.rng
     decimals = site.fmt["decimals"]
-    scale = 100 if decimals == 0 else 1
+    scale = price_scale(site.fmt)
     accounts = []
     balances = amounts(rng, 150 * scale, 9000 * scale, decimals, len(ACCOUNT_KINDS))
     for index, ((kind, names), balance) in enumerate(zip(ACCOUNT_KINDS, balances)):

@@ -13,6 +13,13 @@ from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, shown_money, unique_extreme
 
 CONDITIONS = ["New", "Like new", "Good", "Fair"]
+# titles that say the thing was owned before: never in "New" condition ("Second-hand Games Console", new)
+USED_WORDS = ("Used", "Vintage", "Refurbished", "Antique", "Retro", "Restored", "Second-hand", "Classic", "Spare", "Old")
+
+
+def conditions_for(title: str) -> list[str]:
+    """The conditions an ad with this title can be in."""
+    return CONDITIONS[1:] if title.split(" ")[0] in USED_WORDS else CONDITIONS
 QUESTIONS = ["Is it still available?", "Could I pick it up this weekend?", "Would you take a lower offer?",
              "Can you send more photos?", "Does it come with the original receipt?"]
 
@@ -30,13 +37,13 @@ MESSAGE_AD = intent(
     "Message the seller of the {title} ad in {location} with \"{question}\" as {name}, email {email}.",
     "As {name} ({email}), ask the seller of the {title} in {location} \"{question}\" by message.",
     "Write to the {title} seller in {location} from {name} <{email}> with the message \"{question}\".")
-POST_AD = intent(
+POST_AD = intent(  # said as a person would: "in good condition, for €90, in Kingsport", not a list of field values
     "ads-post",
-    "Post an ad: \"{title}\" in {category}, {condition}, asking {price}, located in {location}, contact {email}.",
-    "Put up a listing for a {condition} \"{title}\" under {category} for {price} in {location}; my email is {email}.",
-    "Sell my \"{title}\" ({condition}) in {category}: price {price}, location {location}, email {email}.",
-    "List \"{title}\" for sale in the {category} section, {condition} condition, {price}, in {location}, reply to {email}.",
-    "Create a {category} ad titled \"{title}\", {condition}, {price}, {location}, contact email {email}.")
+    "Post an ad for \"{title}\" in {category}: it's in {condition} condition, I'm asking {price}, and it's in {location}. Contact {email}.",
+    "Put up a listing for my \"{title}\" under {category}, in {condition} condition, for {price}, to be picked up in {location}; my email is {email}.",
+    "Sell my \"{title}\" in {category} for {price}. It's in {condition} condition and I'm in {location}; reply to {email}.",
+    "List \"{title}\" for sale in the {category} section, in {condition} condition, for {price}, located in {location}, with {email} as the contact.",
+    "Create a {category} ad titled \"{title}\": {condition} condition, {price}, collection in {location}, contact email {email}.")
 ASKING_PRICE = intent(
     "ads-asking-price",
     "What is the asking price of the {title} in {location}?",
@@ -94,7 +101,7 @@ def _ads(site: SiteBuilder) -> list[dict[str, Any]]:
         seller = rng.choice(sellers)
         ads.append({"id": f"a{index + 1}", "title": title, "slug": slugify(f"{title} {location} {index + 1}"),
                     "category": category, "location": location, "price": price,
-                    "condition": rng.choice(CONDITIONS), "seller": seller["name"], "posted": rng.randint(1, 40),
+                    "condition": rng.choice(conditions_for(title)), "seller": seller["name"], "posted": rng.randint(1, 40),
                     "since": rng.randint(2012, 2025)})
     for ad in ads:
         similar = [a for a in ads if a["category"] == ad["category"] and a is not ad]
@@ -175,10 +182,10 @@ def _tasks(site: SiteBuilder, ads: list[dict[str, Any]], filters: list[dict[str,
     title = rng.choice([t for t in (f"{a} {n}" for a in site.cat["adjectives"] for n in site.cat["kinds"][category])
                         if t not in taken])
     price = float(rng.randint(2, 40) * (5 if site.fmt["decimals"] else 500))
-    values = {"title": title, "category": category, "condition": rng.choice(CONDITIONS),
+    values = {"title": title, "category": category, "condition": rng.choice(conditions_for(title)),
               "price": price, "location": rng.choice(sorted({a["location"] for a in ads})), "email": people[2]["email"]}
     act(site, POST_AD, {**values, "category": values["category"].lower(), "condition": values["condition"].lower(),
-                        "price": site.money(price)}, start,
+                        "price": site.money(price, whole=True)}, start,
         [{"op": "click", "sel": "a[href='/ads/post']"}] + fill_plan(site, post, {**values, "price": int(price)}) +
         [{"op": "click", "sel": "#post-ad"}], record_checks("posted_ads", post, values), "One ad posted with exactly those details")
 

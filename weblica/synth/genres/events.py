@@ -12,13 +12,13 @@ import random
 from typing import Any
 
 from weblica.synth.checks import answer_date
-from weblica.synth.data import BASE_DATE, STREETS, make_people, slugify
+from weblica.synth.data import BASE_DATE, STREETS, catalog_item, make_people, price_scale, slugify
 from weblica.synth.entities import kind_adjectives
 from weblica.synth.genres import flow
 from weblica.synth.genres.events_seats import ZONES, free_in_zone, seat_maps, seat_tasks
 from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill_plan, record_checks, use_script
 from weblica.synth.intents import intent
-from weblica.synth.site import SiteBuilder
+from weblica.synth.site import CATALOG_SOURCES, SiteBuilder
 from weblica.synth.skills.common import distinct, name_check, price_check
 
 TICKETS = ["General admission", "Reserved seat", "VIP"]
@@ -39,6 +39,8 @@ HOSTS = ["Ivy Marlowe", "Dana Whitfield", "Omar Reyes", "Kai Lennox"]  # who lea
 TOPICS = ["Songwriting", "Stage Lighting", "Drumming", "Improv", "Vocal", "Sound Engineering"]
 # how many tickets of a type that is not sold out are left: a few for some, plenty for most
 LEFT = [1, 2, 3, 4, 5, 6, 8, 12, 12, 20, 30, 45, 80, 150]
+PROGRAMME = 18  # events on a site whose skill lists no catalog (otherwise the catalog's size)
+EVENT_TIMES = ["18:30", "19:00", "19:30", "20:00", "21:00"]  # doors open half an hour before
 
 
 def _said(name: str) -> str:
@@ -80,52 +82,85 @@ WHEN = intent(
     "Tell me the date {event} is scheduled for.")
 
 
-def _event_name(site: SiteBuilder, kind: str) -> str:
-    """A name that agrees with the event's kind: its noun is the kind's own ("Live Set", not "Play"), and
-    who it is by fits it (a band's concert, a company's play, a comedian's hour, two teams' derby)."""
+def _event_name(site: SiteBuilder, kind: str) -> tuple[str, str]:
+    """A name that agrees with the event's kind, and its noun: the noun is the kind's own ("Live Set",
+    not "Play"), and who it is by fits it (a band's concert, a company's play, a comedian's hour, two
+    teams' derby)."""
     rng = site.rng
     noun = rng.choice(site.cat["kinds"][kind])
     title = f"{rng.choice(kind_adjectives(site.cat, kind))} {noun}"
     if kind == "Sports":
         home, away = rng.sample(TEAMS, 2)
-        return f"{noun}: {home} vs {away}"
+        return f"{noun}: {home} vs {away}", noun
     if kind == "Workshop":
-        return f"{rng.choice(TOPICS)} {noun} with {rng.choice(HOSTS)}"
+        return f"{rng.choice(TOPICS)} {noun} with {rng.choice(HOSTS)}", noun
     if kind == "Festival":
-        return f"{rng.choice(TOWNS)} {title}"
+        return f"{rng.choice(TOWNS)} {title}", noun
     by = {"Theatre": COMPANIES, "Comedy": COMEDIANS}.get(kind, BANDS)
-    return f"{rng.choice(by)}: {title}"
+    return f"{rng.choice(by)}: {title}", noun
 
 
-def _programme(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def programme(site: SiteBuilder, count: int = PROGRAMME) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The site's venues and its one programme of events (made once per site): each event has a kind, a
+    venue, a day and time and its ticket types (general admission the cheapest, unique across events,
+    so "the cheapest concert" has one answer; all on the site's one price scale, `price_scale`). The
+    catalog (`programme_catalog`) and the flow's pages are both made from it."""
+    if "events" in site.data:
+        return site.data["venues"], site.data["events"]
     rng = site.rng
     venues = [{"id": f"v{i + 1}", "name": name, "slug": slugify(name),
                "address": f"{rng.randint(1, 200)} {rng.choice(STREETS)}", "capacity": rng.randrange(200, 5000, 50)}
               for i, name in enumerate(site.cat["makers"])]
     events: list[dict[str, Any]] = []
-    scale = 100 if site.fmt["decimals"] == 0 else 1
+    scale, decimals = price_scale(site.fmt), site.fmt["decimals"]
+    low, high = site.cat["price"]
+    admissions = amounts(rng, low, high * 0.55, decimals, count)  # general admission: one price per event
     names: set[str] = set()
-    for index in range(18):
+    for index in range(count):
         kind = rng.choice(list(site.cat["kinds"]))
-        name = _event_name(site, kind)
+        name, noun = _event_name(site, kind)
         while name in names:
-            name = _event_name(site, kind)
+            name, noun = _event_name(site, kind)
         names.add(name)
         venue = rng.choice(venues)
-        base = amounts(rng, 15, 60, site.fmt["decimals"], 3)
-        prices = sorted(p * scale for p in base)
-        prices[2] += 40 * scale
+        reserved = admissions[index] + amounts(rng, 4, 30, decimals, 1)[0]
+        prices = [p * scale for p in (admissions[index], round(reserved, 2), round(reserved + 40, 2))]
         tickets = [{"name": t, "slug": slugify(t).replace("-", "_"), "price": float(p), "price_text": site.money(p),
                     "sold_out": t != TICKETS[0] and rng.random() < 0.2} for t, p in zip(TICKETS, prices)]
         day = (BASE_DATE + dt.timedelta(days=rng.randint(3, 40))).isoformat()
-        events.append({"id": f"e{index + 1}", "name": name, "slug": slugify(f"{name} {index + 1}"), "kind": kind,
-                       "venue": venue["name"], "venue_slug": venue["slug"], "venue_id": venue["id"], "day": day,
-                       "time": rng.choice(["18:30", "19:00", "19:30", "20:00", "21:00"]), "tickets": tickets,
+        events.append({"id": f"e{index + 1}", "name": name, "noun": noun, "slug": slugify(f"{name} {index + 1}"),
+                       "kind": kind, "venue": venue["name"], "venue_slug": venue["slug"], "venue_id": venue["id"],
+                       "day": day, "time": rng.choice(EVENT_TIMES), "tickets": tickets,
                        "from_text": tickets[0]["price_text"]})
     events.sort(key=lambda e: (e["day"], e["time"], e["id"]))
     for venue in venues:
         venue["events"] = [e for e in events if e["venue_id"] == venue["id"]]
+    site.data["venues"], site.data["events"] = venues, events
     return venues, events
+
+
+def programme_catalog(site: SiteBuilder, count: int) -> list[dict[str, Any]]:
+    """The catalog of an events site: its programme's events as catalog entities (name, kind, venue as
+    the maker, the general admission price, the day, doors opening before the start), each linking to
+    its event page, so a catalog task and a ticket task speak of the same events."""
+    _, events = programme(site, count)
+    rng = site.rng
+    running = site.cat["attr"]
+    items = []
+    for index, event in enumerate(events):
+        start = dt.datetime.strptime(event["time"], "%H:%M")
+        facts = {"Doors open": (start - dt.timedelta(minutes=30)).strftime("%H:%M"),
+                 **{label: rng.choice(values) for label, values in site.cat["facts"].items() if label != "Doors open"}}
+        item = catalog_item(site.cat, rng, index, {"name": event["name"], "kind": event["kind"], "noun": event["noun"]},
+                            event["tickets"][0]["price"], maker=event["venue"], date=event["day"], facts=facts,
+                            attr=rng.randrange(int(running["min"]), int(running["max"]) + 1, int(running["step"])))
+        item["page"] = f"/events/{event['slug']}"
+        event["item"] = item["id"]
+        items.append(item)
+    return items
+
+
+CATALOG_SOURCES["events"] = programme_catalog
 
 
 def _stock(site: SiteBuilder, events: list[dict[str, Any]]) -> None:
@@ -159,7 +194,7 @@ def _fields(event: dict[str, Any]) -> list[dict[str, Any]]:
 @flow("events")
 def events_flow(site: SiteBuilder) -> None:
     use_script(site)
-    venues, events = _programme(site)
+    venues, events = programme(site)
     seated = seat_maps(site, venues, events)
     _stock(site, events)
     site.data["venues"], site.data["events"] = venues, events

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from weblica.synth.checks import answer_count, answer_text
-from weblica.synth.data import DISTRICTS, STREETS, make_people, slugify
+from weblica.synth.data import DISTRICTS, STREETS, make_people, price_scale, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, amounts, ask, fill_plan, record_checks, use_script
 from weblica.synth.intents import article, intent
@@ -110,7 +110,7 @@ def _apply_steps(districts: list[str]) -> list[tuple[str, list[dict[str, Any]]]]
 def _office_data(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, float]]:
     rng = site.rng
     decimals = site.fmt["decimals"]
-    scale = 100 if decimals == 0 else 1
+    scale = price_scale(site.fmt)
     fees = amounts(rng, 5 * scale, 160 * scale, decimals, len(SERVICES))
     extras = amounts(rng, 8 * scale, 90 * scale, decimals, len(SERVICES))
     services = []
@@ -193,7 +193,7 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
     want_eligible = rng.random() < 0.5
     for _ in range(40):
         answers = {"resident": rng.choice(["Yes", "Yes", "No"]), "age": rng.randint(17, 82),
-                   "income": float(rng.randrange(8, 120) * 1000 * (100 if site.fmt["decimals"] == 0 else 1)),
+                   "income": float(rng.randrange(8, 120) * 1000 * price_scale(site.fmt)),
                    "children": rng.choice(["Yes", "No"])}
         result, _ = decide(rules, answers)
         if (result == "Eligible") == want_eligible:

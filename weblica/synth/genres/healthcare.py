@@ -57,7 +57,7 @@ LAST_VISIT = intent(
 VISIT_BILLED = intent(
     "health-visit-billed",
     "How much was I billed for my visit on {day}?",
-    "What did my appointment on {day} cost me?",
+    "What was the bill for my appointment on {day}?",
     "Find my visit from {day}: how much was billed to me?",
     "What amount was I charged for the visit on {day}?",
     "How much did I have to pay for the {day} appointment?")

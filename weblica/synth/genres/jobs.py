@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from weblica.synth.checks import answer_count, state_count, state_is
-from weblica.synth.data import CITIES, make_people, slugify
+from weblica.synth.data import CITIES, make_people, price_scale, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask, fill_plan, record_checks, unique_by, use_script
 from weblica.synth.intents import count_of, intent
-from weblica.synth.site import SiteBuilder, format_money
+from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import count_confusers, distinct, name_check, price_check, unique_extreme
 
 SENIORITY = ["Junior", "Mid-level", "Senior", "Lead"]
@@ -83,8 +83,7 @@ def _board(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
                  for i, name in enumerate(site.cat.get("makers") or EMPLOYERS)]
     salaries = rng.sample(range(38, 190), 34)
     jobs, titles = [], set()
-    fmt = {**site.fmt, "decimals": 0}
-    scale = 100 if site.fmt["decimals"] == 0 else 1  # yen salaries are a hundred times larger
+    scale = price_scale(site.fmt)
     for index, salary in enumerate(salaries):
         company = rng.choice(companies)
         title = f"{rng.choice(SENIORITY)} {rng.choice(ROLES)}"
@@ -95,7 +94,7 @@ def _board(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         jobs.append({"id": f"j{index + 1}", "title": title, "seniority": title.split(" ")[0], "company": company["name"],
                      "company_slug": company["slug"], "slug": slugify(f"{title} {company['name']} {index + 1}"),
                      "location": rng.choice(cities), "workplace": rng.choice(WORKPLACE), "salary": value,
-                     "salary_text": format_money(value, fmt), "posted": rng.randint(1, 30)})
+                     "salary_text": site.money(value, whole=True), "posted": rng.randint(1, 30)})
     for company in companies:
         company["jobs"] = [j for j in jobs if j["company"] == company["name"]]
     return companies, jobs
@@ -185,7 +184,7 @@ def _tasks(site: SiteBuilder, companies: list[dict[str, Any]], jobs: list[dict[s
         if unique_by([j for j in jobs if j["company"] == job["company"]], "title", job["title"]) is job:
             ask(site, SALARY, {"title": job["title"], "company": job["company"]}, start,
                 _open_job(job, filters, site) + [{"op": "reach", "sel": "[data-salary]"}], job["salary_text"],
-                price_check(site, job["salary"], salaries), [format_money(s, {**site.fmt, "decimals": 0})
+                price_check(site, job["salary"], salaries), [site.money(s, whole=True)
                                                               for s in distinct(salaries, job["salary"])[:3]],
                 "The salary on the job's page")
             break

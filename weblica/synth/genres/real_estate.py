@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from weblica.synth import images
-from weblica.synth.data import BASE_DATE, FIRST_NAMES, LAST_NAMES, STREETS, make_people
+from weblica.synth.data import BASE_DATE, DISTRICTS, FIRST_NAMES, LAST_NAMES, STREETS, make_people, price_scale
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, ask, day_text, fill_plan, record_checks, use_script
 from weblica.synth.intents import intent
@@ -18,6 +18,9 @@ from weblica.synth.skills.common import distinct, name_check, price_check, uniqu
 
 COLORS = ["#c8553d", "#588b8b", "#f2c14e", "#5d576b", "#8cb369", "#4d9de0"]
 TOUR_TIMES = ["10:00", "12:30", "15:00", "17:30"]
+# where the homes for sale are: neighbourhoods (the genre's makers are letting agencies, "Northside
+# Lettings", which no home for sale is "in")
+NEIGHBOURHOODS = DISTRICTS[:6]
 
 BOOK_TOUR = intent(
     "homes-tour-cheapest",
@@ -61,7 +64,7 @@ def _homes(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
     rng = site.rng
     agents = [{"name": f"{f} {l}", "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}"}
               for f, l in zip(rng.sample(FIRST_NAMES, 5), rng.sample(LAST_NAMES, 5))]
-    scale = 100 if site.fmt["decimals"] == 0 else 1
+    scale = price_scale(site.fmt)
     prices = rng.sample(range(120, 950), 24)
     homes, addresses, spots = [], set(), set()
     for index, price in enumerate(prices):
@@ -77,7 +80,7 @@ def _homes(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         value = float(price * 1000 * scale)
         days = sorted(rng.sample(range(1, 12), 2))
         homes.append({"id": f"h{index + 1}", "slug": f"h{index + 1}-{address.lower().replace(' ', '-').replace(chr(39), '')}",
-                      "address": address, "kind": kind, "district": rng.choice(site.cat["makers"]), "price": value,
+                      "address": address, "kind": kind, "district": rng.choice(NEIGHBOURHOODS), "price": value,
                       "price_text": site.money(value), "bedrooms": rng.randint(1, 5), "area": rng.randrange(30, 240, 5),
                       "agent": agent["name"], "x": spot[0], "y": spot[1], "image": f"/img/home-{index + 1}.png",
                       "color": rng.choice(COLORS),

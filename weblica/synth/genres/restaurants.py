@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from weblica.synth.checks import answer_text
-from weblica.synth.data import STREETS, make_people, slugify
+from weblica.synth.data import STREETS, make_people, price_scale, slugify
 from weblica.synth.genres import flow
 from weblica.synth.genres.kit import Plan, act, amounts, ask, fill_plan, record_checks, use_script
 from weblica.synth.intents import intent
@@ -59,7 +59,7 @@ def _menu(site: SiteBuilder) -> list[dict[str, Any]]:
     rng = site.rng
     dishes: list[dict[str, Any]] = []
     prices = amounts(rng, 4, 30, site.fmt["decimals"], 4 * len(SECTIONS))
-    scale = 100 if site.fmt["decimals"] == 0 else 1
+    scale = price_scale(site.fmt)
     names: set[str] = set()
     for section, (bases, flavours, section_extras) in SECTIONS.items():
         for base in rng.sample(bases, 4):

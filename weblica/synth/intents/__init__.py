@@ -220,6 +220,8 @@ def say(site: Any, which: Intent, **slots: object) -> dict[str, Any]:
     text = phrase(which, phrasing_rng(site), rewrite, **{**filled, **extra})
     if labels.get("pays"):
         text = pay_words(text)
+    if labels.get("fee"):
+        text = fee_once(text, str(labels["price"]))
     if _named_people(site):  # the entity is a person: "their clinic", not "its clinic"
         text = _outside_quotes(text, lambda part: re.sub(r"\bits\b", "their", part))
     _ASKED.setdefault(site, {})[text] = repr((which.name, sorted((k, str(v)) for k, v in slots.items())))
@@ -284,6 +286,13 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
                     (r"the \{kind\} ones", "the {kind_nouns}")]
     if not names_take_article(site):
         rewrite += [(r"\b[Tt]he \{(%s)\}" % slot, r"{\1}") for slot in NAME_SLOTS if slot in slots]
+    if site.labels.get("fee"):
+        # a fee for a service (a consultation, an application) is not what a thing "costs": "the
+        # cardiologist with the lowest consultation fee", not "the cheapest cardiologist"
+        rewrite += FEE_REWRITES
+        extra["price_word"] = str(slots.get("price_word", site.labels["price"]))
+        extra.update({slot: fee_said(slots[slot], extra["price_word"]) for slot in ("extreme", "order")
+                      if isinstance(slots.get(slot), str)})
     if "item" in slots and not site.labels["sells"] and not site.labels.get("pays"):
         # nothing is sold: a doctor, a bank account or a bus route does not "go for" a price
         rewrite.append((r"What does ((?:the )?)\{item\} go for\?", r"What is the {price_word} for \1{item}?"))
@@ -291,6 +300,41 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
     if maker and maker_word.split()[-1].lower() in maker.lower().split():
         rewrite.append((r"\b[Tt]he \{maker_word\} \{maker\}", "{maker}"))
     return tuple(rewrite), extra
+
+
+# the entity (template slots after the kind rewrites) a price comparison is said of
+_PRICED = r"(\{kind\} \{nouns?\}|\{kind_nouns?\}|\{nouns?\}|entry|one|result|match)"
+# a genre whose "price" is a fee for a service (`fee: true` in its labels): price comparisons said
+# through the fee's own name; {extreme} and {order} are filled as "lowest consultation fee (first)"
+FEE_REWRITES = ((r"\b(?:[Cc]heapest|[Ll]east expensive|[Ll]owest-priced) " + _PRICED, r"\1 with the lowest {price_word}"),
+                (r"\b(?:[Mm]ost expensive|[Pp]riciest|[Hh]ighest-priced|[Dd]earest) " + _PRICED, r"\1 with the highest {price_word}"),
+                (r"\{extreme\} " + _PRICED, r"\1 with the {extreme}"), (r"\bis the \{extreme\}", "has the {extreme}"),
+                (r"\bis the (?:cheapest|least expensive)\b", "has the lowest {price_word}"),
+                (r"\bis the most expensive\b", "has the highest {price_word}"),
+                (r"\bcosts? the least\b", "has the lowest {price_word}"),
+                (r"\bcosts? the most\b", "has the highest {price_word}"),
+                (r"\bcosts less\b", "has the lower {price_word}"), (r"\bcosts more\b", "has the higher {price_word}"),
+                (r"\b(?:cheaper|less expensive)\b", "with the lower {price_word}"),
+                (r"\bWhat does ([^?]+?) (?:cost|go for)\?", r"What is the {price_word} for \1?"),
+                (r"\bwhat does ([^?]+?) (?:cost|go for)\?", r"what is the {price_word} for \1?"),
+                (r"\bHow much (is|are) ([^?]+)\?", r"What \1 the {price_word} of \2?"),
+                (r"\bhow much (is|are) ([^?]+)\?", r"what \1 the {price_word} of \2?"))
+_FEE_EXTREMES = ((r"\b(?:cheapest|least expensive)\b", "lowest {}"), (r"\bmost expensive\b", "highest {}"))
+
+
+def fee_once(text: str, price_word: str) -> str:
+    """A fee named once: "the monthly fee of the account with the lowest monthly fee in X" -> "the
+    lowest monthly fee of any account in X"."""
+    fee = re.escape(price_word)
+    return re.sub(rf"\b([Tt]he) {fee} (?:of|for) (?:the|your) ([\w' -]+?) with the (lowest|highest) {fee}\b",
+                  rf"\1 \3 {price_word} of any \2", text)
+
+
+def fee_said(value: str, price_word: str) -> str:
+    """A sort or extreme said through a fee's name: "cheapest first" -> "lowest consultation fee first"."""
+    for pattern, said in _FEE_EXTREMES:
+        value = re.sub(pattern, said.format(price_word), value)
+    return value
 
 
 # a genre whose "price" is paid to the user (a salary): shopping words said as pay words

@@ -8,7 +8,7 @@ field label that is no noun filled in as one ("what is its documents needed?"), 
 agreeing with the noun after them, "the" before a person's title, the user's own things called
 "your", an option's capital kept inside a sentence ("pay by Card"), a word said twice in two forms
 ("the last listing listed"), an offerer named with the genre's word twice ("the clinic Central
-Clinic"), "Helpers's", a branch or venue "founded" (it opened). With the site (`lint_drafts(drafts, site)`) it also drops shopping words on a
+Clinic"), "Helpers's", a branch, venue or seller "founded" (it opened, they joined). With the site (`lint_drafts(drafts, site)`) it also drops shopping words on a
 genre whose "price" is earned (a salary: "the cheapest job").
 """
 from __future__ import annotations
@@ -91,8 +91,9 @@ _NAMED_TWICE = re.compile(r"\b([a-z]{4,}) ((?:[A-Z][\w&'-]* )*)([A-Z][a-z]+)\b")
 _COUNTED_NAME = re.compile(r"\b(?:two|three|four|five|six|seven|eight|nine|ten) ((?:[A-Z][\w-]* )*[A-Z][\w-]*)"
                            r"(?= (?:to|in|into|and|for)\b|[,.?])")
 # a place that opens said to be founded: "the branch of the Gold Saver founded", "the venue ... founded"
-_PLACE_FOUNDED = re.compile(r"\b(?:branch|branches|venue|venues)\b(?:(?![.?!]).)*\bfound(?:ed|ing)\b|"
-                            r"\bfound(?:ed|ing)\b(?:(?![.?!]).)*\b(?:branch|branches|venue|venues)\b", re.IGNORECASE)
+# (or a classifieds seller, who joined the site)
+_PLACE_FOUNDED = re.compile(r"\b(?:branch|branches|venue|venues|seller|sellers)\b(?:(?![.?!]).)*\bfound(?:ed|ing)\b|"
+                            r"\bfound(?:ed|ing)\b(?:(?![.?!]).)*\b(?:branch|branches|venue|venues|seller|sellers)\b", re.IGNORECASE)
 _SHOP_WORDS = re.compile(r"\b(cheap\w*|(?:less|more|most|least) expensive|expensive|pric(?:ed|ey|ier|iest)|costs?|"
                          r"go for|spend|how much (?:is|are))\b", re.IGNORECASE)
 
@@ -147,7 +148,8 @@ def _wording(text: str) -> list[str]:
         if not m.group(1).endswith("s"):
             found.append(f"a count before a singular name: '{m.group(0)}'")
     if _PLACE_FOUNDED.search(text):
-        found.append(f"a branch or venue said to be founded (it opened): '{_PLACE_FOUNDED.search(text).group(0)}'")
+        found.append(f"a branch or venue said to be founded (it opened; a seller joined): "
+                     f"'{_PLACE_FOUNDED.search(text).group(0)}'")
     return found
 
 
@@ -160,11 +162,15 @@ def _one_word_two_forms(a: str, b: str) -> bool:
 
 
 def genre_problems(instruction: str, site: Any) -> list[str]:
-    """What is wrong with an instruction on this site's genre: shopping words where the "price" is earned."""
-    if not site.labels.get("pays"):
+    """What is wrong with an instruction on this site's genre: shopping words where the "price" is earned
+    (a salary) or is a fee for a service ("the cheapest cardiologist", "which doctor costs the least")."""
+    if not (site.labels.get("pays") or site.labels.get("fee")):
         return []
     m = _SHOP_WORDS.search(_quoted_out(instruction))
-    return [f"shopping word on a genre whose price is earned: '{m.group(0)}'"] if m else []
+    if not m:
+        return []
+    what = "earned" if site.labels.get("pays") else "a fee for a service"
+    return [f"shopping word on a genre whose price is {what}: '{m.group(0)}'"]
 
 
 def _quoted_out(text: str) -> str:

@@ -56,7 +56,8 @@ def catalog_size(site: SiteBuilder, most: int | None = None) -> int:
     """The number of entities of this site's catalog: drawn per site (its id and seed, not the site's
     rng, so the rest of the site's draws stay put), at most `most` (a skill whose one page lists the
     whole catalog keeps it under 100), and never more than the genre can name without repeats."""
-    low, high = SHOP_RANGE if site.labels["sells"] else CATALOG_RANGE
+    # a genre may size its catalog itself (`catalog: [low, high]`: an events programme of dozens)
+    low, high = site.cat.get("catalog") or (SHOP_RANGE if site.labels["sells"] else CATALOG_RANGE)
     if most is not None:
         high = min(high, most)
         low = min(low, high)
