@@ -66,3 +66,30 @@ def test_text_goes_in_at_once_only_into_fields_nothing_listens_to_per_key():
     assert [out[f] for f in ("inline", "capped", "number", "filtered", "counted")] == [False] * 5
     assert out["short"] is False
     assert out["values"] == [TEXT, TEXT, "1"] and out["counts"] == (1, 1)
+
+
+def test_listener_objects_and_a_page_named_get_event_listeners_type_key_by_key():
+    """The listener check reads every node's listeners in one round trip through DevTools' command-line
+    `getEventListeners`: a per-key listener object (handleEvent) on an ancestor, and a page script that
+    defines its own `getEventListeners` (which would shadow the command-line one and could answer
+    "none"), leave the text typed key by key; a field with listeners of other events only still takes it at once."""
+    async def body(page: Any) -> dict[str, Any]:
+        typist = QuickTyping(page)
+        await page.evaluate("""() => {
+          const box = document.createElement('div'); box.innerHTML = '<input id="objfield" type="text">';
+          box.addEventListener('keydown', {handleEvent() { document.body.dataset.obj = '1'; }});
+          document.body.appendChild(box);
+          document.getElementById('plain').addEventListener('click', () => {});
+          document.getElementById('plain').addEventListener('focus', () => {});
+        }""")
+        out = {}
+        await page.focus("#objfield")
+        out["object"] = await typist.keyless(TEXT)
+        await page.focus("#plain")
+        out["plain"] = await typist.keyless(TEXT)
+        await page.evaluate("() => { window.getEventListeners = () => ({}); }")
+        out["shadowed_api"] = await typist.keyless(TEXT)
+        await typist.close()
+        return out
+    out = _run(body)
+    assert out == {"object": False, "plain": True, "shadowed_api": False}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-MIN_CHARS = 4  # shorter texts: the listener check (a CDP call per node on the path) costs about what typing them does
+MIN_CHARS = 4  # shorter texts are typed key by key: few key events, and the recorded runs stay as they were
 
 _PER_KEY_EVENTS = frozenset({"keydown", "keypress", "keyup", "beforeinput", "input", "textInput", "textinput",
                              "compositionstart", "compositionupdate", "compositionend", "select", "selectionchange",
@@ -29,9 +29,13 @@ _ESCAPE_ONLY = (
     re.compile(r'^\(?(\w+)\)?\s*=>\s*\{\s*if\s*\(\1\.key\s*===\s*"Escape"\)\s*\w+\(false\);\s*\}$'),
 )
 
-# the focused field's event path (itself up to the document, then the window), or null when it is not
-# a plain text field
-_PATH_JS = """(() => {
+# The focused field's event path (itself up to the document, then the window) with each node's
+# listeners as [type, source], or null when it is not a plain text field: one round trip, through
+# DevTools' command-line `getEventListeners` (what DOMDebugger.getEventListeners reads, node by node,
+# in as many round trips). A page script of that name shadows the command-line one: then null, and
+# the text is typed key by key.
+_LISTENERS_JS = """(() => {
+  if (typeof getEventListeners !== 'function' || !String(getEventListeners).includes('[Command Line API]')) return null;
   const el = document.activeElement;
   if (!el) return null;
   const plain = el.tagName === 'TEXTAREA' ||
@@ -40,20 +44,20 @@ _PATH_JS = """(() => {
   const path = [];
   for (let n = el; n; n = n.parentNode || (n instanceof ShadowRoot ? n.host : null)) path.push(n);
   path.push(window);
-  return path;
+  return path.map((node) => Object.entries(getEventListeners(node))
+    .flatMap(([type, listeners]) => listeners.map((l) => [type, String(l.listener)])));
 })()"""
-_GROUP = "weblica-quick-typing"
 
 
-def _harmless(listener: dict[str, Any]) -> bool:
-    if listener.get("type") not in _PER_KEY_EVENTS:
+def _harmless(event_type: str, source: str) -> bool:
+    if event_type not in _PER_KEY_EVENTS:
         return True
-    source = (listener.get("handler") or {}).get("description", "")
-    return listener.get("type") == "keydown" and any(p.match(source) for p in _ESCAPE_ONLY)
+    return event_type == "keydown" and any(p.match(source) for p in _ESCAPE_ONLY)
 
 
 class QuickTyping:
-    """Per page: decides, for the focused field, whether a text may be inserted at once."""
+    """Per page: decides, for the focused field, whether a text may be inserted at once. Its CDP session
+    is opened at the first check and kept (validation keeps one per reused page) until `close`."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
@@ -64,33 +68,28 @@ class QuickTyping:
         """True when inserting `text` at once into the focused field ends as typing it would."""
         if len(text) < MIN_CHARS or any(c in text for c in "\n\r\t"):  # typed, these are Enter and Tab
             return False
-        try:
-            if self._session is None:
-                self._session = await self.page.context.new_cdp_session(self.page)
-            found = await self._session.send("Runtime.evaluate", {"expression": _PATH_JS, "objectGroup": _GROUP})
-            path = found.get("result", {})
-            if path.get("subtype") != "array" or "objectId" not in path:
-                return False
-            props = await self._session.send("Runtime.getProperties", {"objectId": path["objectId"], "ownProperties": True})
-            nodes = [p["value"]["objectId"] for p in props.get("result", [])
-                     if p.get("name", "").isdigit() and "objectId" in p.get("value", {})]
-            for node in nodes:
-                listeners = await self._session.send("DOMDebugger.getEventListeners", {"objectId": node})
-                if not all(_harmless(item) for item in listeners.get("listeners", [])):
-                    return False
-            return bool(nodes)
-        except Exception:  # a page navigating or gone: type it key by key, as the env does
-            self._session = None
-            return False
-        finally:
-            await self._release()
-
-    async def _release(self) -> None:
-        if self._session is not None:
+        for _ in range(2):  # a session kept from an earlier run may have gone with its renderer: once more afresh
+            fresh = self._session is None
             try:
-                await self._session.send("Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
-            except Exception:
+                if self._session is None:
+                    self._session = await self.page.context.new_cdp_session(self.page)
+                found = await self._session.send("Runtime.evaluate", {"expression": _LISTENERS_JS,
+                                                                      "returnByValue": True, "includeCommandLineAPI": True})
+                path = found.get("result", {}).get("value")
+                if not isinstance(path, list) or not path:
+                    return False
+                return all(_harmless(str(event_type), str(source)) for node in path for event_type, source in node)
+            except Exception:  # a page navigating or gone: type it key by key, as the env does
                 self._session = None
+                if fresh:
+                    return False
+        return False
+
+    def take_counts(self) -> tuple[int, int]:
+        """The texts inserted at once and typed key by key since the last call (one run's, for measurement)."""
+        counts = (self.inserted, self.typed)
+        self.inserted = self.typed = 0
+        return counts
 
     async def close(self) -> None:
         if self._session is not None:

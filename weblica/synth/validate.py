@@ -104,6 +104,7 @@ class Validator:
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
+        self._tabs: dict[Any, ValidationTab] = {}  # page -> its tab, while the page is open
 
     async def _context(self) -> Any:
         """One shared context: episodes are pages in it, each naming its episode in page-level headers.
@@ -129,13 +130,24 @@ class Validator:
                 return
         except Exception:  # the page is mid-navigation or gone: do not reuse it
             pass
+        await self._close_tab(tab)
+
+    async def _close_tab(self, tab: ValidationTab) -> None:
+        self._tabs.pop(tab.page, None)
+        await tab.typist.close()
         await close_page(tab.page)
+
+    def _typist(self, page: Any) -> QuickTyping:
+        """The episode page's quick typing (its tab's, with the CDP session it keeps)."""
+        tab = self._tabs.get(page)
+        return tab.typist if tab is not None else QuickTyping(page)
 
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
         """Load the start page in a fresh (or freshly cleared) page and run `body(page, tracker, errors)`."""
         async with self.limit:
             net = await self.backend.begin(task, episode_id, self.episode_seed)
             tab = self._idle.pop() if self._idle else ValidationTab(await (await self._context()).new_page())
+            self._tabs[tab.page] = tab
             origin = origin_of(task.start_url)
             ok = False
             loads = tab.loads
@@ -152,9 +164,12 @@ class Validator:
                 if ok:
                     await self._release(tab, origin)
                 else:
-                    await close_page(tab.page)
+                    await self._close_tab(tab)
 
     async def close(self) -> None:
+        for tab in list(self._tabs.values()):
+            await tab.typist.close()
+        self._tabs.clear()
         self._idle.clear()
         await self.backend.aclose()
         if self._shared is not None:
@@ -182,7 +197,7 @@ class Validator:
                 if compile_plan or task.oracle is None:  # a bundle written without validation has plans only
                     # a text goes in at once only where nothing on the page could tell (quick_typing): the
                     # recorded `write` is the same, and the env types it key by key to the same end
-                    compiler = Compiler(page, tracker, typist=QuickTyping(page))
+                    compiler = Compiler(page, tracker, typist=self._typist(page))
                     try:
                         outcome.oracle = await compiler.run(task.metadata.get("plan", []))
                     finally:
@@ -266,7 +281,7 @@ class Validator:
                 continue
             played = outcome.oracle[:-1] if done_last and outcome.oracle[-1].name == "done" else outcome.oracle
             compiler = Compiler(page, tracker, actions=list(played), thoughts=(outcome.oracle_thoughts or [""] * len(played))[:len(played)],
-                                typist=QuickTyping(page))
+                                typist=self._typist(page))
             try:
                 await compiler.run(steps[len(prefix):])
                 result: Any = (await self.backend.state(task, episode_id), page.url,
@@ -281,10 +296,10 @@ class Validator:
             return
 
     async def _typed(self, typist: QuickTyping | None) -> None:
-        """Count how a run's texts were typed (at once or key by key) and let its page go."""
+        """Count how a run's texts were typed (at once or key by key); the typist stays with its page."""
         if typist is not None:
-            self.texts_typed.update({"at_once": typist.inserted, "key_by_key": typist.typed})
-            await typist.close()
+            at_once, key_by_key = typist.take_counts()
+            self.texts_typed.update({"at_once": at_once, "key_by_key": key_by_key})
 
     async def maximal_run(self, task: Task, outcome: TaskOutcome) -> None:
         """The "do everything" runs of a state task (weblica.synth.negatives.maximal_plans), each in a
@@ -296,7 +311,7 @@ class Validator:
             episode_id = f"validate-max{index}-{task.id}"
 
             async def body(page: Any, tracker: RequestTracker, errors: list[str]) -> tuple[Any, str, list[Action]] | None:
-                compiler = Compiler(page, tracker, typist=QuickTyping(page))
+                compiler = Compiler(page, tracker, typist=self._typist(page))
                 try:
                     await compiler.run(plan)
                 except PlanError:

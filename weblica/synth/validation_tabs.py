@@ -12,12 +12,14 @@ import httpx
 from weblica.serve.backend import REQUEST_TIMEOUT_S, SynthBackend
 from weblica.serve.server import SiteServer
 from weblica.synth.playback import RequestTracker
+from weblica.synth.quick_typing import QuickTyping
 
 
 class ValidationTab:
     """A validation page, reused from episode to episode: a new page costs the browser a renderer and
     ~0.3 s of CPU, a navigation in an open one about half of that. Listeners are set once; `errors`
-    is swapped per episode and `origins` records where the page has been."""
+    is swapped per episode and `origins` records where the page has been. Its `typist` (quick typing)
+    keeps one CDP session for the page's life: a session per compiled run cost two round trips more."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
@@ -25,6 +27,7 @@ class ValidationTab:
         self.errors: list[str] = []
         self.origins: set[str] = set()
         self.loads = 0
+        self.typist = QuickTyping(page)
         page.on("load", self._loaded)
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
