@@ -15,6 +15,8 @@ way an oracle does and stay at seed 0 only. A task that fails at a seed is dropp
 from __future__ import annotations
 
 import asyncio
+import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -26,23 +28,44 @@ from weblica.synth.validate import TaskOutcome, ValidationReport, Validator, val
 
 EXTRA_SEEDS = 2  # episode seeds validated besides 0, by default
 SEED_SPACE = 2 ** 32  # episode seeds are unsigned 32-bit (weblica.rollout.episode_seed)
+MAX_PERIOD = 2 ** 20  # the most the seeds' common period may take of SEED_SPACE (episode_seeds)
 
 
 def episode_seeds(site_id: str, extra: int = EXTRA_SEEDS, members: int = 1) -> list[int]:
     """Seed 0 and `extra` more episode seeds for a site, drawn from its id alone (the same site gives
-    the same seeds on any machine). With instance families of `members` members (an episode plays
-    member seed % members) the j-th drawn seed plays member j % members, so K >= members - 1 extra
-    seeds reach every member of a family."""
+    the same seeds on any machine). An episode plays member seed % m of an m-member instance family,
+    and a site's families may have any size up to its largest, `members` (a draft skipped on one
+    instance leaves a smaller family). So the j-th seed is drawn as j modulo the lcm of the family
+    sizes 2..members: it plays member j % m of every family at once, and any family of
+    m <= extra + 1 members has each member validated. The cost stays `extra` oracle runs a task,
+    whatever the sizes; a family larger than extra + 1 has its members 0..extra validated. The lcm
+    takes the sizes largest first while it stays <= MAX_PERIOD (so the seeds keep that much choice);
+    a size that does not fit is left out of the lcm, not of the seeds."""
     if extra < 0:
         raise ValueError("the number of extra episode seeds must be at least 0")
+    period = 1
+    for size in range(max(members, 1), 1, -1):
+        if period * size // math.gcd(period, size) <= MAX_PERIOD:
+            period = period * size // math.gcd(period, size)
     rng = random.Random(f"validate-seeds:{site_id}")
     seeds = [0]
     while len(seeds) < extra + 1:
-        drawn = rng.randrange(members, SEED_SPACE - members)
-        seed = drawn - drawn % members + len(seeds) % members
+        drawn = rng.randrange(period, SEED_SPACE - period)
+        seed = drawn - drawn % period + len(seeds) % period
         if seed not in seeds:
             seeds.append(seed)
     return seeds
+
+
+def site_id_of(bundle: Path) -> str:
+    """A bundle's site id (site.json's spec.site_id, what names the site to the server and in tasks),
+    else its folder name (a bundle the server could not serve anyway)."""
+    try:
+        spec = json.loads((bundle / "site.json").read_text(encoding="utf-8")).get("spec") or {}
+    except (OSError, ValueError, AttributeError):
+        spec = {}
+    site_id = spec.get("site_id") if isinstance(spec, dict) else None
+    return site_id if isinstance(site_id, str) and site_id else bundle.name
 
 
 def parse_seed_list(text: str) -> list[int]:
@@ -94,7 +117,7 @@ async def validate_extra_seeds(paths: list[Path], report: ValidationReport,
     for path in paths:
         pairs = per_bundle.get(path, [])
         site_seeds = [s for s in seeds if s != 0] if seeds is not None else \
-            episode_seeds(path.name, extra, family_size([t for t, _ in pairs]))[1:]
+            episode_seeds(site_id_of(path), extra, family_size([t for t, _ in pairs]))[1:]
         for j, seed in enumerate(site_seeds):
             if len(rounds) <= j:
                 rounds.append({})
