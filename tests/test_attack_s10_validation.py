@@ -25,10 +25,6 @@ def test_the_drawn_seeds_reach_every_member_of_the_largest_family(members):
         assert seeds == episode_seeds(site, len(seeds) - 1, members)  # the same on any call
 
 
-@pytest.mark.xfail(strict=True, reason="validate_seeds draws the seeds for the site's largest family only (j-th "
-                                       "seed = member j % K); a family with fewer members (a draft skipped on one "
-                                       "instance) plays member seed % m, and for about 1 site in 4 the default 2 "
-                                       "extra seeds of a 3-member site never reach member 1 of a 2-member family")
 def test_the_drawn_seeds_reach_every_member_of_a_smaller_family_too():
     missed = [site for site in SITE_IDS if {s % 2 for s in episode_seeds(site, 2, 3)} != {0, 1}]
     assert not missed, f"{len(missed)} of {len(SITE_IDS)} sites, e.g. {missed[0]}: {episode_seeds(missed[0], 2, 3)}"
@@ -161,9 +157,6 @@ def test_a_new_document_starts_at_the_same_virtual_time_as_in_the_env(tmp_path):
     assert validation_seen == env_seen, (env_seen, validation_seen)
 
 
-@pytest.mark.xfail(strict=True, reason="validate_extra_seeds draws a site's seeds from its bundle folder's name "
-                                       "(path.name), not its site id: the same bundle in a folder of another name "
-                                       "is validated at other seeds and gives another report")
 def test_the_extra_seeds_follow_the_site_not_its_folder_name(tmp_path, monkeypatch):
     import shutil
 
