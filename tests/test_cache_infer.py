@@ -1,6 +1,5 @@
 """Rule inference on hand-built recordings: value detectors, volatile vs semantic, beacons, HAR fallbacks."""
 import json
-import time
 
 import pytest
 
@@ -9,7 +8,9 @@ from weblica.cache.infer import detect, infer_rules, mask, summarize
 from weblica.cache.interop import import_har
 from weblica.cache.store import Store
 
-NOW = time.time()
+# a fixed capture time: every detector takes it as the reference, and the test ids it parametrizes stay the
+# same on every run and in every pytest-xdist worker (which refuse to run when their collections differ)
+NOW = 1796168612.5
 JSON_CT = [("Content-Type", "application/json")]
 
 
