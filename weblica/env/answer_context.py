@@ -13,11 +13,8 @@ from typing import Any, Sequence
 from weblica.env import answers as A
 from weblica.env import dates as D
 from weblica.env import text as T
-from weblica.env.assertion import clause_before, hedge, hedges, is_negated
+from weblica.env.assertion import VERB_DENIALS, clause_before, hedge, hedges, is_negated
 from weblica.env.refusal import refusal_phrase
-
-
-NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "hardly"})
 
 
 def word_before(norm: str, start: int) -> str:
@@ -151,7 +148,7 @@ def ranked_below_gold(before: str, gold_spans: Sequence[tuple[int, int]], questi
         said = words[:-1]
         allowed = question.keys | _LINKS | (_CHEAPER if _asks_cheaper(question) else frozenset())
         if len(said) >= 1 and words[-1] == "than" and any(w not in _LINKS for w in said) and \
-                all(w in allowed for w in said) and not any(w in NEGATIONS for w in said):
+                all(w in allowed for w in said) and not any(w in VERB_DENIALS for w in said):
             return True
     return False
 

@@ -9,7 +9,12 @@ from typing import Sequence
 from weblica.env.text import BOUNDARY_CHARS, LIST_WORDS, Token, is_boundary, normalize_answer, tokens
 
 _CLAUSE_WORDS = {"but", "however", "whereas", "although", "though", "yet", "instead", "rather"}
-_NEG_BEFORE = {"not", "no", "never", "neither", "nor", "except", "excluding", "without", "non"}
+# the one list of the words that deny what follows them ("not X", "hardly X", "all except X", "non-X");
+# those of them that can deny a verb or a comparison ("X is not", "A is hardly cheaper than B", read by
+# weblica.env.answer_context.ranked_below_gold) are all but the prepositions and the prefix: "A is
+# cheaper without breakfast than B" denies breakfast, not the ranking
+NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "hardly", "except", "excluding", "without", "non"})
+VERB_DENIALS = NEGATIONS - {"except", "excluding", "without", "non"}
 _NEG_PAIRS = {("other", "than"), ("rather", "than"), ("instead", "of"), ("apart", "from"), ("no", "longer")}
 _BOUND_BEFORE = [("at", "least"), ("at", "most"), ("more", "than"), ("less", "than"), ("fewer", "than"),
                  ("up", "to"), ("over",), ("under",), ("nearly",), ("almost",), ("below",), ("above",),
@@ -33,22 +38,54 @@ def clause_before(text: str, limit: int = 6) -> list[str]:
     return words[-limit:]
 
 
+# a value's own clause denies it after a verb: "X is not / is never / is by no means / does not ..."
+_AUXILIARIES = frozenset({"is", "was", "are", "were", "does", "do", "did", "can", "could", "will", "would"})
+_LEADING_DENIALS = frozenset({"never", "hardly"})  # "X never costs less", "X hardly ..."
+
+
+def _denied_before(words: list[str]) -> bool:
+    """Whether the clause before a value denies it. A denial before "than" scopes over the comparison,
+    not the value after it: "A is not cheaper than B" / "A never costs less than B" deny that A is
+    cheaper and do not deny B (read as denying B, they scored the wrong option), where "rather than B"
+    and "other than B" deny B."""
+    if "than" in words:
+        at = len(words) - 1 - words[::-1].index("than")
+        if at and (words[at - 1], "than") in _NEG_PAIRS:
+            return True
+        words = words[at + 1:]
+    return any(w in NEGATIONS for w in words) or any(p in zip(words, words[1:]) for p in _NEG_PAIRS)
+
+
+def _denied_after(tail: list[str], asked: frozenset[str]) -> bool:
+    """Whether the words after a value deny it as the subject of a denied verb ("X is not", "X is never",
+    "X is by no means", "X does not", "X never"); a denial the question asks ("X is not available" for
+    "Which one is not available?") is none."""
+    if any(w in ("wrong", "incorrect", "false") for w in tail):
+        return True
+    if tail and tail[0] in _LEADING_DENIALS:
+        return True
+    if len(tail) < 2 or tail[0] not in _AUXILIARIES:
+        return False
+    for j in (1, 2):  # "is not", "is by no means", "is in no way"
+        if j < len(tail) and tail[j] in VERB_DENIALS:
+            asked_too = tail[j] in asked and j + 1 < len(tail) and tail[j + 1] in asked
+            return not asked_too
+    return False
+
+
 def is_negated(before: str, after: str, asked: frozenset[str] = frozenset()) -> bool:
-    """Whether the words around a value deny it: "not X", "it is not X", "no X", "X is wrong", "X? No".
+    """Whether the words around a value deny it: "not X", "it is not X", "no X", "X is wrong", "X? No",
+    "X is not / never ... than Y" (but not Y there, see `_denied_before`).
     `asked` are the question's words: "X is not available" answers "Which one is not available?".
     Both texts are normalized (`normalize_answer`)."""
     # the words that can scope over a value are near it; a bounded window keeps a long answer linear
     before, after = before[-WINDOW:], after[:WINDOW]
-    words = clause_before(before)
-    if any(w in _NEG_BEFORE for w in words) or any(p in zip(words, words[1:]) for p in _NEG_PAIRS):
+    if _denied_before(clause_before(before)):
         return True
     if re.match(r"\s*\?+\s*(?:no|nope|not)\b", after, re.I):
         return True
     cut = min([i for i, c in enumerate(after) if c in BOUNDARY_CHARS] or [len(after)])
-    tail = [t.key for t in tokens(after[:cut])][:4]
-    return bool(tail) and (any(w in ("wrong", "incorrect", "false") for w in tail)
-                           or (len(tail) >= 2 and tail[0] in ("is", "was", "are", "were") and tail[1] == "not"
-                               and not (len(tail) >= 3 and tail[2] in asked and "not" in asked)))
+    return _denied_after([t.key for t in tokens(after[:cut])][:4], asked)
 
 
 def is_bound(before: str) -> bool:
@@ -61,6 +98,8 @@ def is_bound(before: str) -> bool:
 
 _HEDGE_RE = re.compile(r"\b(?:either|whether|maybe|perhaps|possibly|probably|presumably|likely|unsure|uncertain|"
                        r"not (?:sure|certain)|i guess|my guess|best guess|i suppose|i think|i believe|might be|could be|may be|"
+                       # "A if not B", "A, or the other one": the answer keeps the other option open
+                       r"if not|or (?:the |that |this )?other|"
                        r"between(?=.*\b(?:and|or)\b))\b", re.I | re.S)
 
 

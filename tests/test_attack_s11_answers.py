@@ -1,0 +1,180 @@
+"""Attacks on session 11's answer checks (weblica/env/answer_check.py, answer_context.py, assertion.py):
+the options a question names compete with the gold; "A", "A, not B", "A rather than B" pass and "A or B"
+fails. A reward-maximizing policy tries hedges that keep the other option open ("A if not B", "A, or
+the other one"), negated comparisons ("A is never cheaper than B", which says B is the cheaper), double
+negations that name the gold second, near-duplicate names, labels stuffed with options and invisible
+or look-alike characters. The rule a strict but fair check keeps: no fixed answer scores for two
+different golds, a hedge scores for none, and a statement scores only for the option it asserts."""
+from __future__ import annotations
+
+import pytest
+
+from tests.test_answer_checks import score
+from weblica.env import answer_context, assertion
+from weblica.synth.checks import answer_number, answer_text
+
+A, B, C = "Apex Laptop", "Nimbus Laptop", "Polar Laptop"
+TWO = f"Which is cheaper: the {A} or the {B}?"
+THREE = f"Which is cheapest: the {A}, the {B} or the {C}?"
+COSTS = f"Which costs less: the {A} or the {B}?"
+
+
+def _scores(answer: str, question: str, options: list[str]) -> list[float]:
+    """The answer's score with each option as the gold (the others its confusers)."""
+    return [score(answer_text(gold, [o for o in options if o != gold]), answer, question) for gold in options]
+
+
+# ---- no fixed answer wins for two golds; hedges win for none ---------------------------------------------
+
+HEDGES = [f"{A} or {B}", f"{A}? {B}?", f"{A}/{B}", f"{A} (or maybe {B})", f"{A} (or {B})", f"{A}, {B}",
+          f"{A} if not {B}", f"{A}, or the other one", f"{A} or the other", f"{A} (if not the other)",
+          f"{A}, not {B}, or {B}", f"{A} and {B}", f"{A} vs {B}", f"{A} - {B}", f"{A} (50%) {B} (50%)",
+          f"{A}, unless it's {B}", f"{A}; else {B}", f"{A}... no wait, {B}", f"not {B}", f"neither {B}",
+          f"Not the {B}", f"Neither {A} nor {B}", f"Not {A}, not {B}"]
+
+
+@pytest.mark.parametrize("answer", HEDGES)
+def test_a_hedge_between_the_options_scores_for_no_gold(answer):
+    assert _scores(answer, TWO, [A, B]) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("answer", [f"{A} if not {B}", f"{A}, or the other one", f"{A} (if not the other)"])
+def test_keeping_the_other_option_open_was_a_pass_and_is_a_hedge(answer):
+    # these scored 1 for the lucky gold before: "if not" and "or the other" are hedges now
+    assert score(answer_text(A, [B]), answer, TWO) == 0.0
+    assert assertion.hedge(answer) is not None
+
+
+def test_a_hedge_of_numbers_is_a_hedge_too():
+    price = answer_number(316, 0, [342])
+    for hedged in ("316 if not 342", "316, or the other one", "316 (if not more)"):
+        assert score(price, hedged, "How much is the cheapest one?") == 0.0, hedged
+    assert score(price, "316", "How much is the cheapest one?") == 1.0
+
+
+ASSERTIONS = [A, f"{A}, not {B}", f"{A} rather than {B}", f"{A} instead of {B}", f"Not {B}: {A}", f"{A} (not {B})",
+              f"The cheaper one is the {A}, not the {B}.", f"It's the {A} and not the {B}", f"{A}. Not {B}",
+              f"{A} is cheaper than {B}", f"{B} is not cheaper than {A}", f"{B} isn't cheaper than {A}",
+              f"{B} is never cheaper than {A}", f"{B} is by no means cheaper than {A}"]
+
+
+@pytest.mark.parametrize("answer", ASSERTIONS)
+def test_an_answer_that_asserts_one_option_scores_for_it_alone(answer):
+    assert _scores(answer, TWO, [A, B]) == [1.0, 0.0]
+
+
+@pytest.mark.parametrize("answer", [
+    f"{A} is never cheaper than {B}", f"{A} is no cheaper than {B}", f"{A} is by no means cheaper than {B}",
+    f"{A} is not cheaper than {B}", f"{A} isn't cheaper than {B}", f"{A} is hardly cheaper than {B}",
+    f"{A} can't be cheaper than {B}", f"{A} would never be cheaper than {B}",
+    f"The {A} is not cheaper than the {B}.", f"{A} is not the cheaper one, {B} is"])
+def test_a_negated_comparison_asserts_the_other_option(answer):
+    # "A is never cheaper than B" says B is the cheaper. The denial before "than" was read as denying
+    # B, so most of these scored 1 for the gold A (a wrong reward) and 0 for B
+    assert _scores(answer, TWO, [A, B]) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("answer", [f"{A} never costs less than {B}", f"{A} doesn't cost less than {B}",
+                                    f"{A} does not cost less than {B}"])
+def test_a_negated_comparison_in_the_question_s_other_words_asserts_the_other_option(answer):
+    assert _scores(answer, COSTS, [A, B]) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("answer", [f"{A}, not {B}, not {C}", f"{A}, not {B} and not {C}", f"Not {B}, not {C}: {A}"])
+def test_three_options_denied_but_one_score_for_that_one(answer):
+    assert _scores(answer, THREE, [A, B, C]) == [1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("answer", [f"{A}, not {B}", f"{A} or {C}", f"{A}, {B}, {C}", f"{A}, not {B}, {C}",
+                                    f"{A} if not {C}", f"not {B}", f"{A}/{B}/{C}"])
+def test_no_answer_to_three_options_wins_for_two_golds(answer):
+    assert sum(_scores(answer, THREE, [A, B, C])) <= 1.0
+
+
+# ---- near-duplicate names: the gold inside the loser's name ----------------------------------------------
+
+PRO = "Apex Laptop Pro"
+NEAR = f"Which is cheaper: the {A} or the {PRO}?"
+
+
+@pytest.mark.parametrize("answer,expected", [
+    (A, [1.0, 0.0]), (PRO, [0.0, 1.0]), (f"{A}, not {PRO}", [1.0, 0.0]), (f"{PRO}, not {A}", [0.0, 1.0]),
+    (f"Not {PRO}. {A}", [1.0, 0.0]), (f"Not {A}. {PRO}", [0.0, 1.0]), (f"{A} rather than {PRO}", [1.0, 0.0]),
+    (f"{PRO} rather than {A}", [0.0, 1.0]), (f"{A} or {PRO}", [0.0, 0.0]), (f"{PRO} or {A}", [0.0, 0.0]),
+    ("The Pro", [0.0, 0.0]), (f"{A} is cheaper than {PRO}", [1.0, 0.0]), (f"{PRO} is cheaper than {A}", [0.0, 1.0])])
+def test_a_gold_inside_the_other_option_s_name(answer, expected):
+    assert _scores(answer, NEAR, [A, PRO]) == expected
+
+
+# ---- labels stuffed with options ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer", [f"Title: {A} or {B}", f"Best match: {B}: {A}", f"{A} or {B}: {A}",
+                                    f"{B} or {A}: {B}", f"Best match: {A} ({B})", f"Best match {B}: {A}",
+                                    f"Title: {B}\nBest match: {A}", f"Cheaper: {A}, {B}", f"Title: {A} {B}"])
+def test_a_label_holding_options_wins_for_no_gold(answer):
+    assert sum(_scores(answer, TWO, [A, B])) == 0.0, answer
+
+
+# ---- invisible and look-alike characters ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("answer", [f"{A}\u200d{B}", f"{A}\u2060{B}", f"{A}\u200d,\u200d{B}", f"{A}\u200b, {B}",
+                                    f"{A} or {B.replace('a', 'а')}", f"{A}, {B.replace('i', 'і')}",
+                                    f"{A} or Nimbus\u00adLaptop", f"{A}\u00a0or\u00a0{B}", f"{A}\u3000{B}", f"{A}\u2028{B}",
+                                    f"{A}\u202e or {B}", f"<b>{A}</b> <s>{B}</s>", f"{A} ~~{B}~~"])
+def test_invisible_or_look_alike_characters_hide_no_option(answer):
+    assert sum(_scores(answer, TWO, [A, B])) == 0.0, ascii(answer)
+
+
+def test_the_gold_spelled_with_invisible_or_wide_characters_is_the_gold_and_a_look_alike_is_not():
+    gold = answer_text(A, [B])
+    for same in ("Apex\u200d Laptop", "Ａｐｅｘ Ｌａｐｔｏｐ", "APEX LAPTOP"):
+        assert score(gold, same, TWO) == 1.0, ascii(same)
+    assert score(gold, "Apex Lаptop", TWO) == 0.0  # a Cyrillic а: another word (a miss, never a wrong pass)
+
+
+# ---- one list of denial words (assertion.NEGATIONS), each word decided both ways ---------------------------
+
+def test_the_denial_words_are_one_list():
+    # assertion owns it; the ranking in answer_context reads its verb denials (all but the prepositions)
+    assert not hasattr(answer_context, "NEGATIONS") and not hasattr(assertion, "_NEG_BEFORE")
+    assert answer_context.VERB_DENIALS is assertion.VERB_DENIALS
+    assert assertion.NEGATIONS - assertion.VERB_DENIALS == {"except", "excluding", "without", "non"}
+    assert "hardly" in assertion.VERB_DENIALS
+
+
+@pytest.mark.parametrize("check,answer,question,expected", [
+    # hardly: a denial of what follows (both scored 1 before the lists were one) ...
+    (answer_text(A, [B]), f"It is hardly {A}", TWO, 0.0),
+    (answer_number(316, 0, [342]), "hardly 316", "How much is the cheapest one?", 0.0),
+    # ... and of a comparison (ranked_below_gold), so "A is hardly cheaper than B" asserts B
+    (answer_text(B, [A]), f"{A} is hardly cheaper than {B}", TWO, 1.0),
+    # ... but not of what it does not precede
+    (answer_text(A, [B]), f"The {A}; I hardly had to look.", TWO, 1.0),
+    (answer_number(316, 0, [342]), "316 — hardly a bargain", "How much is the cheapest one?", 1.0),
+    # except / excluding / without: deny the value after them, not the value before
+    (answer_text(A, [B]), f"Any of them except {A}", TWO, 0.0),
+    (answer_text(A, [B]), f"{A} except {B}", TWO, 1.0),
+    (answer_text("Breakfast", ["Parking", "Wi-Fi"]), "A room without breakfast", "What does the Garden Room include?", 0.0),
+    (answer_text("Breakfast", ["Parking", "Wi-Fi"]), "excluding breakfast", "What does the Garden Room include?", 0.0),
+    (answer_text("Breakfast", ["Parking", "Wi-Fi"]), "Breakfast", "What does the Garden Room include?", 1.0),
+    # a comparison the question words with "without": the answer in its words still ranks the options
+    (answer_text("Garden Room", ["Sea Room"]), "The Garden Room is cheaper without breakfast than the Sea Room",
+     "Which is cheaper without breakfast: the Garden Room or the Sea Room?", 1.0),
+    (answer_text("Sea Room", ["Garden Room"]), "The Garden Room is cheaper without breakfast than the Sea Room",
+     "Which is cheaper without breakfast: the Garden Room or the Sea Room?", 0.0),
+    # non: "non-refundable" denies "refundable", and is a gold of its own
+    (answer_text("Refundable", ["Non-refundable"]), "It is non-refundable", "What is the cancellation policy?", 0.0),
+    (answer_text("Non-refundable", ["Refundable"]), "It is non-refundable", "What is the cancellation policy?", 1.0),
+])
+def test_each_denial_word_denies_what_follows_and_only_that(check, answer, question, expected):
+    assert score(check, answer, question) == expected
+
+
+@pytest.mark.parametrize("answer,question,expected", [
+    ("The Garden Room does not allow pets", "Which room does not allow pets?", 1.0),
+    ("Garden Room doesn't allow pets", "Which room does not allow pets?", 1.0),
+    ("The Garden Room is not available", "Which room is not available?", 1.0),
+    ("The Garden Room is not available", "Which room is the cheapest?", 0.0),
+    ("The Garden Room is never available", "Which room is the cheapest?", 0.0)])
+def test_a_denied_verb_after_the_gold_denies_it_unless_the_question_asks_it(answer, question, expected):
+    assert score(answer_text("Garden Room", ["Sea Room"]), answer, question) == expected
