@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any
 
 from flask import Request
@@ -39,15 +40,23 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _finite_int(text: str) -> int:
+    value = int(text)  # more than 4300 digits is a ValueError already
+    if abs(value) > sys.float_info.max:  # a browser's JSON.parse reads it as Infinity
+        raise ValueError(f"the number {text[:40]}... is out of range (numbers must be finite)")
+    return value
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows (numbers must be finite)")
 
 
 def finite_json(data: bytes | str) -> Any:
     """JSON as Python reads it, except that NaN, Infinity and numbers too large for a float ("1e400",
-    which Python reads as infinity) are a ValueError: stored or echoed, they would be no JSON a browser
-    reads. Also the synth site server's parser (weblica.serve.app)."""
-    return json.loads(data, parse_float=_finite_float, parse_constant=_refuse_constant)
+    which Python reads as infinity, and a 400-digit integer, which a browser reads as Infinity) are a
+    ValueError: stored or echoed, they would be no JSON a browser reads as it was sent. Also the synth
+    site server's parser (weblica.serve.app)."""
+    return json.loads(data, parse_float=_finite_float, parse_int=_finite_int, parse_constant=_refuse_constant)
 
 
 def _check_nesting(value: Any) -> None:

@@ -192,6 +192,17 @@ def put_doc(name: str) -> Response:
     return jsonify({"ok": True, name: body})
 
 
+def _ids(records: Any) -> set[str]:
+    return {str(r.get("id")) for r in records if isinstance(r, dict) and "id" in r} if isinstance(records, list) else set()
+
+
+def _free_id(taken: set[str], n: int) -> str:
+    """`r<n>`, or the next number free: after a deletion `len + 1` is the id of a stored record."""
+    while f"r{n}" in taken:
+        n += 1
+    return f"r{n}"
+
+
 @api.post("/<collection>")
 def add_record(collection: str) -> Response:
     record = _json_body(dict)
@@ -202,8 +213,13 @@ def add_record(collection: str) -> Response:
         if reason:  # the site's own rules refuse it (a taken seat, a missing prerequisite): nothing stored
             return reason
         records = state.setdefault(collection, [])
+        if not isinstance(records, list):  # replaced whole by PUT /api/doc with something else
+            return f"{collection[:40]} holds no list of records; nothing was stored"
+        taken = _ids(records)
         if "id" not in record:
-            record["id"] = f"r{len(records) + 1}"
+            record["id"] = _free_id(taken, len(records) + 1)
+        elif str(record["id"]) in taken:  # two records of one id: a PATCH or DELETE would reach the older
+            return f"a record with id {str(record['id'])[:40]!r} is already stored; leave 'id' out to get a new one"
         records.append(record)
         return record
     stored = _change(add)
@@ -219,13 +235,15 @@ def change_record(collection: str, rid: str) -> Response:
 
     def change(state: dict[str, Any]) -> bool | str:
         records = state.get(collection, [])
-        for index, record in enumerate(records):
-            if str(record.get("id")) == rid:
+        for index, record in enumerate(records if isinstance(records, list) else []):
+            if isinstance(record, dict) and str(record.get("id")) == rid:
                 if patch is None:
                     del records[index]
                     return True
                 changed = {**record, **patch}
                 others = {**state, collection: records[:index] + records[index + 1:]}
+                if "id" in patch and str(patch["id"]) in _ids(others[collection]):
+                    return f"a record with id {str(patch['id'])[:40]!r} is already stored"
                 reason = refusal(rules, collection, changed, others) if rules else None
                 if reason:  # the changed record must pass the rules a new one would
                     return reason
