@@ -54,8 +54,11 @@ class WeblicaBrowserTask(_Base):
     episode on it and `validate` reads its state; BrowserEnv's context must then use the episode's network
     settings (`browser_env_kwargs`)."""
 
-    def __init__(self, seed: int, task: Task, backend: SiteBackend | None = None,
+    def __init__(self, seed: int | None, task: Task, backend: SiteBackend | None = None,
                  episode_id: str | None = None) -> None:
+        # BrowserEnv.reset() without a seed passes None: that episode is seed 0, as weblica's env's
+        # reset is, not a random one (int(None) failed on a task with instances)
+        seed = 0 if seed is None else seed
         super().__init__(seed)
         self.task = episode_task(task, seed)  # with instances: the member of this seed's data, as the env plays it
         self.backend = backend
