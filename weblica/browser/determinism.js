@@ -78,6 +78,24 @@
     fixed("hardwareConcurrency", 4);
     fixed("deviceMemory", 8);
   }
+  // The network a page sees: Chromium adds noise to navigator.connection's downlink (9.9 in one context,
+  // 10 in the next, on one machine); a page that sizes its images by it would differ run to run.
+  if (typeof NetworkInformation !== "undefined" && NetworkInformation.prototype) {
+    const net = { effectiveType: "4g", downlink: 10, rtt: 50, saveData: false, type: "ethernet", downlinkMax: Infinity };
+    for (const [name, value] of Object.entries(net)) {
+      if (!(name in NetworkInformation.prototype)) continue;
+      try {
+        Object.defineProperty(NetworkInformation.prototype, name, { get: () => value, configurable: true });
+      } catch (e) { /* leave it */ }
+    }
+  }
+  // The storage quota follows this machine's disk or memory; the usage is the page's own doing.
+  if (typeof StorageManager !== "undefined" && StorageManager.prototype && StorageManager.prototype.estimate) {
+    const estimate = StorageManager.prototype.estimate;
+    define(StorageManager.prototype, "estimate", function () {
+      return estimate.call(this).then((e) => ({ ...e, quota: 10737418240 }));
+    });
+  }
   // Animations, transitions and the caret off; generic families mapped onto the shipped fonts.
   const css = `*, *::before, *::after {
       animation-duration: 0s !important; animation-delay: 0s !important;

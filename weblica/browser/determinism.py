@@ -4,7 +4,9 @@ Installed on every browser context before any page exists, so it runs at documen
 - Playwright's fake clock, paused at a fixed epoch: `Date`, `performance.now`, timers and
   animation frames move only when the env advances virtual time (a fixed amount per step);
 - seeded `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID` (determinism.js);
-- one machine for every page: `navigator.hardwareConcurrency` 4 and `deviceMemory` 8 (determinism.js);
+- one machine for every page: `navigator.hardwareConcurrency` 4 and `deviceMemory` 8, one network
+  (`navigator.connection`, whose downlink Chromium adds noise to) and one storage quota (determinism.js);
+  workers are not covered (an init script runs in frames only);
 - animations and transitions off, caret hidden (determinism.js; screenshots also pass
   `animations="disabled"`, `caret="hide"`);
 - timezone, locale and fonts fixed by the launcher and context options.
