@@ -37,19 +37,29 @@ def test_a_task_made_without_a_seed_is_seed_zero_s_episode():
     assert wbg.WeblicaBrowserTask(seed=4, task=_family_task()).task.checks[0].expected == f"Shelf number {4 % 3 + 11}"
 
 
+def test_a_seed_past_32_bits_plays_its_own_member():
+    # BrowserEnv.reset(seed=2**40 + 1) reached BrowserGym's RandomState(seed), which refuses seeds past 2**32
+    seed = 2 ** 40 + 1
+    task = wbg.WeblicaBrowserTask(seed=seed, task=_family_task())
+    assert task.seed == seed and task.task.checks[0].expected == f"Shelf number {seed % 3 + 11}"
+
+
 @pytest.mark.skipif(not HAVE_BROWSERGYM, reason="browsergym-core not installed (.ci/setup puts it in .browsergym/)")
 def test_a_real_browserenv_reset_without_a_seed_plays_seed_zero_then_seeds_as_given(family):
     backend, task = family
     env = bg_env.BrowserEnv(**wbg.browser_env_kwargs(task, backend, episode_id="bg-noseed", seed=2), headless=True)
     try:
-        seen = []
+        seen, draws = [], []
         for seed in (None, 1, None):
             env.reset() if seed is None else env.reset(seed=seed)
             page = env.unwrapped.page
             shown = page.inner_text("#k")
             seen.append((page.evaluate("window.WEBLICA_EPISODE.seed"), shown))
+            draws.append(page.evaluate("[Math.random(), navigator.hardwareConcurrency, crypto.getRandomValues(new Uint32Array(1))[0]]"))
             _, reward, terminated, _, _ = env.step(f'send_msg_to_user("{shown}")')
             assert terminated and reward == 1.0, (seed, shown)
         assert seen == [(0, "Shelf number 11"), (1, f"Shelf number {1 % K + 11}"), (0, "Shelf number 11")], seen
+        # the determinism layer's page script: seed 0's draws twice, seed 1's others, one machine
+        assert draws[0] == draws[2] != draws[1] and {d[1] for d in draws} == {4}, draws
     finally:
         env.close()

@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 from typing import Any, Awaitable, Coroutine, TypeVar
 
+from weblica.browser.determinism import determinism_script
 from weblica.browser.launcher import LOCALE, TIMEZONE, VIEWPORT, BrowserOptions
 from weblica.env.actions import Action
 from weblica.env.backend import SiteBackend
@@ -59,7 +60,9 @@ class WeblicaBrowserTask(_Base):
         # BrowserEnv.reset() without a seed passes None: that episode is seed 0, as weblica's env's
         # reset is, not a random one (int(None) failed on a task with instances)
         seed = 0 if seed is None else seed
-        super().__init__(seed)
+        # BrowserGym's own RandomState takes 0..2**32-1; weblica's episode seeds go to 2**63-1 (the env
+        # server's range), so its draws get the seed's low 32 bits and the episode the seed itself
+        super().__init__(int(seed) & 0xFFFFFFFF)
         self.task = episode_task(task, seed)  # with instances: the member of this seed's data, as the env plays it
         self.backend = backend
         self.seed = seed
@@ -74,6 +77,11 @@ class WeblicaBrowserTask(_Base):
         return "weblica"
 
     def setup(self, page: Any) -> tuple[str, dict]:
+        # the determinism layer's page script (seeded Math.random and crypto, one machine and network,
+        # animations off) on BrowserEnv's fresh context, before the start page loads. Not its fake clock:
+        # nothing advances virtual time between BrowserGym's steps, so a paused clock would stop the
+        # page's timers
+        page.context.add_init_script(script=determinism_script(self.seed))
         if self.backend is not None:  # a fresh per-episode state on the site, every reset
             net = _run_async(self.backend.begin(self.task, self.episode_id, self.seed))
             # this episode's headers (its seed, its member's instance of the data), not those of the seed
