@@ -8,8 +8,6 @@ and facing, a soft shadow, and sometimes a prop; so two items of one kind still 
 """
 from __future__ import annotations
 
-import functools
-
 from PIL import Image, ImageDraw
 
 from weblica.synth.images.canvas import Pen, gradient, mix, new_canvas, png, rgb, seeded
@@ -27,10 +25,9 @@ __all__ = ["SIZE", "FAMILIES", "FALLBACK", "KEYWORDS", "family_of", "item_image"
            "chart_image", "map_image"]
 
 
-@functools.lru_cache(maxsize=2048)  # ~4 KB each: a site built twice in one process draws its images once
 def item_image(name: str, kind: str, color: str, size: tuple[int, int] = SIZE, seed: int | str = 0) -> bytes:
     """A picture of `name`, a thing of `kind`, mainly in `color` (#rrggbb); `seed` varies the composition
-    (a site's seed, so one item drawn for two sites differs). A pure function of its inputs, so memoized."""
+    (a site's seed, so one item drawn for two sites differs)."""
     rng = seeded("item", name, kind, color, size, seed)
     fam = family_of(kind, name)
     body = rgb(color)
