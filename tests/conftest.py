@@ -32,6 +32,12 @@ def sync_env():
     env.close()
 
 
+@pytest.fixture(scope="session")
+def grpo_reference(tmp_path_factory):
+    """One-process GRPO runs, one per distinct config, shared by the tests comparing two ranks to them."""
+    from fixtures_runs import grpo_reference as make
+
+    return make(tmp_path_factory)
 
 
 def pytest_sessionfinish(session):

@@ -11,11 +11,12 @@ from typing import Any
 
 import httpx
 import pytest
+from fixtures_sites import instance_family
 
 from weblica.env.server import EnvService, make_env_server
 from weblica.env.source_roots import SourceRoots
 from weblica.env.task import Task, episode_task, load_tasks
-from weblica.synth.instances import instance_root, synthesize_instances
+from weblica.synth.instances import instance_root
 from weblica.synth.spec import sample_spec
 
 K = 3
@@ -24,10 +25,9 @@ NO_POPUPS = {"sticky_header": False, "lazy_loading": False, "overlays": {}}  # t
 
 @pytest.fixture(scope="module")
 def family(tmp_path_factory):
-    out = tmp_path_factory.mktemp("server-instances")
     spec = sample_spec(3, skill="search")
     spec.distractors = dict(NO_POPUPS)
-    bundle = synthesize_instances([spec], out, K, concurrency=2)[0].path
+    out, bundle = instance_family(tmp_path_factory, spec, K)  # built once, shared with test_synth_instances
     tasks = load_tasks(bundle / "tasks.jsonl")
     task = next(t for t in tasks if len(t.metadata.get("instances", [])) == K and t.oracle
                 and any(c.type == "answer_match" for c in t.checks)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from fixtures_sites import instance_family
 
 from weblica.env.task import Task, episode_task, load_tasks
 from weblica.serve.app import INSTANCE_HEADER, ServeConfig, create_app
@@ -18,10 +19,11 @@ K = 3
 
 @pytest.fixture(scope="module")
 def family(tmp_path_factory):
-    out = tmp_path_factory.mktemp("instances")
     spec = sample_spec(3, skill="search")
-    results = synthesize_instances([spec], out, K, concurrency=2)
-    bundle = results[0].path
+    # without pop-ups: the family test_env_server_instances plays over /step (the oracle's raw actions),
+    # built once for both files; pop-ups are validated on instances nowhere else than they are on sites
+    spec.distractors = {"sticky_header": False, "lazy_loading": False, "overlays": {}}
+    _, bundle = instance_family(tmp_path_factory, spec, K)
     return spec, bundle, load_tasks(bundle / "tasks.jsonl")
 
 

@@ -16,7 +16,7 @@ from test_train_loops import any_answer_tasks, fixed_port_site  # noqa: F401  (t
 from weblica.env.task import save_tasks
 from weblica.train.config import GRPOConfig, SFTConfig
 from weblica.train.distributed import World, own_gpu
-from weblica.train.grpo import sample_owners, train_grpo
+from weblica.train.grpo import sample_owners
 from weblica.train.model_io import load_trainable, make_optimizer
 from weblica.train.policy_update import Shards, ppo_update
 from weblica.train.sft import sft_step, train_sft
@@ -100,28 +100,36 @@ def _episode(line):
     return episode, logprobs
 
 
-def test_grpo_on_two_ranks_plays_and_learns_like_one_process(any_answer_tasks, tmp_path):  # noqa: F811
-    """`weblica train grpo --nproc 2`: the ranks split each iteration's groups, yet every episode, reward
-    and count is the one-process run's, and the update terms agree; the second iteration's episodes,
-    played with the updated weights, agree too, so both ranks hold the same weights."""
+def test_grpo_on_two_ranks_plays_learns_and_resumes_like_one_process(any_answer_tasks, grpo_reference,  # noqa: F811
+                                                                    tmp_path):
+    """`weblica train grpo --nproc 2`, stopped after one iteration and resumed on two ranks: the ranks
+    split each iteration's groups, yet every episode, reward and count is the one-process run's, and the
+    update terms agree; the second iteration's episodes, played with the weights updated before the stop,
+    agree too, so both ranks held and restored the same weights. (An uninterrupted two-rank run used to
+    be launched as well; its lines had to equal these, and each of these is checked against the
+    one-process run, shared with test_train_fsdp, here.)"""
     torch.set_num_threads(1)
     common = dict(model=str(tiny_checkpoint()), tasks=str(any_answer_tasks), groups_per_batch=2, group_size=3,
                   max_new_tokens=64, temperature=1.5, parallel=1, mini_batches=1, learning_rate=1e-3,
                   max_refill_rounds=1, seed=11, iterations=2, save_every=1)
-    train_grpo(GRPOConfig(output_dir=str(tmp_path / "one"), **common))
+    alone_dir = grpo_reference(common)
     recipe = tmp_path / "two.yaml"
-    recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "two"), **common}))
-    done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--json")
-    assert done.returncode == 0, done.stderr[-3000:]
-    summary = json.loads(done.stdout)  # one summary: rank 1 stays quiet
-    assert summary["ranks"] == 2 and summary["iterations"] == 2
-    one, two = _lines(tmp_path / "one" / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
+    for iterations in (1, 2):
+        recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "two"),
+                                          **{**common, "iterations": iterations}}))
+        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--json")
+        assert done.returncode == 0, done.stderr[-3000:]
+        summary = json.loads(done.stdout)  # one summary: rank 1 stays quiet
+        assert summary["ranks"] == 2 and summary["iterations"] == iterations
+        if iterations == 1:
+            assert len(_lines(tmp_path / "two" / "metrics.jsonl")) == 1  # it did stop there
+    one, two = _lines(alone_dir / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
     assert len(one) == len(two) == 2 and one[0]["groups"] >= 1 and one[0]["grad_norm"] > 0
     for a, b in zip(one, two):
         assert {k: v for k, v in a.items() if k not in UPDATE_TERMS} == {k: v for k, v in b.items() if k not in UPDATE_TERMS}
         for key in UPDATE_TERMS:
             assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-6), key
-    for rollout in sorted((tmp_path / "one" / "rollouts").iterdir()):
+    for rollout in sorted((alone_dir / "rollouts").iterdir()):  # each iteration's, refill rounds too
         split = sorted((tmp_path / "two" / "rollouts" / rollout.name).glob("rank-*/episodes.jsonl"))
         assert len(split) == 2
         episodes = sorted((_episode(line) for path in split for line in path.read_text().splitlines()), key=str)
@@ -130,13 +138,6 @@ def test_grpo_on_two_ranks_plays_and_learns_like_one_process(any_answer_tasks, t
         for (_, a), (_, b) in zip(episodes, alone):  # after an update, log-probs differ by float noise only
             assert a == pytest.approx(b, abs=1e-4)
     assert (tmp_path / "two" / "checkpoint-1").is_dir() and (tmp_path / "two" / "final" / "config.json").exists()
-    # stopped after one iteration and resumed on two ranks: the uninterrupted run's lines
-    for iterations in (1, 2):
-        recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "split"),
-                                          **{**common, "iterations": iterations}}))
-        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--json")
-        assert done.returncode == 0, done.stderr[-3000:]
-    assert _lines(tmp_path / "split" / "metrics.jsonl") == two
 
 
 def test_sft_on_two_ranks_steps_like_one_process(site, tmp_path):

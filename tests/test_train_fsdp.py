@@ -19,7 +19,6 @@ from test_train_loops import any_answer_tasks, fixed_port_site  # noqa: F401  (t
 
 from weblica.train.config import ConfigError, GRPOConfig, SFTConfig, config_from_dict
 from weblica.train.fsdp import micro_batches, passes_needed
-from weblica.train.grpo import train_grpo
 from weblica.train.memory import estimate_memory, qwen3vl_8b_shell, shard_count
 from weblica.train.model_io import load_trainable, make_optimizer
 
@@ -120,7 +119,8 @@ def test_fsdp_refuses_stochastic_rounding_and_unknown_parallelism():
         config_from_dict(GRPOConfig, {"parallelism": "zero3"})
 
 
-def test_grpo_sharded_on_two_ranks_plays_and_resumes_like_one_process(any_answer_tasks, tmp_path):  # noqa: F811
+def test_grpo_sharded_on_two_ranks_plays_and_resumes_like_one_process(any_answer_tasks, grpo_reference,  # noqa: F811
+                                                                       tmp_path):
     """`weblica train grpo --nproc 2 --set parallelism=fsdp`, stopped after one iteration and resumed from
     its sharded checkpoint: the metric lines are the one-process run's (update terms within float noise),
     and the second iteration's episodes, sampled from the replica refreshed with the gathered weights, are
@@ -129,7 +129,7 @@ def test_grpo_sharded_on_two_ranks_plays_and_resumes_like_one_process(any_answer
     common = dict(model=str(tiny_checkpoint()), tasks=str(any_answer_tasks), groups_per_batch=2, group_size=3,
                   max_new_tokens=64, temperature=1.5, parallel=1, mini_batches=1, learning_rate=1e-3,
                   max_refill_rounds=1, seed=11, iterations=2, save_every=1)
-    train_grpo(GRPOConfig(output_dir=str(tmp_path / "one"), **common))
+    alone_dir = grpo_reference(common)  # the one-process run, shared with test_train_distributed
     recipe = tmp_path / "two.yaml"
     for iterations in (1, 2):
         recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "two"),
@@ -137,13 +137,13 @@ def test_grpo_sharded_on_two_ranks_plays_and_resumes_like_one_process(any_answer
         done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--set", "parallelism=fsdp", "--json")
         assert done.returncode == 0, done.stderr[-3000:]
         assert "memory per rank (estimate, fsdp on 2 rank(s)" in done.stderr
-    one, two = _lines(tmp_path / "one" / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
+    one, two = _lines(alone_dir / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
     assert len(one) == len(two) == 2 and one[0]["grad_norm"] > 0
     for a, b in zip(one, two):
         assert {k: v for k, v in a.items() if k not in UPDATE_TERMS} == {k: v for k, v in b.items() if k not in UPDATE_TERMS}
         for key in UPDATE_TERMS:
             assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-6), key
-    last = sorted((tmp_path / "one" / "rollouts").iterdir())[-1]
+    last = sorted((alone_dir / "rollouts").iterdir())[-1]
     split = sorted((tmp_path / "two" / "rollouts" / last.name).glob("rank-*/episodes.jsonl"))
     episodes = sorted((_episode(line) for path in split for line in path.read_text().splitlines()), key=str)
     alone = sorted((_episode(line) for line in (last / "episodes.jsonl").read_text().splitlines()), key=str)

@@ -136,7 +136,13 @@ def gradient(image: Image.Image, top: RGB, bottom: RGB, box: tuple[int, int, int
 def png(image: Image.Image, size: tuple[int, int] | None = None) -> bytes:
     """PNG bytes with no metadata (no time, no text chunks): the same pixels give the same bytes."""
     if size is not None and image.size != size:
-        image = image.resize(size, Image.Resampling.LANCZOS)
+        factors = (image.width // size[0], image.height // size[1])
+        if (size[0] * factors[0], size[1] * factors[1]) == image.size:
+            # a supersampled canvas: the box average of each block is the antialiasing, at ~1/5 of a
+            # LANCZOS resize's time (the item images were ~40% of writing a bundle) and no ringing
+            image = image.reduce(factors)
+        else:
+            image = image.resize(size, Image.Resampling.LANCZOS)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=False, compress_level=1)
     return buffer.getvalue()
