@@ -104,3 +104,20 @@ def test_no_chain_of_labels_wins_for_both_of_two_nested_names():
     for answer in sorted(answers):
         won = score(answer_text(short, [long]), answer, asked) + score(answer_text(long, [short]), answer, asked)
         assert won <= 1.0, answer
+
+
+def test_a_quoted_title_is_the_answer_and_quotes_hide_no_candidate():
+    # session 11's read-through: 'The longest song is "Believe".' scored 0 (the quote split the sentence
+    # into a list, so "longest song is" read as a candidate); quoting the gold is how people write titles
+    song = "Which song is the longest?"
+    for believe in (answer_text("Believe", ["Hope"]), answer_text("Believe", [])):
+        for plain in ('The longest song is "Believe".', '"Believe"', 'It is "Believe", not "Hope".',
+                      'Song: "Believe"', 'the song "Believe"', 'Answer: "Believe"'):
+            assert score(believe, plain, song) == 1.0, plain
+        # a hedge stays a hedge, and quotes do not let a second title through
+        for hedged in ('I believe it is "Believe".', 'The longest song is "Believe" (I think).', 'Hope "Believe"',
+                       '"Hope" "Believe"', '"Believe" "Hope"', '"Believe", "Hope"', '"Believe" or "Hope"',
+                       'Hope: "Believe"', 'The Hope "Believe"', '"Believe Hope"', 'It is "Hope", not "Believe".',
+                       # a quote hid a denial before (these passed): 'not "Believe"' denies as 'not Believe' does
+                       'It is not "Believe".', 'Not "Believe"', '"Believe"? No.', '"Believe" is not it'):
+            assert score(believe, hedged, song) == 0.0, hedged

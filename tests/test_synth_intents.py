@@ -234,7 +234,8 @@ def test_dedupe_keeps_one_of_the_same_request():
 
 def test_skills_emit_no_duplicate_requests(bench_sites):
     for site in bench_sites:
-        assert len(dedupe(site.tasks)) == len(site.tasks), site.spec.skill
+        # the same request twice (the cap on one request's fillers, dedupe's `cap`, is another matter)
+        assert len(dedupe(site.tasks, cap=False)) == len(site.tasks), site.spec.skill
 
 
 # ---- difficulty from the oracle ------------------------------------------------------------------

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from weblica.synth.generate import build_site, emitted_drafts
-from weblica.synth.intents.lint import genre_problems
+from weblica.synth.intents.lint import genre_problems, lint_drafts
 from weblica.synth.site import SiteBuilder, format_money
 from weblica.synth.spec import categories, sample_spec
 
@@ -125,7 +125,8 @@ def test_a_fee_is_compared_by_its_name_not_as_a_shop_price(category):
         for seed in (7, 11):
             site = _site(skill, category, seed)
             said += [d.instruction for d in emitted_drafts(site)]
-            assert len(emitted_drafts(site)) >= len(site.tasks) - 1  # rephrased, not dropped
+            # rephrased, not dropped by the lint (the cap on repeats, intents/dedupe.py, is no wording matter)
+            assert len(lint_drafts(site.tasks, site)[0]) >= len(site.tasks) - 1
     shop = re.compile(r"\b(cheap\w*|(?:most|least) expensive|costs? (?:the )?(?:least|most|less|more))\b", re.I)
     assert not [t for t in said if shop.search(t)]
     assert any(f"with the lowest {fee}" in t for t in said), said

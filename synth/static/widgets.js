@@ -108,24 +108,32 @@
     const input = $("input[type=hidden]", box), pop = $(".dp-pop", box), label = $("[data-dp-label]", box);
     const months = (window.SITE.locale || {}).month_names || [];
     let [y, m] = box.dataset.month.split("-").map(Number);
+    // a booking window (data-min / data-max, ISO dates): its days alone are offered, and the months
+    // page no further than it, as a real booking calendar does (the server refuses a date outside)
+    const lo = box.dataset.min || "", hi = box.dataset.max || "";
+    const prev = $("[data-dp-prev]", box), next = $("[data-dp-next]", box);
+    const shown = () => `${y}-${pad(m)}`;
     function draw() {
       $("[data-dp-month]", box).textContent = `${months[m - 1] || m} ${y}`;
+      prev.disabled = Boolean(lo) && shown() <= lo.slice(0, 7);
+      next.disabled = Boolean(hi) && shown() >= hi.slice(0, 7);
       const first = new Date(Date.UTC(y, m - 1, 1)).getUTCDay();
       const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
       let html = ["Mo", "Tu", "We", "Th", "Fr", "Sa", "Su"].map((d) => `<span class="dp-dow">${d}</span>`).join("");
       for (let i = 0; i < (first + 6) % 7; i++) html += "<span></span>";
       for (let d = 1; d <= days; d++) {
         const iso = `${y}-${pad(m)}-${pad(d)}`;
-        html += `<button type="button" class="dp-day${iso === input.value ? " selected" : ""}" data-date="${iso}">${d}</button>`;
+        const out = (lo && iso < lo) || (hi && iso > hi) ? " disabled" : "";
+        html += `<button type="button" class="dp-day${iso === input.value ? " selected" : ""}" data-date="${iso}"${out}>${d}</button>`;
       }
       $(".dp-grid", box).innerHTML = html;
     }
     $("[data-dp-open]", box).addEventListener("click", () => { pop.hidden = !pop.hidden; draw(); });
-    $("[data-dp-prev]", box).addEventListener("click", () => { m -= 1; if (m < 1) { m = 12; y -= 1; } draw(); });
-    $("[data-dp-next]", box).addEventListener("click", () => { m += 1; if (m > 12) { m = 1; y += 1; } draw(); });
+    prev.addEventListener("click", () => { if (prev.disabled) return; m -= 1; if (m < 1) { m = 12; y -= 1; } draw(); });
+    next.addEventListener("click", () => { if (next.disabled) return; m += 1; if (m > 12) { m = 1; y += 1; } draw(); });
     $(".dp-grid", box).addEventListener("click", (e) => {
       const b = e.target.closest("[data-date]");
-      if (!b) return;
+      if (!b || b.disabled) return;
       input.value = b.dataset.date; label.textContent = b.dataset.date; pop.hidden = true;
     });
   }

@@ -169,6 +169,27 @@ def _competing_items(norm: str, gold_spans: Sequence[tuple[int, int]], gold_keys
     return out
 
 
+_QUOTED = regex.compile(r'"([^"\n]+)"')
+
+
+def _unquoted(norm: str) -> str:
+    """`norm` with straight quotes around a title read as spaces: quoting does not split a sentence into
+    a list, so 'The longest song is "Believe".' reads as 'The longest song is Believe.' and
+    '"Believe", not "Hope"' as 'Believe, not Hope'. A quote right after a capitalized word stays a
+    boundary: 'Hope "Believe"' names two titles, where 'Hope Believe' could be one name said at the
+    start of a sentence. The same length as `norm`, so offsets hold."""
+    chars = list(norm)
+    for m in _QUOTED.finditer(norm):
+        lead = norm[max(0, m.start() - 40):m.start()]
+        before = T.tokens(lead)
+        if before and not lead[before[-1].end:].strip(' "') and _name_word(before[-1]):
+            continue
+        if any(c in T.BOUNDARY_CHARS for c in m.group(1)):
+            continue
+        chars[m.start()] = chars[m.end() - 1] = " "
+    return "".join(chars)
+
+
 def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, question: Question,
             need_all: bool = False) -> Outcome:
     """Text golds (aliases of one value, or with `need_all` the members of a set)."""
@@ -192,16 +213,17 @@ def _phrase(norm: str, golds: Sequence[str], confusers: Sequence[Any] | None, qu
         return Outcome(False, f"does not name {missing[0] if need_all else golds[0]!r}")
     occs = [occ for group in found.values() for occ in group]
     spans = [token_span(norm, toks, occ) for occ in occs]
+    read = _unquoted(norm)
     for occ, (s, e) in zip(occs, spans):
-        if is_negated(norm[:s], norm[e:], question.keys):
+        if is_negated(read[:s], read[e:], question.keys):
             return Outcome(False, f"denies {norm[s:e]!r}")
-        longer_name = _extends_name(norm, toks, occ, golds[0])
+        longer_name = _extends_name(read, toks, occ, golds[0])
         if longer_name:
             return Outcome(False, f"names {longer_name!r}, which is more than {norm[s:e]!r}")
-    named = named_confusers(norm, conf_phrases, spans, question, gold_keys)
+    named = named_confusers(read, conf_phrases, spans, question, gold_keys)
     if named:
         return Outcome(False, f"also names {', '.join(repr(x) for x in named[:5])}")
-    items = _competing_items(norm, spans, gold_keys, question.keys)
+    items = _competing_items(read, spans, gold_keys, question.keys)
     if items:
         return Outcome(False, f"lists other candidates besides the gold: {', '.join(repr(x) for x in items[:5])}")
     spoiled = spoiler(norm, spans, question)

@@ -104,13 +104,14 @@ def near_duplicates(names: list[str]) -> list[tuple[str, str]]:
 
 def about(cat: dict[str, Any], item: dict[str, Any], opener: str) -> str:
     """One sentence saying what the entity is, in the genre's words (`about:` pattern of the genre file,
-    slots {name} {noun} {kind} {maker}, {a_noun}/{a_kind} with their article, {Kind}/{a_Kind} as written)."""
+    slots {name} {noun} {kind} {maker}, {a_noun}/{a_kind}/{a_maker} with their article, {Kind}/{a_Kind} as written)."""
     from weblica.synth.intents import article
 
     pattern = cat.get("about", "{opener}: the {name} is {a_kind} from {maker}.")
     noun, kind = _common(item["noun"]), _common(item["kind"])
     return pattern.format(opener=opener, name=item["name"], noun=noun, kind=kind, maker=item["maker"],
-                          a_noun=article(noun), a_kind=article(kind), Kind=item["kind"], a_Kind=article(item["kind"]))
+                          a_noun=article(noun), a_kind=article(kind), Kind=item["kind"], a_Kind=article(item["kind"]),
+                          a_maker=article(item["maker"]))
 
 
 def _common(words: str) -> str:

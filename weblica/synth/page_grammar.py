@@ -109,7 +109,7 @@ def page_context(site: SiteBuilder, layout: Layout) -> dict[str, Any]:
 
     def reviews_of(item: dict[str, Any]) -> list[dict[str, Any]]:
         r = random.Random(f"reviews:{site.spec.site_id}:{item['id']}")
-        texts = [f"Exactly as described. The {item['kind'].lower()} does what I hoped.",
+        texts = [f"Exactly as described. The {site.item_noun} does what I hoped.",  # "the dish", not "the indian"
                  "Good value for what you get.", f"Would choose {item['maker']} again.",
                  "Took a while to decide, glad I did.", "Solid, no complaints so far."]
         return [{"author": r.choice(names), "stars": r.choice([3, 4, 4, 5, 5]), "text": t} for t in r.sample(texts, 3)]

@@ -146,9 +146,12 @@ class SiteBuilder:
         general topic ("Order support", "Application question"), `founded` how a maker began, on its
         page and in tasks ("founded"; a branch, venue, studio or restaurant "opened"), `available` and
         `stock` how an entity's page says its date and stock ("Available from" ... "in stock"; an event is
-        "On" a day and its page has no stock line: its ticket types say what is left), `since` and `team`
+        "On" a day, an article "Published"; only what ships has a stock line: an event's ticket types say
+        what is left), `since` and `team`
         the maker page's year and team rows ("Founded" / "Team"; a classifieds seller is a "Member
-        since" and has no team)."""
+        since" and has no team), `ships` whether what it sells is delivered (its FAQ, help and footer
+        speak of delivery, shipping and returns; tickets, stays and services are not shipped), `sold_as`
+        what one price buys where that is not the entity ("ticket": "How much is a ticket for X?")."""
         from weblica.synth.intents import article  # the task grammar's article agreement ("an event")
 
         defaults = {"maker": "brand", "makers": "brands", "price": "price", "per": "", "buy": "Add to cart",
@@ -156,7 +159,11 @@ class SiteBuilder:
                     "reserve": "Reserve for pick-up", "pickup": "Pick-up location", "book": f"Book {article(self.item_noun)}",
                     "request": f"Request {article(self.item_noun)}", "support": "Order support", "founded": "founded",
                     "available": "Available from", "stock": "in stock", "since": "", "team": "Team"}
-        return {**defaults, **self.cat.get("labels", {})}
+        labels = {**defaults, **self.cat.get("labels", {})}
+        labels.setdefault("ships", bool(labels["sells"]))
+        if not labels["ships"] and "stock" not in self.cat.get("labels", {}):
+            labels["stock"] = ""  # a doctor, an article or a route is not "in stock": only shipped goods are
+        return labels
 
     # ---- pages and tasks ---------------------------------------------------------------------------
     def page(self, path: str, template: str, **context: Any) -> None:
@@ -222,10 +229,13 @@ def _renderer(site: SiteBuilder) -> tuple[jinja2.Environment, dict[str, Any]]:
     """The site's jinja environment (its locale's filters) and the context every page shares, after the
     page grammar (weblica/synth/page_grammar.py) picked the site's component variants and added its
     info pages."""
+    from weblica.synth.intents import kinds_said  # the task grammar's agreement (intents import no site module)
+
     layout = compose(site)
     env = _jinja_env()
     env.filters["money"] = site.money
     env.filters["date"] = site.date
+    env.filters["kinds"] = partial(kinds_said, site.cat, items_noun=site.items_noun)  # "More coupes", "All poetry books"
     style = site.spec.style
     common = {"site": site, "spec": site.spec, "style": style, "nav": site.nav, "fmt": site.fmt,
               "distractors": site.spec.distractors, "cat": site.cat,

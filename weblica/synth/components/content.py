@@ -24,7 +24,7 @@ def words(site: SiteBuilder) -> dict[str, Any]:
     item, items = site.cat["item"]
     return {"item": item, "items": items, "Items": items[:1].upper() + items[1:], "maker": labels["maker"],
             "makers": labels["makers"], "price": labels["price"], "buy": labels["buy"], "sells": bool(labels["sells"]),
-            "name": site.name}
+            "ships": bool(labels["ships"]), "name": site.name}
 
 
 def layout_rng(site: SiteBuilder, purpose: str) -> random.Random:
@@ -71,8 +71,9 @@ def faq(site: SiteBuilder, n: int = 6) -> list[tuple[str, str]]:
              ("Can I change my mind?", "Yes: see our policies page for the details that apply to you."),
              ("Where is my personal data kept?", "In the EU, encrypted at rest. Our privacy policy says more."),
              (f"How often are new {w['items']} added?", f"Every week; the start page shows the newest {w['items']}.")]
-    if w["sells"]:
+    if w["ships"]:  # tickets, stays, meals and services are not shipped (the genre's `ships` label)
         pairs.append(("How long does delivery take?", "Two to five working days, depending on where you live."))
+    pairs += [(str(q), str(a)) for q, a in site.cat.get("faq", [])]  # the genre's own questions
     return rng.sample(pairs, min(n, len(pairs)))
 
 
@@ -83,7 +84,7 @@ def perks(site: SiteBuilder) -> list[tuple[str, str]]:
                (f"Trusted {w['makers']}", f"Every {w['maker']} is checked."),
                ("Easy to compare", f"Side-by-side details of {w['items']}."),
                ("Member offers", "Sign up for early access.")]
-    if w["sells"]:
+    if w["ships"]:
         options += [("Free delivery", "On orders over a modest amount."), ("30-day returns", "No questions asked.")]
     return rng.sample(options, 4)
 

@@ -1,5 +1,5 @@
 """The pages every real site has besides its catalog: help (with topics), about, contact, FAQ, careers,
-press, privacy, terms, cookies, accessibility, shipping and returns where the genre sells, guides, a
+press, privacy, terms, cookies, accessibility, shipping and returns where the genre ships, guides, a
 sitemap, and one collection page per kind of entity. Footers and headers link to them (`link_groups`),
 and some of those links are decoys: plausible, real, but not where a task leads.
 
@@ -28,7 +28,7 @@ def _help_topics(w: dict[str, Any]) -> list[tuple[str, str, str]]:
                                                  "when something does not."),
               ("security", "Security", "We never ask for your password by e-mail or phone."),
               ("listing", f"Listing your {w['items']}", f"{w['makers'].capitalize()} apply through our partner team.")]
-    if w["sells"]:
+    if w["ships"]:
         topics.insert(1, ("orders", "Orders and tracking", "Your order page shows every step from payment to "
                                                            "delivery."))
     return topics
@@ -64,7 +64,7 @@ def info_specs(site: SiteBuilder) -> dict[str, dict[str, Any]]:
                                   {"h": "Growth", "image": "/img/about-chart.png"},
                                   {"h": "More", "links": [("Careers", "/careers"), ("Press", "/press")]}]}
     roles = ["Customer support specialist", "Frontend engineer", "Data analyst", "Partner manager", "Designer"]
-    if w["sells"]:
+    if w["ships"]:
         roles.append("Warehouse associate")
     pages["/careers"] = {"title": "Careers", "intro": f"Join the team behind {name}.",
                          "blocks": [{"h": "Open positions", "table": [("Role", "Location", "Type")] +
@@ -90,7 +90,7 @@ def info_specs(site: SiteBuilder) -> dict[str, dict[str, Any]]:
                                                               ("prefs", "Remembers your choices", "1 year")]}]}
     pages["/accessibility"] = {"title": "Accessibility statement", "intro": "We aim for WCAG 2.2 AA on every page.",
                                "blocks": [{"h": "Tell us", "links": [("Contact us", "/contact")]}]}
-    if w["sells"]:
+    if w["ships"]:
         pages["/shipping"] = {"title": "Shipping", "intro": "Where we deliver and how long it takes.",
                               "blocks": [{"h": "Options", "table": [("Option", "Time"), ("Standard", "3–5 days"),
                                                                    ("Express", "1–2 days"), ("Pick-up point", "2–4 days")]}]}

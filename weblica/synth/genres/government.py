@@ -30,13 +30,14 @@ RULES = {
                             ("age", "min", 65, "You must be 65 or older for the senior pass.")]}
 APPLY_SERVICE = "Residential parking permit"
 
+# said as a person asks about themselves: "I'm 24, I don't live in the city, ...", not a list of raw values
 ELIGIBLE = intent(
     "gov-eligibility",
-    "Do I qualify for {service}? I am {age}, {resident}, with a yearly income of {income}, and {children}.",
-    "Tell me whether I can get {service}: age {age}, {resident}, yearly income {income}, {children}.",
-    "Would someone aged {age} who is {resident}, earns {income} a year and has {children} qualify for {service}?",
-    "I'm {age} years old, {resident}, I earn {income} a year and I have {children}. Can I get {service}?",
-    "Find out if a {age}-year-old applicant ({resident}, income {income} a year, {children}) can receive {service}.")
+    "Do I qualify for {service}? I'm {age}, {lives}, our household earns {income} a year and {children}.",
+    "I'm {age} and {lives}. Our household income is {income} a year, and {children}. Can I get {service}?",
+    "Can I get {service}? I'm {age} years old, {lives} and {children}; we earn {income} a year.",
+    "Our household earns {income} a year, I'm {age}, {lives} and {children}. Am I eligible for {service}?",
+    "Would I be able to get {service}? I'm {age}, {lives} and {children}, and our yearly household income is {income}.")
 FEE_DIFFERENCE = intent(
     "gov-express-extra",
     "How much more does express processing cost than standard for: {service}?",
@@ -204,9 +205,10 @@ def _tasks(site: SiteBuilder, services: list[dict[str, Any]], offices: list[dict
     other = "Not eligible" if result == "Eligible" else "Eligible"
     said = service["name"].lower()  # "housing benefit" is claimed as such, a pass is "a senior transit pass"
     ask(site, ELIGIBLE, {"service": said if said.endswith("benefit") else article(said), "age": answers["age"],
-                         "resident": "living in the city" if answers["resident"] == "Yes" else "not living in the city",
+                         "lives": "I live in the city" if answers["resident"] == "Yes" else "I don't live in the city",
                          "income": site.money(answers["income"]),
-                         "children": "children under 16 at home" if answers["children"] == "Yes" else "no children at home"},
+                         "children": "I have children under 16 living with me" if answers["children"] == "Yes"
+                         else "no children under 16 live with me"},
         start, plan, result, answer_text(result, [other]), [other], "The questionnaire's result for those answers")
 
     with_express = [s for s in services if s["express"] is not None]

@@ -141,8 +141,14 @@ def _hotels(site: SiteBuilder, cities: list[str]) -> list[dict[str, Any]]:
     return hotels
 
 
-SEARCH_FIELDS = [{"name": "checkin", "label": "Check-in", "type": "date", "required": True, "month": MONTH},
-                 {"name": "checkout", "label": "Check-out", "type": "date", "required": True, "month": MONTH},
+# the booking window: a check-in on one of the calendar's nights, a check-out the morning after one; the
+# date fields offer those days alone and page no further (the server's open_dates rule refuses the rest)
+FIRST_NIGHT, LAST_NIGHT = calendar_nights()
+_MORNING_AFTER = {n: (dt.date.fromisoformat(n) + dt.timedelta(days=1)).isoformat() for n in (FIRST_NIGHT, LAST_NIGHT)}
+SEARCH_FIELDS = [{"name": "checkin", "label": "Check-in", "type": "date", "required": True, "month": MONTH,
+                  "min": FIRST_NIGHT, "max": LAST_NIGHT},
+                 {"name": "checkout", "label": "Check-out", "type": "date", "required": True, "month": MONTH,
+                  "min": _MORNING_AFTER[FIRST_NIGHT], "max": _MORNING_AFTER[LAST_NIGHT]},
                  {"name": "guests", "label": "Guests", "type": "number", "min": 1, "max": 6, "value": 2}]
 BOOKING_FIELDS = SEARCH_FIELDS + [
     {"name": "name", "label": "Guest name", "type": "text", "required": True},

@@ -254,6 +254,22 @@ def kind_noun(cat: dict[str, Any], kind: str) -> tuple[str, str] | None:
     return one, (many[0] if many else plural(one))
 
 
+def kind_said(cat: dict[str, Any], kind: str) -> str:
+    """A type as said inside a sentence: in lower case ("the cheapest night bus route", "automation
+    apps"), unless it is an acronym ("HIIT") or a proper adjective the genre file lists under
+    `proper_kinds` ("Italian dishes")."""
+    if kind.split(" ")[0].isupper() or kind in (cat.get("proper_kinds") or []):
+        return kind
+    return kind[:1].lower() + kind[1:]
+
+
+def kinds_said(cat: dict[str, Any], kind: str, items_noun: str) -> str:
+    """The entities of a type, as a page names them: "coupes" (a type that is a noun), else the type
+    and the genre's noun ("poetry books", "Italian dishes")."""
+    joined = kind_noun(cat, kind)
+    return joined[1] if joined else f"{kind_said(cat, kind)} {items_noun}"
+
+
 def names_take_article(site: Any) -> bool:
     """Whether the site's entity names take "the" in a sentence ("the Nimbus Ultrabook"); a person's
     name and a genre with `name_article: false` (course titles) do not."""
@@ -284,6 +300,8 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
         extra["kind_noun"], extra["kind_nouns"] = joined
         rewrite += [(r"\{kind\} \{noun\}", "{kind_noun}"), (r"\{kind\} \{nouns\}", "{kind_nouns}"),
                     (r"the \{kind\} ones", "the {kind_nouns}")]
+    if kind is not None:
+        extra["kind"] = kind_said(site.cat, str(kind))
     if not names_take_article(site):
         rewrite += [(r"\b[Tt]he \{(%s)\}" % slot, r"{\1}") for slot in NAME_SLOTS if slot in slots]
     if site.labels.get("fee"):
@@ -293,9 +311,16 @@ def fitted(site: Any, which: Intent, slots: dict[str, object]) -> tuple[tuple[tu
         extra["price_word"] = str(slots.get("price_word", site.labels["price"]))
         extra.update({slot: fee_said(slots[slot], extra["price_word"]) for slot in ("extreme", "order")
                       if isinstance(slots.get(slot), str)})
+    if "item" in slots and site.labels.get("sold_as"):
+        # what is sold is a ticket for the event, not the event: "How much is a ticket for X?"
+        rewrite.append((r"What does ((?:the )?)\{item\} go for\?", r"How much is %s for \1{item}?"
+                        % article(str(site.labels["sold_as"]))))
     if "item" in slots and not site.labels["sells"] and not site.labels.get("pays"):
         # nothing is sold: a doctor, a bank account or a bus route does not "go for" a price
         rewrite.append((r"What does ((?:the )?)\{item\} go for\?", r"What is the {price_word} for \1{item}?"))
+    if "item" in slots and is_plural(str(slots["item"])) and ":" not in str(slots["item"]):
+        # a name that is a plural noun takes a plural verb: "What do the Honeyed Carrots go for?"
+        rewrite.append((r"What does ((?:the )?)\{item\} go for\?", r"What do \1{item} go for?"))
     maker, maker_word = str(slots.get("maker", "")), str(slots.get("maker_word", site.labels["maker"]))
     if maker and maker_word.split()[-1].lower() in maker.lower().split():
         rewrite.append((r"\b[Tt]he \{maker_word\} \{maker\}", "{maker}"))

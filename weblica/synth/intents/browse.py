@@ -19,7 +19,7 @@ SHOW_MAKER_BEST_RATED = intent(
     "show-maker-best-rated",
     "Show me only the {nouns} from {maker}, best rated first.",
     "List everything {maker} has, top rated first.",
-    "Just {maker}, please, with the best-rated {nouns} on top.",
+    "Only the {nouns} from {maker}, please, with the best-rated ones on top.",
     "I'd like to see the {nouns} of the {maker_word} {maker}, highest rating first.",
     "Narrow the list to {maker} and put the best ratings first.",
     "{maker} {nouns}, sorted from best to worst rating.",

@@ -174,6 +174,15 @@ HIDDEN_FIELD = intent(  # for a label that is no noun ("Suitable for", "Doors op
     "What is given as \"{label}\" for the {item}?",
     "Tell me what the details of the {item} say under \"{label}\".",
 )
+HIDDEN_ACCEPTED = intent(  # for a label "X accepted" ("Insurance accepted"): what the entity accepts, asked so
+    "hidden-accepted",
+    "Which {what} does the {item} accept?",
+    "What {what} does the {item} take?",
+    "{item}: which {what} is accepted?",
+    "Tell me which {what} the {item} accepts.",
+    "I'd like to know what {what} the {item} accepts.",
+    "Could you check which {what} the {item} accepts?",
+)
 
 # ---- what the site does not have -----------------------------------------------------------------
 OPEN_CHEAPEST_MISSING = intent(

@@ -255,6 +255,32 @@ def _open_cheapest_in_list(site: SiteBuilder, items: list[dict], reach, first: i
         return
 
 
+def section_kinds(cat: dict, names: list[str]) -> dict[str, frozenset[str]]:
+    """What each menu section may hold, where it is not open to every kind: the genre file's
+    `section_kinds` say it ("Heart": cardiologists), a section named for a kind ("Sedans", "SUVs") holds
+    that kind's entities alone, and an `info_sections` section (a dealer's "Insurance", a transit site's
+    "Disruptions") holds none (the empty set). Sections not in the map hold the kinds that have no
+    section of their own."""
+    from weblica.synth.intents import kind_noun, plural
+
+    out: dict[str, frozenset[str]] = {name: frozenset() for name in names if name in (cat.get("info_sections") or [])}
+    out.update({name: frozenset(kinds) for name, kinds in (cat.get("section_kinds") or {}).items() if name in names})
+    for kind in cat["kinds"]:
+        said = {kind.lower(), plural(kind).lower()} | {w.lower() for w in (kind_noun(cat, kind) or ())}
+        for name in names:
+            if name not in out and name.lower() in said:
+                out[name] = frozenset({kind})
+    return out
+
+
+def sections_for(kind: str, sections: list[dict], holds: dict[str, frozenset[str]]) -> list[dict]:
+    """The sections an entity of `kind` may be filed in: its kind's own, else the open ones (else any
+    that holds entities, so every entity has a section)."""
+    own = [s for s in sections if kind in holds.get(s["name"], ())]
+    open_ = [s for s in sections if s["name"] not in holds]
+    return own or open_ or [s for s in sections if holds.get(s["name"])]
+
+
 @skill("menus")
 def menus(site: SiteBuilder) -> None:
     items = catalog_shell(site, search=False, list_page=False)
@@ -270,19 +296,26 @@ def menus(site: SiteBuilder) -> None:
     site.menu = menu  # type: ignore[attr-defined]
     rng = site.rng
     assigned: dict[str, list[dict]] = {f"{s['dept']['slug']}/{s['slug']}": [] for s in sections}
+    holds = section_kinds(site.cat, [s["name"] for s in sections])
     for item in items:
-        s = rng.choice(sections)
+        s = rng.choice(sections_for(item["kind"], sections, holds))
         item["section"] = f"{s['dept']['slug']}/{s['slug']}"
         assigned[item["section"]].append(item)
+    # a section left empty (open to no kind: "Women › Tops" where every kind has its own) is not in the menu
+    menu = [(dept, kept) for dept, secs in menu
+            if (kept := [s for s in secs if assigned[f"{dept['slug']}/{s['slug']}"] or holds.get(s["name"]) == frozenset()])]
+    sections = [s for _, secs in menu for s in secs]
+    site.menu = menu  # type: ignore[attr-defined]
     for dept, secs in menu:
         site.page(f"/d/{dept['slug']}", "home.html.j2", title=dept["name"], heading=dept["name"],
                   intro=f"Sections in {dept['name']}.", items=[],
                   links=[(s["name"], f"/d/{dept['slug']}/{s['slug']}") for s in secs], page_kind="dept")
         for s in secs:
             key = f"{dept['slug']}/{s['slug']}"
+            about = (f"{s['name']}: ask our team at any {site.labels['place']} or from the contact page."
+                     if holds.get(s["name"]) == frozenset() else f"{len(assigned[key])} {site.items_noun} in this section.")
             site.page(f"/d/{key}", "listing.html.j2", title=s["name"], heading=f"{dept['name']} › {s['name']}",
-                      intro=f"{len(assigned[key])} {site.items_noun} in this section.", items=assigned[key], pages=0,
-                      page_kind="section")
+                      intro=about, items=assigned[key], pages=0, page_kind="section")
 
     def open_section(s: dict) -> list[dict]:
         key = f"{s['dept']['slug']}/{s['slug']}"
@@ -309,6 +342,8 @@ def menus(site: SiteBuilder) -> None:
     for s in rng.sample(sections, len(sections)):
         key = f"{s['dept']['slug']}/{s['slug']}"
         n = len(assigned[key])
+        if holds.get(s["name"]) == frozenset():  # a service section lists no entities: nothing to count
+            continue
         # another section's count, or the whole department's, must not give the same number
         dept_total = sum(c for k, c in section_counts.items() if k.split("/")[0] == s["dept"]["slug"])
         confusers = count_confusers(n, [c for k, c in section_counts.items() if k != key] + [dept_total])

@@ -304,6 +304,8 @@ def hidden_content(site: SiteBuilder) -> None:
         reach = [{"op": "click", "sel": f"[data-link=item-{item['id']}]"}] if on_home else open_item(site, item)
         plan = reach + reveal + [{"op": "done", "answer": str(value)}]
         asked = (say(site, asks.HIDDEN_FACT, fact=label.lower(), be=is_are(label), item=item["name"]) if is_noun(label)
+                 else say(site, asks.HIDDEN_ACCEPTED, what=label.lower().removesuffix(" accepted"), item=item["name"])
+                 if label.lower().endswith(" accepted")  # "Which insurance does Dr. X accept?", not "their insurance"
                  else say(site, asks.HIDDEN_FIELD, label=label, item=item["name"]))
         site.task(TaskDraft(
             **asked, start_path="/",
