@@ -41,7 +41,23 @@ them all, so there it measures whether the page is seen)."""
                      for name in (a, b)}
             result = compare(table[a], table[b], resamples=resamples)
             rows.append({"split": split, "a": a, "b": b, "seed_list": seeds, **result.to_dict()})
+            if any(variant_of(i) for i in ids):  # the same, a task counted solved only on every variant
+                tasks = list(variants_solved([], ids))
+                table = {name: solved_table([solved_everywhere(by_seed[s][name]["eval"][split]["solved_ids"], ids)
+                                             for s in seeds], tasks) for name in (a, b)}
+                result = compare(table[a], table[b], resamples=resamples)
+                rows.append({"split": split + EVERY_VARIANT, "a": a, "b": b, "seed_list": seeds, **result.to_dict()})
     return rows
+
+
+EVERY_VARIANT = ":all-variants"  # the split name of a comparison over tasks solved on every variant
+
+
+def solved_everywhere(solved_ids: Sequence[str], ids: Sequence[str]) -> list[str]:
+    """The tasks of `ids` (variants stripped) solved on every one of their variants: a policy that does not
+    see the page solves none (it solves a task on one variant at most), so a stage's lead here is looking."""
+    per_task = Counter(i.rsplit(ID_SEPARATOR, 1)[0] for i in ids)
+    return [t for t, n in variants_solved(solved_ids, ids).items() if n == per_task[t]]
 
 
 def verdict(row: dict[str, Any]) -> str:
@@ -82,7 +98,8 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
             print(f"{name:12} not run in seed {seed}: {reason}")
     rows = comparisons(by_seed, splits, out, args.resamples)
     print("\npaired differences in success (points), 95% bootstrap interval over seeds and tasks, "
-          "sign test over discordant (seed, task) pairs")
+          "sign test over discordant (seed, task) pairs; SPLIT:all-variants counts a task solved only when it is "
+          "solved on every page variant (a policy that does not see the page solves none)")
     print(f"{'split':24} {'a - b':24} {'diff':>6} {'95% interval':>16} {'a>b':>4} {'b>a':>4} {'sign p':>7} "
           f"{'per seed':>20}  verdict")
     for r in rows:

@@ -196,3 +196,26 @@ def test_first_action_varies_reads_each_stages_episodes_across_variants(tmp_path
     assert "train sft 2/2, blind_sft 1/3" in capsys.readouterr().out
     (tmp_path / "train.jsonl").write_text("".join(json.dumps({"id": f"t{n}"}) + "\n" for n in range(3)))
     assert print_first_actions(tmp_path, by_seed, ["sft"], ["train"]) == {}  # one layout per site: nothing
+
+
+def test_the_all_variants_comparison_counts_a_task_only_when_every_variant_is_solved(tmp_path):
+    from learn_report import comparisons, solved_everywhere
+
+    ids = [f"t{n}@{h}" for n in range(4) for h in EPISODE_HEADERS]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
+    assert solved_everywhere([i for i in ids if not i.startswith("t3")] + ["t3@bar"], ids) == ["t0", "t1", "t2"]
+    assert solved_everywhere([i for i in ids if i.endswith("@bar")], ids) == []
+
+    def stage(solved):
+        return {"eval": {"train": {"solved_ids": solved}}}
+
+    # sighted: two tasks on every variant (6 episodes); blind: every task on one variant (4 episodes)
+    sighted = [i for i in ids if i.startswith(("t0", "t1"))]
+    blind = [i for i in ids if i.endswith("@centered")]
+    by_seed = {s: {"sft": stage(sighted), "blind_sft": stage(blind)} for s in range(3)}
+    rows = {r["split"]: r for r in comparisons(by_seed, ["train"], tmp_path, 200)
+            if (r["a"], r["b"]) == ("sft", "blind_sft")}
+    assert set(rows) == {"train", "train:all-variants"}
+    assert abs(rows["train"]["difference"] - 2 / 12) < 1e-5  # 6 against 4 of 12 episodes
+    every = rows["train:all-variants"]
+    assert (every["tasks"], every["difference"], every["wins"], every["losses"]) == (4, 0.5, 6, 0)
