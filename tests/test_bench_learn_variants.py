@@ -106,6 +106,7 @@ def test_a_blind_observation_is_the_same_whatever_the_page_shows():
 def test_episode_headers_and_vision_tokens_options(tmp_path):
     args = learn.parse_args(["--quick"])
     assert args.episode_headers == list(EPISODE_HEADERS) and args.vision_tokens == 24
+    assert learn.parse_args([]).vision_tokens == 96 and learn.parse_args(["--quick", "--vision-tokens", "48"]).vision_tokens == 48
     assert learn.parse_args(["--episode-headers", "none"]).episode_headers == []
     assert learn.parse_args(["--episode-headers", "bar,mega"]).episode_headers == ["bar", "mega"]
     with pytest.raises(SystemExit):
