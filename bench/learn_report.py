@@ -41,7 +41,23 @@ them all, so there it measures whether the page is seen)."""
                      for name in (a, b)}
             result = compare(table[a], table[b], resamples=resamples)
             rows.append({"split": split, "a": a, "b": b, "seed_list": seeds, **result.to_dict()})
+            if any(variant_of(i) for i in ids):  # the same, a task counted solved only on every variant
+                tasks = list(variants_solved([], ids))
+                table = {name: solved_table([solved_everywhere(by_seed[s][name]["eval"][split]["solved_ids"], ids)
+                                             for s in seeds], tasks) for name in (a, b)}
+                result = compare(table[a], table[b], resamples=resamples)
+                rows.append({"split": split + EVERY_VARIANT, "a": a, "b": b, "seed_list": seeds, **result.to_dict()})
     return rows
+
+
+EVERY_VARIANT = ":all-variants"  # the split name of a comparison over tasks solved on every variant
+
+
+def solved_everywhere(solved_ids: Sequence[str], ids: Sequence[str]) -> list[str]:
+    """The tasks of `ids` (variants stripped) solved on every one of their variants: a policy that does not
+    see the page solves none (it solves a task on one variant at most), so a stage's lead here is looking."""
+    per_task = Counter(i.rsplit(ID_SEPARATOR, 1)[0] for i in ids)
+    return [t for t, n in variants_solved(solved_ids, ids).items() if n == per_task[t]]
 
 
 def verdict(row: dict[str, Any]) -> str:
@@ -82,7 +98,8 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
             print(f"{name:12} not run in seed {seed}: {reason}")
     rows = comparisons(by_seed, splits, out, args.resamples)
     print("\npaired differences in success (points), 95% bootstrap interval over seeds and tasks, "
-          "sign test over discordant (seed, task) pairs")
+          "sign test over discordant (seed, task) pairs; SPLIT:all-variants counts a task solved only when it is "
+          "solved on every page variant (a policy that does not see the page solves none)")
     print(f"{'split':24} {'a - b':24} {'diff':>6} {'95% interval':>16} {'a>b':>4} {'b>a':>4} {'sign p':>7} "
           f"{'per seed':>20}  verdict")
     for r in rows:
@@ -102,9 +119,10 @@ def print_report(info: dict[str, Any], by_seed: Stages, splits: Sequence[str], a
               f"episodes {mean['episodes']:>6.0f}  training {train:>6.0f} s  evaluation {evaluation:>6.0f} s")
     print_by_section(out, by_seed, names, splits)
     print_by_variant(out, by_seed, names, splits)
+    looks = print_first_actions(out, by_seed, names, splits)
     (out / "learn.json").write_text(json.dumps({"data": info, "seeds": {str(s): st for s, st in by_seed.items()},
                                                 "skipped": {str(s): r for s, r in skipped.items()},
-                                                "comparisons": rows}, indent=1, sort_keys=True) + "\n")
+                                                "comparisons": rows, "first_action_varies": looks}, indent=1, sort_keys=True) + "\n")
     print(f"details: {out / 'learn.json'}")
 
 
@@ -170,3 +188,51 @@ def variants_solved(solved_ids: Sequence[str], ids: Sequence[str]) -> dict[str, 
         task = i.rsplit(ID_SEPARATOR, 1)[0]
         out[task] = out.get(task, 0) + (i in solved)
     return out
+
+
+def first_actions(eval_dir: Path) -> dict[str, str]:
+    """The first turn's actions of every episode a stage's evaluation played (task id -> the actions as
+    canonical JSON; "" for an episode that took no step), from the episodes.jsonl files of its run
+    directories (the first run's and those of splits added later)."""
+    found: dict[str, str] = {}
+    for path in sorted(eval_dir.rglob("episodes.jsonl")):
+        for line in path.read_text().splitlines():
+            if line.strip():
+                episode = json.loads(line)
+                steps = episode.get("steps") or []
+                found[episode["task_id"]] = json.dumps(steps[0]["actions"], sort_keys=True) if steps else ""
+    return found
+
+
+def first_action_varies(actions: dict[str, str], ids: Sequence[str]) -> dict[str, bool]:
+    """For every task of `ids` (its variants stripped) whose variants were all played, whether its first
+    action differs between them: what a policy that does not look cannot do (the same input on every
+    variant), so it measures looking apart from success."""
+    by_task: dict[str, list[str | None]] = {}
+    for i in ids:
+        by_task.setdefault(i.rsplit(ID_SEPARATOR, 1)[0], []).append(actions.get(i))
+    return {task: len(set(firsts)) > 1 for task, firsts in by_task.items() if None not in firsts}
+
+
+def print_first_actions(out: Path, by_seed: Stages, names: Sequence[str],
+                        splits: Sequence[str]) -> dict[str, dict[str, list[int]]]:
+    """Per split and stage, the (seed, task) cases whose first action differs across the task's variants
+    and the cases counted: {split: {stage: [varies, cases]}}; nothing with one layout per site."""
+    shown: dict[str, dict[str, list[int]]] = {}
+    for split in splits:
+        ids = task_ids(out, split)
+        if not any(variant_of(i) for i in ids):
+            continue
+        for name in names:
+            varies = cases = 0
+            for seed, stages in sorted(by_seed.items()):
+                if name in stages:
+                    flags = first_action_varies(first_actions(out / f"seed-{seed}" / "eval" / name), ids)
+                    varies, cases = varies + sum(flags.values()), cases + len(flags)
+            if cases:
+                shown.setdefault(split, {})[name] = [varies, cases]
+    if shown:
+        print("\n(seed, task) cases whose first action differs across the variants (a policy that does not look "
+              "cannot): " + "; ".join(f"{split} " + ", ".join(f"{n} {v}/{c}" for n, (v, c) in stages.items())
+                                     for split, stages in shown.items()))
+    return shown

@@ -106,6 +106,7 @@ def test_a_blind_observation_is_the_same_whatever_the_page_shows():
 def test_episode_headers_and_vision_tokens_options(tmp_path):
     args = learn.parse_args(["--quick"])
     assert args.episode_headers == list(EPISODE_HEADERS) and args.vision_tokens == 24
+    assert learn.parse_args([]).vision_tokens == 96 and learn.parse_args(["--quick", "--vision-tokens", "48"]).vision_tokens == 48
     assert learn.parse_args(["--episode-headers", "none"]).episode_headers == []
     assert learn.parse_args(["--episode-headers", "bar,mega"]).episode_headers == ["bar", "mega"]
     with pytest.raises(SystemExit):
@@ -161,3 +162,61 @@ def test_the_report_compares_on_train_only_when_its_tasks_have_variants(tmp_path
     write("train", [i.split("@")[0] for i in ids[:3]])  # the one-layout design: train is not compared
     by_seed = {s: {"sft": stage(["t0"]), "blind_sft": stage([])} for s in range(3)}
     assert not [r for r in comparisons(by_seed, ["train", "heldout_sites"], tmp_path, 200) if r["split"] == "train"]
+
+
+def test_first_action_varies_reads_each_stages_episodes_across_variants(tmp_path, capsys):
+    """Looking apart from success: a task counts when its first action differs between its variants
+    (read from every episodes.jsonl of the stage's evaluation, splits added later included); a task with
+    a variant not played is not counted."""
+    from learn_report import first_action_varies, first_actions, print_first_actions
+
+    ids = [f"t{n}@{h}" for n in range(3) for h in EPISODE_HEADERS]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
+
+    def play(stage, first, run="."):
+        run_dir = tmp_path / "seed-0" / "eval" / stage / run
+        run_dir.mkdir(parents=True, exist_ok=True)
+        with (run_dir / "episodes.jsonl").open("a") as f:
+            for task_id, action in first.items():
+                steps = [{"actions": [action]}, {"actions": [{"name": "done"}]}] if action else []
+                f.write(json.dumps({"task_id": task_id, "steps": steps}) + "\n")
+
+    hover = {"name": "hover", "arguments": {"x": 200, "y": 40}}
+    looking = {i: {**hover, "arguments": {"x": 200 + 10 * EPISODE_HEADERS.index(i.split("@")[1]), "y": 40}}
+               for i in ids}
+    play("sft", {i: a for i, a in looking.items() if not i.startswith("t2")})
+    play("sft", {"t2@bar": hover, "t2@centered": hover}, run="heldout_sites+train")  # t2@utility not played
+    play("blind_sft", {i: hover for i in ids[:-1]} | {ids[-1]: None})  # t2@utility took no step
+    assert first_actions(tmp_path / "seed-0" / "eval" / "sft")["t2@bar"] == json.dumps([hover], sort_keys=True)
+    assert first_action_varies(first_actions(tmp_path / "seed-0" / "eval" / "sft"), ids) == {"t0": True, "t1": True}
+    assert first_action_varies(first_actions(tmp_path / "seed-0" / "eval" / "blind_sft"), ids) == \
+        {"t0": False, "t1": False, "t2": True}  # no step on one variant, a hover on the others: they differ
+    by_seed = {0: {"sft": {}, "blind_sft": {}}}
+    assert print_first_actions(tmp_path, by_seed, ["sft", "blind_sft"], ["train"]) == \
+        {"train": {"sft": [2, 2], "blind_sft": [1, 3]}}
+    assert "train sft 2/2, blind_sft 1/3" in capsys.readouterr().out
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps({"id": f"t{n}"}) + "\n" for n in range(3)))
+    assert print_first_actions(tmp_path, by_seed, ["sft"], ["train"]) == {}  # one layout per site: nothing
+
+
+def test_the_all_variants_comparison_counts_a_task_only_when_every_variant_is_solved(tmp_path):
+    from learn_report import comparisons, solved_everywhere
+
+    ids = [f"t{n}@{h}" for n in range(4) for h in EPISODE_HEADERS]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps({"id": i}) + "\n" for i in ids))
+    assert solved_everywhere([i for i in ids if not i.startswith("t3")] + ["t3@bar"], ids) == ["t0", "t1", "t2"]
+    assert solved_everywhere([i for i in ids if i.endswith("@bar")], ids) == []
+
+    def stage(solved):
+        return {"eval": {"train": {"solved_ids": solved}}}
+
+    # sighted: two tasks on every variant (6 episodes); blind: every task on one variant (4 episodes)
+    sighted = [i for i in ids if i.startswith(("t0", "t1"))]
+    blind = [i for i in ids if i.endswith("@centered")]
+    by_seed = {s: {"sft": stage(sighted), "blind_sft": stage(blind)} for s in range(3)}
+    rows = {r["split"]: r for r in comparisons(by_seed, ["train"], tmp_path, 200)
+            if (r["a"], r["b"]) == ("sft", "blind_sft")}
+    assert set(rows) == {"train", "train:all-variants"}
+    assert abs(rows["train"]["difference"] - 2 / 12) < 1e-5  # 6 against 4 of 12 episodes
+    every = rows["train:all-variants"]
+    assert (every["tasks"], every["difference"], every["wins"], every["losses"]) == (4, 0.5, 6, 0)
