@@ -80,6 +80,9 @@ def test_a_reused_slot_starts_with_nothing_stored_and_its_clock_at_the_start(tmp
         seen = []
 
         async def body(page: Any, tracker: Any, errors: list[str]) -> None:
+            # one CDP session serves settle's questions, quick typing and the clock log, which holds this
+            # episode's advances only (the reset's one step)
+            assert validator._typist(page).session is tracker.session and tracker.session.logged_ms == 600
             first = await _found(page)
             await page.goto(task.start_url)
             seen.append((first, await _found(page)))

@@ -170,22 +170,42 @@ def _once_idle(js: str) -> str:
             f" return idle.ready ? {{...idle, value: await ({js})(arg)}} : idle; }}")
 
 
-async def perform(page: Any, action: Action, typist: QuickTyping | None = None) -> str | None:
+class _LooksViaSession:
+    """The page as a gesture and the scroll helpers see it, with their in-page questions (`evaluate`)
+    sent over the page's CDP session (PageSession.evaluate: half the CPU of Playwright's); its mouse,
+    keyboard and the rest are the page's own."""
+
+    def __init__(self, page: Any, session: PageSession) -> None:
+        self._page, self._session = page, session
+        self.mouse, self.keyboard = page.mouse, page.keyboard
+
+    async def evaluate(self, js: str, arg: Any = None) -> Any:
+        return await self._session.evaluate(js, arg)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._page, name)
+
+
+async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
+                  session: PageSession | None = None) -> str | None:
     """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
     else None. A `wait` is only virtual time, which the settle after it advances (`virtual_ms`). With
     `typist` a write's text goes through it (weblica.synth.quick_typing: at once where that cannot end
-    otherwise than typing it key by key)."""
+    otherwise than typing it key by key). The gestures' in-page questions go over `session` (else the
+    typist's), where there is one."""
     a = action.args
     gesture = gestures.for_action(action)
+    session = session if session is not None else typist.session if typist is not None else None
+    looks = _LooksViaSession(page, session) if session is not None else page
     if gesture is not None:
         wheel = action.name == "scroll" and a.get("x") is not None
         if wheel:
-            before = await _wheel_offset(page, a["x"], a["y"])
-        await gestures.perform(page, gesture, typist.type if typist is not None else None)
+            before = await _wheel_offset(looks, a["x"], a["y"])
+        await gestures.perform(looks, gesture, typist.type if typist is not None else None)
         if wheel:
-            await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
+            await gestures.wheel_landed(lambda: _wheel_offset(looks, a["x"], a["y"]), before)
         if action.name == "scroll":
-            await _next_frame(page)
+            await _next_frame(looks)
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
     elif action.name in ("go_back", "go_forward"):
@@ -201,7 +221,7 @@ async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_g
     answer = None
     for action in actions:
         try:
-            result = await perform(page, action)
+            result = await perform(page, action, session=tracker.session)
             answer = result if action.name == "done" else answer
             await settle(page, tracker, advance_ms=virtual_ms(action))
         except Exception:

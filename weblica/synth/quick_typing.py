@@ -8,8 +8,10 @@ text is inserted at once only when the focused field is a plain text field (text
 password, search, url input or a textarea; no maxlength, not read-only) and nothing on its event
 path (the field, its ancestors, the document, the window) listens to key, input, composition or
 selection events, besides handlers recognized to act on Escape alone (the synth runtime's pop-up and
-drawer closers: typed text holds no Escape), and the text holds no newline or tab (typed, those are
-Enter and Tab). Then no page script runs either way, and a field's value is no DOM mutation, so the
+drawer closers: typed text holds no Escape), no node on it hosts a shadow root, open or closed (a
+field slotted into a shadow tree has its events pass listeners in that tree, which a closed root
+hides from page scripts; the field's own user-agent root is no page's), and the text holds no
+newline or tab (typed, those are Enter and Tab). Then no page script runs either way, and a field's value is no DOM mutation, so the
 page and the server end the same. Anything else is typed key by key. The recorded action is the
 same `write` either way: only how validation performs it differs.
 """

@@ -52,10 +52,10 @@ def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str
     return tried, accepted
 
 
-async def _visible_text(page: Any) -> str | None:
+async def _visible_text(tracker: RequestTracker) -> str | None:
     """All visible text of the page (what a page-dump answer copies); None while it is navigating."""
     try:
-        return await page.evaluate("() => document.body ? document.body.innerText : ''")
+        return await tracker.ask("() => document.body ? document.body.innerText : ''", None)
     except Exception:
         return None
 
@@ -167,7 +167,7 @@ class Validator:
         restored. Either way the slot is cleared when reused (`_reuse`)."""
         slot.stored = set(tab.frame_origins) | {origin}
         try:
-            if ok and tab.origins <= {origin} and origin_of(await tab.page.evaluate(_FRESH_JS)) == origin:
+            if ok and tab.origins <= {origin} and origin_of(await tab.session.evaluate(_FRESH_JS, None)) == origin:
                 slot.tab = tab
                 return
         except Exception:  # the page is mid-navigation or gone: do not reuse it
@@ -263,7 +263,7 @@ class Validator:
             if errors:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
             # only answer negatives read the page's text (innerText lays out the whole page)
-            page_text = await _visible_text(page) if any(c.type == "answer_match" for c in task.checks) else None
+            page_text = await _visible_text(tracker) if any(c.type == "answer_match" for c in task.checks) else None
             tried, accepted = negatives_rejected(task, answer, page.url, state, page_text)
             outcome.negatives_tried.update(tried)
             for kind, what in accepted:
