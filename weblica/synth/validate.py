@@ -30,7 +30,7 @@ from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, play, settle
 from weblica.synth.player import Compiler, PlanError
 from weblica.synth.quick_typing import QuickTyping
 from weblica.synth.validation_report import TaskOutcome, ValidationReport
-from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, close_page, origin_of
+from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, origin_of
 
 __all__ = ["TaskOutcome", "ValidationReport", "Validator", "bundle_dirs", "negatives_rejected", "random_actions",
            "validate_bundles"]
