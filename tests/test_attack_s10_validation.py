@@ -93,10 +93,6 @@ def test_the_page_clock_moves_only_when_the_env_moves_it():
 _NOW_JS = "() => Date.now()"
 
 
-@pytest.mark.xfail(strict=True, reason="validation's settle runs the page clock in the page (clock.controller.runFor) "
-                                       "without the clock log the env's TabSet registers, so each new document in a "
-                                       "validation episode starts again at the epoch, while in the env it starts at "
-                                       "the episode's virtual time so far: Date.now() after a navigation differs")
 def test_a_new_document_starts_at_the_same_virtual_time_as_in_the_env(tmp_path):
     import sys
 
@@ -182,11 +178,6 @@ def test_the_extra_seeds_follow_the_site_not_its_folder_name(tmp_path, monkeypat
     assert played["copy-of-the-site"] == played[shipped.name]
 
 
-@pytest.mark.xfail(strict=True, reason="validation episodes share one browser context and clear only sessionStorage "
-                                       "between them (validate.Validator._context/_release): a site that keeps its "
-                                       "cookie consent in localStorage or a cookie (as generated sites may) shows "
-                                       "its banner in the first validation episode only, where every env episode "
-                                       "(a fresh context) shows it")
 def test_each_validation_episode_starts_with_nothing_stored_in_the_browser(tmp_path):
     import json
 

@@ -10,25 +10,26 @@ lets pass after the action, so timers fire at the same action as in the env.
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from weblica.env import gestures
 from weblica.env.actions import Action
 from weblica.env.tabs import SettleOptions, probe_script
+from weblica.synth.page_session import PageSession
 from weblica.synth.quick_typing import QuickTyping
 
 
 class RequestTracker:
     """Follows a page's in-flight requests and whether a document is loading, from events alone, so
     `settle` needs no round trip into the page (those are slow on a busy machine); and asks `settle`'s
-    in-page questions (`ask`) over one CDP session kept for the page."""
+    in-page questions (`ask`) over the page's one CDP session (weblica.synth.page_session), which
+    also keeps the page's clock log."""
 
-    def __init__(self, page: Any) -> None:
+    def __init__(self, page: Any, session: PageSession | None = None) -> None:
         self.inflight = 0
         self.loading = False
         self._page = page
-        self._session: Any = None
+        self.session = session if session is not None else PageSession(page)
         page.on("request", self._start)
         page.on("requestfinished", self._stop)
         page.on("requestfailed", self._failed)
@@ -57,23 +58,8 @@ class RequestTracker:
         self.loading = False
 
     async def ask(self, js: str, arg: Any) -> Any:
-        """page.evaluate(js, arg) for a page function of one JSON argument with a JSON value, sent as one
-        Runtime.evaluate in the page's main world: about half the CPU of Playwright's evaluate, which
-        wraps every call in its own serializer. Raises as page.evaluate would where the page is
-        navigating (the protocol's error says so) or the function throws; nothing is asked twice."""
-        if self._session is None:
-            self._session = await self._page.context.new_cdp_session(self._page)
-        try:
-            found = await self._session.send("Runtime.evaluate", {
-                "expression": f"({js})({json.dumps(arg)})", "returnByValue": True, "awaitPromise": True})
-        except Exception as exc:  # a navigation (the session stays) or a closed session (a new one next time)
-            if "closed" in str(exc).lower() or "detached" in str(exc).lower():
-                self._session = None
-            raise
-        if "exceptionDetails" in found:
-            details = found["exceptionDetails"]
-            raise RuntimeError(f"Page.evaluate: {details.get('exception', {}).get('description') or details.get('text')}")
-        return found.get("result", {}).get("value")
+        """page.evaluate(js, arg) over the page's CDP session (PageSession.evaluate)."""
+        return await self.session.evaluate(js, arg)
 
 
 # Real time in a page whose clock is Playwright's fake one: settling waits for real work to finish
@@ -145,13 +131,19 @@ async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: A
         if _idle_now(tracker):
             last = len(chunks) <= 1
             found = None
+            if chunks:  # logged before it runs, as the env logs it: a document it loads starts past it
+                tracker.session.log_clock(chunks[0])
             try:
                 script = _IDLE_JS if js is None or not last else _once_idle(js)
                 found = await tracker.ask(script, [quiet_polls, step * 1000, chunks[0] if chunks else 0, arg])
-            except Exception as exc:  # the document is being replaced by a navigation: its successor gets the chunk
+            except Exception as exc:  # the document is being replaced by a navigation: its successor replays
                 if js is not None and not is_navigating(exc):  # `js` failed: settle alone, the caller asks again
                     js = None
-            if found is not None and found["advanced"] and chunks:
+                if chunks:  # the chunk from the log, as the env's successor document does (or it ran before `js` threw)
+                    chunks.pop(0)
+            if found is not None and chunks and not found["advanced"]:  # the page was busy: the chunk waits,
+                await tracker.session.unlog_last()  # and so does its log entry
+            elif found is not None and chunks:
                 chunks.pop(0)
                 if chunks and found["ready"] and _idle_now(tracker):
                     continue  # idle after this chunk: straight on to the next
@@ -159,6 +151,7 @@ async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: A
                 return js is not None and "value" in found, found.get("value")
         await asyncio.sleep(step)
     if chunks:  # never idle in time: the env's clock moves on at its deadline too
+        tracker.session.log_clock(sum(chunks))
         try:
             await page.evaluate(_RUN_CLOCK_JS, sum(chunks))
         except Exception:
@@ -177,22 +170,42 @@ def _once_idle(js: str) -> str:
             f" return idle.ready ? {{...idle, value: await ({js})(arg)}} : idle; }}")
 
 
-async def perform(page: Any, action: Action, typist: QuickTyping | None = None) -> str | None:
+class _LooksViaSession:
+    """The page as a gesture and the scroll helpers see it, with their in-page questions (`evaluate`)
+    sent over the page's CDP session (PageSession.evaluate: half the CPU of Playwright's); its mouse,
+    keyboard and the rest are the page's own."""
+
+    def __init__(self, page: Any, session: PageSession) -> None:
+        self._page, self._session = page, session
+        self.mouse, self.keyboard = page.mouse, page.keyboard
+
+    async def evaluate(self, js: str, arg: Any = None) -> Any:
+        return await self._session.evaluate(js, arg)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._page, name)
+
+
+async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
+                  session: PageSession | None = None) -> str | None:
     """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
     else None. A `wait` is only virtual time, which the settle after it advances (`virtual_ms`). With
     `typist` a write's text goes through it (weblica.synth.quick_typing: at once where that cannot end
-    otherwise than typing it key by key)."""
+    otherwise than typing it key by key). The gestures' in-page questions go over `session` (else the
+    typist's), where there is one."""
     a = action.args
     gesture = gestures.for_action(action)
+    session = session if session is not None else typist.session if typist is not None else None
+    looks = _LooksViaSession(page, session) if session is not None else page
     if gesture is not None:
         wheel = action.name == "scroll" and a.get("x") is not None
         if wheel:
-            before = await _wheel_offset(page, a["x"], a["y"])
-        await gestures.perform(page, gesture, typist.type if typist is not None else None)
+            before = await _wheel_offset(looks, a["x"], a["y"])
+        await gestures.perform(looks, gesture, typist.type if typist is not None else None)
         if wheel:
-            await gestures.wheel_landed(lambda: _wheel_offset(page, a["x"], a["y"]), before)
+            await gestures.wheel_landed(lambda: _wheel_offset(looks, a["x"], a["y"]), before)
         if action.name == "scroll":
-            await _next_frame(page)
+            await _next_frame(looks)
     elif action.name == "goto_url":
         await page.goto(a["url"], wait_until="load")
     elif action.name in ("go_back", "go_forward"):
@@ -208,7 +221,7 @@ async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_g
     answer = None
     for action in actions:
         try:
-            result = await perform(page, action)
+            result = await perform(page, action, session=tracker.session)
             answer = result if action.name == "done" else answer
             await settle(page, tracker, advance_ms=virtual_ms(action))
         except Exception:

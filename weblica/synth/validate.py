@@ -30,7 +30,7 @@ from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, play, settle
 from weblica.synth.player import Compiler, PlanError
 from weblica.synth.quick_typing import QuickTyping
 from weblica.synth.validation_report import TaskOutcome, ValidationReport
-from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, close_page, origin_of
+from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, origin_of
 
 __all__ = ["TaskOutcome", "ValidationReport", "Validator", "bundle_dirs", "negatives_rejected", "random_actions",
            "validate_bundles"]
@@ -52,10 +52,10 @@ def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str
     return tried, accepted
 
 
-async def _visible_text(page: Any) -> str | None:
+async def _visible_text(tracker: RequestTracker) -> str | None:
     """All visible text of the page (what a page-dump answer copies); None while it is navigating."""
     try:
-        return await page.evaluate("() => document.body ? document.body.innerText : ''")
+        return await tracker.ask("() => document.body ? document.body.innerText : ''", None)
     except Exception:
         return None
 
@@ -87,6 +87,21 @@ def random_actions(seed: str, steps: int = RANDOM_STEPS) -> list[Action]:
 
 
 _FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return location.href; }"
+# what a site can keep in the browser besides cookies and sessionStorage (CDP Storage.clearDataForOrigin)
+_STORED = "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql"
+
+
+class _Slot:
+    """One of the validator's concurrent episodes at a time: a browser context of its own (so no
+    cookie or stored value of one episode reaches another running beside it) and the page it keeps
+    for its next episode. Reused, it is cleared as a fresh env context is empty (`Validator._reuse`):
+    cookies, what the last episode's documents stored for their origins, the page's sessionStorage
+    and its clock log."""
+
+    def __init__(self) -> None:
+        self.context: Any = None
+        self.tab: ValidationTab | None = None
+        self.stored: set[str] = set()  # origins the last episode's documents came from, to clear
 
 
 class Validator:
@@ -97,36 +112,63 @@ class Validator:
         self.episode_seed = episode_seed  # distractors, header and Math.random of every episode (validate_seeds.py)
         self.server = server
         self.backend = KeptAliveBackend(server)
-        self.limit = asyncio.Semaphore(concurrency)
-        self._shared: Any = None
-        self._idle: list[ValidationTab] = []
+        self.limit = asyncio.Semaphore(concurrency)  # episodes at once (validate_seeds shares one over validators)
+        self._slots = [_Slot() for _ in range(max(1, concurrency))]
+        self._free: asyncio.Queue[_Slot] = asyncio.Queue()
+        for slot in self._slots:
+            self._free.put_nowait(slot)
         self.page_loads: Counter[str] = Counter()
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
         self._tabs: dict[Any, ValidationTab] = {}  # page -> its tab, while the page is open
+        self.pages_opened = 0  # new pages (a slot's first, or after an episode that left the site or failed)
 
-    async def _context(self) -> Any:
-        """One shared context: episodes are pages in it, each naming its episode in page-level headers.
-        Sites keep per-tab state in sessionStorage only, so a page whose sessionStorage is cleared is
-        a fresh episode (and the context's HTTP cache makes repeated asset loads cheap). It runs the
-        env's determinism layer, fake clock included: every document starts paused at the epoch and
-        each page's clock moves only as its own episode's actions settle (weblica.synth.playback), by
-        the env's virtual time per step, so a timed pop-up lands at the same action as in the env
-        whatever the machine's speed. (A document loaded mid-episode starts its `Date` at the epoch,
-        where the env's starts that episode's virtual time later; its timers are the same.)"""
-        if self._shared is None:
-            self._shared = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
-            await make_deterministic(self._shared, self.episode_seed)
-        return self._shared
+    async def _context(self, slot: _Slot) -> Any:
+        """The slot's context: each episode runs in one, as each env episode does, and a context per
+        episode would cost a renderer and ~0.3 s of CPU each time, where clearing one costs a few
+        round trips (the context's HTTP cache stays, which makes repeated asset loads cheap). It runs
+        the env's determinism layer, fake clock included: every document starts paused at the epoch
+        and each page's clock moves only as its own episode's actions settle (weblica.synth.playback),
+        by the env's virtual time per step, logged as the env logs it (weblica.synth.page_session), so
+        a timed pop-up lands at the same action as in the env whatever the machine's speed, and a
+        document loaded mid-episode starts at the episode's virtual time so far, as in the env."""
+        if slot.context is None:
+            slot.context = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
+            await make_deterministic(slot.context, self.episode_seed)
+        return slot.context
 
-    async def _release(self, tab: ValidationTab, origin: str) -> None:
-        """Keep the page for a later episode when it never left the site (so clearing sessionStorage
-        in its document clears all the tab holds); otherwise close it. A navigation to the start URL
-        is then a plain new document: no scroll or form state is restored."""
+    async def _reuse(self, slot: _Slot) -> ValidationTab:
+        """The slot's page for a new episode, the slot cleared of what its last episode left: the
+        page's clock log (its session ends) and cookies, and what that episode's documents stored
+        for their origins (localStorage, IndexedDB, caches, service workers: CDP
+        Storage.clearDataForOrigin). sessionStorage, the tab's own, was cleared in its document
+        (`_release`), or the page is new."""
+        context = await self._context(slot)
+        tab, slot.tab = slot.tab, None
+        if tab is None:
+            tab = ValidationTab(await context.new_page())
+            self.pages_opened += 1
+        else:
+            await tab.session.forget()
+        self._tabs[tab.page] = tab
+        stored, slot.stored = slot.stored, set()
+        if stored:
+            await asyncio.gather(context.clear_cookies(), *(
+                tab.session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _STORED})
+                for origin in sorted(stored) if origin.startswith(("http://", "https://"))))
+        tab.frame_origins = set()
+        return tab
+
+    async def _release(self, slot: _Slot, tab: ValidationTab, origin: str, ok: bool) -> None:
+        """Keep the page for the slot's next episode when the episode ended well and never left the
+        site (so clearing sessionStorage in its document clears all the tab holds); otherwise close
+        it. A navigation to the start URL is then a plain new document: no scroll or form state is
+        restored. Either way the slot is cleared when reused (`_reuse`)."""
+        slot.stored = set(tab.frame_origins) | {origin}
         try:
-            if tab.origins <= {origin} and origin_of(await tab.page.evaluate(_FRESH_JS)) == origin:
-                self._idle.append(tab)
+            if ok and tab.origins <= {origin} and origin_of(await tab.session.evaluate(_FRESH_JS, None)) == origin:
+                slot.tab = tab
                 return
         except Exception:  # the page is mid-navigation or gone: do not reuse it
             pass
@@ -134,8 +176,7 @@ class Validator:
 
     async def _close_tab(self, tab: ValidationTab) -> None:
         self._tabs.pop(tab.page, None)
-        await tab.typist.close()
-        await close_page(tab.page)
+        await tab.close()
 
     def _typist(self, page: Any) -> QuickTyping:
         """The episode page's quick typing (its tab's, with the CDP session it keeps)."""
@@ -143,38 +184,40 @@ class Validator:
         return tab.typist if tab is not None else QuickTyping(page)
 
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
-        """Load the start page in a fresh (or freshly cleared) page and run `body(page, tracker, errors)`."""
+        """Load the start page in a free slot's page (weblica.synth.validate._Slot: cleared of what an
+        earlier episode left) and run `body(page, tracker, errors)`."""
         async with self.limit:
-            net = await self.backend.begin(task, episode_id, self.episode_seed)
-            tab = self._idle.pop() if self._idle else ValidationTab(await (await self._context()).new_page())
-            self._tabs[tab.page] = tab
-            origin = origin_of(task.start_url)
-            ok = False
-            loads = tab.loads
+            slot = await self._free.get()
             try:
-                await tab.page.set_extra_http_headers(net.extra_headers)
-                tab.errors, tab.origins = [], set()
-                await tab.page.goto(task.start_url, wait_until="load")
-                await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
-                result = await body(tab.page, tab.tracker, tab.errors)
-                ok = True
-                return result
+                net = await self.backend.begin(task, episode_id, self.episode_seed)
+                tab = await self._reuse(slot)
+                origin = origin_of(task.start_url)
+                ok = False
+                loads = tab.loads
+                try:
+                    await tab.page.set_extra_http_headers(net.extra_headers)
+                    tab.errors, tab.origins = [], set()
+                    await tab.page.goto(task.start_url, wait_until="load")
+                    await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
+                    result = await body(tab.page, tab.tracker, tab.errors)
+                    ok = True
+                    return result
+                finally:
+                    self.page_loads[task.source.site or ""] += tab.loads - loads
+                    await self._release(slot, tab, origin, ok)
             finally:
-                self.page_loads[task.source.site or ""] += tab.loads - loads
-                if ok:
-                    await self._release(tab, origin)
-                else:
-                    await self._close_tab(tab)
+                self._free.put_nowait(slot)
 
     async def close(self) -> None:
         for tab in list(self._tabs.values()):
-            await tab.typist.close()
+            await tab.session.close()
         self._tabs.clear()
-        self._idle.clear()
         await self.backend.aclose()
-        if self._shared is not None:
-            await self._shared.close()
-            self._shared = None
+        for slot in self._slots:
+            slot.tab = None
+            if slot.context is not None:
+                await slot.context.close()
+                slot.context = None
 
     async def oracle_run(self, task: Task, compile_plan: bool, noop_group: list[Task] | None = None,
                          slipped: dict[str, list[tuple[str, str]]] | None = None) -> TaskOutcome:
@@ -220,7 +263,7 @@ class Validator:
             if errors:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
             # only answer negatives read the page's text (innerText lays out the whole page)
-            page_text = await _visible_text(page) if any(c.type == "answer_match" for c in task.checks) else None
+            page_text = await _visible_text(tracker) if any(c.type == "answer_match" for c in task.checks) else None
             tried, accepted = negatives_rejected(task, answer, page.url, state, page_text)
             outcome.negatives_tried.update(tried)
             for kind, what in accepted:

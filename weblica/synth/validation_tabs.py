@@ -11,31 +11,47 @@ import httpx
 
 from weblica.serve.backend import REQUEST_TIMEOUT_S, SynthBackend
 from weblica.serve.server import SiteServer
+from weblica.synth.page_session import PageSession
 from weblica.synth.playback import RequestTracker
 from weblica.synth.quick_typing import QuickTyping
 
 
 class ValidationTab:
-    """A validation page, reused from episode to episode: a new page costs the browser a renderer and
-    ~0.3 s of CPU, a navigation in an open one about half of that. Listeners are set once; `errors`
-    is swapped per episode and `origins` records where the page has been. Its `typist` (quick typing)
-    keeps one CDP session for the page's life: a session per compiled run cost two round trips more."""
+    """A validation page, reused from episode to episode of its slot (weblica.synth.validate): a new
+    page costs the browser a renderer and ~0.3 s of CPU, a navigation in an open one about half of
+    that. Listeners are set once; `errors` is swapped per episode, `origins` records where its main
+    frame has been and `frame_origins` where any of its documents came from (whose storage the slot
+    clears). Its one CDP session (`session`, weblica.synth.page_session) serves settle's questions,
+    quick typing and the clock log, kept for the page's life: a session per caller or per compiled
+    run cost round trips more."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
-        self.tracker = RequestTracker(page)
+        self.session = PageSession(page)
+        self.tracker = RequestTracker(page, self.session)
+        self.typist = QuickTyping(page, self.session)
         self.errors: list[str] = []
         self.origins: set[str] = set()
+        self.frame_origins: set[str] = set()
         self.loads = 0
-        self.typist = QuickTyping(page)
         page.on("load", self._loaded)
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.on("framenavigated", lambda f: self.origins.add(origin_of(f.url)) if f == page.main_frame else None)
+        page.on("framenavigated", self._navigated)
         page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
 
     def _loaded(self, _page: Any) -> None:
         self.loads += 1
+
+    def _navigated(self, frame: Any) -> None:
+        origin = origin_of(frame.url)
+        self.frame_origins.add(origin)
+        if frame == self.page.main_frame:
+            self.origins.add(origin)
+
+    async def close(self) -> None:
+        await self.session.close()
+        await close_page(self.page)
 
 
 def origin_of(url: str) -> str:

@@ -1,0 +1,153 @@
+"""Validation's slots (weblica.synth.validate._Slot): each concurrent episode has a browser context of its
+own, and a slot reused for a later episode is cleared as a fresh env context is empty: cookies,
+localStorage, sessionStorage, IndexedDB and the page's clock log (CacheStorage and service
+workers need a secure origin, which a synth site's http:// is not). Real Chromium, real
+site server; the pages store something of every kind and report what an earlier episode left."""
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from weblica.browser.determinism import DEFAULT_EPOCH_MS
+from weblica.env.task import Task, TaskSource
+from weblica.synth.checks import answer_text
+
+# what the document finds stored when it loads, then stores one of each
+_STORES = """<script>
+const before = {local: localStorage.getItem('k'), session: sessionStorage.getItem('k'), cookie: document.cookie,
+                now: Date.now()};
+window.found = indexedDB.databases().then((dbs) => ({...before, idb: dbs.map((d) => d.name)}));
+localStorage.setItem('k', location.host); sessionStorage.setItem('k', location.host);
+document.cookie = 'k=' + location.host + '; path=/';
+document.cookie = 'wide=1; path=/; domain=synth.test';
+indexedDB.open('kept-' + location.host, 1).onupgradeneeded = (e) => e.target.result.createObjectStore('s');
+</script>"""
+
+
+def _bundle(root: Path, name: str) -> Path:
+    bundle = root / name
+    (bundle / "public").mkdir(parents=True)
+    (bundle / "public" / "index.html").write_text(f"<!doctype html><title>{name}</title><p>{name}</p>{_STORES}")
+    (bundle / "site.json").write_text(json.dumps({"spec": {"site_id": name, "host": f"{name}.synth.test"},
+                                                  "initial_state": {}}))
+    return bundle
+
+
+def _task(name: str) -> Task:
+    return Task(id=f"{name}-t01", start_url=f"http://{name}.synth.test/", instruction="What does it say?",
+                checks=[answer_text(name)], source=TaskSource(kind="synth", site=name))
+
+
+def _run(bundles: list[Path], go: Any, concurrency: int) -> Any:
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import launch_browser
+    from weblica.serve.server import SiteServer
+    from weblica.synth.validate import Validator
+
+    async def main() -> Any:
+        with SiteServer(bundles) as server:
+            async with async_playwright() as pw:
+                browser = await launch_browser(pw)
+                validator = Validator(browser, server, concurrency=concurrency)
+                try:
+                    return await go(validator), validator.pages_opened
+                finally:
+                    await validator.close()
+                    await browser.close()
+    return asyncio.run(main())
+
+
+async def _found(page: Any) -> dict[str, Any]:
+    await page.wait_for_function("() => window.found")
+    # the stores are written asynchronously: give them a moment (real time), so a leak would show
+    await page.evaluate("() => new Promise((r) => (globalThis.__pwClock ? globalThis.__pwClock.builtins : window).setTimeout(r, 100))")
+    return await page.evaluate("() => window.found")
+
+
+NOTHING = {"local": None, "session": None, "cookie": "", "idb": []}
+
+
+def test_a_reused_slot_starts_with_nothing_stored_and_its_clock_at_the_start(tmp_path):
+    """Three episodes in one slot, each loading the page twice (the second document mid-episode): every
+    episode's first document finds nothing stored and the same virtual time, and the page is reused."""
+    bundle = _bundle(tmp_path, "keeps")
+    task = _task("keeps")
+
+    async def go(validator: Any) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        seen = []
+
+        async def body(page: Any, tracker: Any, errors: list[str]) -> None:
+            # one CDP session serves settle's questions, quick typing and the clock log, which holds this
+            # episode's advances only (the reset's one step)
+            assert validator._typist(page).session is tracker.session and tracker.session.logged_ms == 600
+            first = await _found(page)
+            await page.goto(task.start_url)
+            seen.append((first, await _found(page)))
+        for n in range(3):
+            await validator._episode(task, f"keeps-{n}", body)
+        return seen
+    seen, pages = _run([bundle], go, concurrency=1)
+    assert pages == 1
+    for first, again in seen:
+        assert {k: first[k] for k in NOTHING} == NOTHING, first
+        # the mid-episode document sees what the first stored (one episode), its clock past the reset's advance
+        assert again["local"] == again["session"] == "keeps.synth.test" and "k=keeps" in again["cookie"]
+        assert again["idb"] == ["kept-keeps.synth.test"]
+    assert [first["now"] for first, _ in seen] == [DEFAULT_EPOCH_MS] * 3
+    assert [again["now"] for _, again in seen] == [DEFAULT_EPOCH_MS + 600] * 3  # the reset's settle: one step
+
+
+def test_episodes_running_side_by_side_do_not_see_each_others_storage(tmp_path):
+    """Two episodes at once (two slots): neither sees what the other stored while both run."""
+    bundle = _bundle(tmp_path, "keeps")
+    task = _task("keeps")
+
+    async def go(validator: Any) -> dict[int, list[str]]:
+        both = asyncio.Event()
+        arrived: list[int] = []
+        seen: dict[int, list[str]] = {}
+
+        def body_for(n: int) -> Any:
+            async def body(page: Any, tracker: Any, errors: list[str]) -> None:
+                await page.evaluate("n => { localStorage.setItem('ep' + n, '1'); document.cookie = `ep${n}=1; path=/`; }", n)
+                arrived.append(n)
+                if len(arrived) == 2:
+                    both.set()
+                await asyncio.wait_for(both.wait(), 30)
+                seen[n] = await page.evaluate("() => [...Object.keys(localStorage).filter((k) => k.startsWith('ep')),"
+                                              " ...document.cookie.split('; ').filter((c) => c.startsWith('ep'))].sort()")
+            return body
+        await asyncio.gather(*(validator._episode(task, f"side-{n}", body_for(n)) for n in range(2)))
+        return seen
+    seen, pages = _run([bundle], go, concurrency=2)
+    assert pages == 2
+    assert seen == {0: ["ep0", "ep0=1"], 1: ["ep1", "ep1=1"]}
+
+
+def test_a_slot_whose_episode_left_the_site_is_cleared_for_both_origins(tmp_path):
+    """An episode that went to another site: its page is not reused (its sessionStorage there cannot be
+    cleared in place), and the slot's next episode finds nothing of either site."""
+    bundles = [_bundle(tmp_path, "home"), _bundle(tmp_path, "away")]
+    home, away = _task("home"), _task("away")
+
+    async def go(validator: Any) -> list[dict[str, Any]]:
+        seen = []
+
+        async def leave(page: Any, tracker: Any, errors: list[str]) -> None:
+            await _found(page)
+            await page.goto(away.start_url)
+            await _found(page)
+
+        async def look(page: Any, tracker: Any, errors: list[str]) -> None:
+            seen.append(await _found(page))
+        await validator._episode(home, "leave", leave)
+        await validator._episode(away, "look-away", look)
+        await validator._episode(home, "look-home", look)
+        return seen
+    seen, pages = _run(bundles, go, concurrency=1)
+    assert pages == 2  # the page that left was closed; the next one is kept for the third episode
+    for found in seen:
+        assert {k: found[k] for k in NOTHING} == NOTHING, found
