@@ -7,6 +7,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from sites import LocalServer, create_app  # noqa: E402
+from xdist_scheduling import pytest_xdist_make_scheduler  # noqa: E402,F401  (-n 2 --dist loadfile: groups, costliest first)
 import weblica.synth.validate_seeds as _validate_seeds  # noqa: E402
 
 # Sites that tests generate in-process are validated at episode seed 0 only: the extra seeds' own

@@ -476,9 +476,11 @@ def test_catastrophic_patterns_fail_fast_with_a_reason(pattern):
 
 def test_a_pattern_that_runs_past_its_limit_says_so():
     task = Task(id="t", start_url="http://s.test/", instruction="q", checks=[Check("answer_match", r"(a|aa)+$", "regex")])
-    started = time.monotonic()
+    # CPU seconds of this thread (the search runs in it), not wall time: a loaded machine or a second
+    # xdist worker stretches the wall clock, while an uncut search costs far more (a 3 s limit still runs out)
+    started = time.thread_time()
     _, results = evaluate_checks(task, "a" * 40 + "!", "", None)
-    assert time.monotonic() - started < 1.0
+    assert time.thread_time() - started < 1.0
     assert "ran past its 0.1 s limit" in results[0].detail
 
 
@@ -499,21 +501,21 @@ def test_a_malformed_check_fails_with_a_reason(field, value):
 
 def test_many_confusers_stay_quick():
     check = answer_text("Cropped Cardigan", [f"Item {i} Model" for i in range(20000)])
-    started = time.monotonic()
+    started = time.thread_time()   # CPU time of this thread: load stretches the wall clock, not the work
     assert score(check, "It is the Cropped Cardigan, not Item 17 Model.", JEANS) == 1.0
-    assert time.monotonic() - started < 5.0
+    assert time.thread_time() - started < 5.0
 
 
 def test_answers_are_capped():
-    started = time.monotonic()
+    started = time.thread_time()   # CPU time, as above
     long = "Cropped Cardigan " * 200
     assert score(CARDIGAN, long, JEANS) == 0.0
     assert "over the 2000 limit" in detail(CARDIGAN, long, JEANS)
-    assert time.monotonic() - started < 1.0
+    assert time.thread_time() - started < 1.0
     worst = ("1, 2, " * 400)[:MAX_ANSWER_CHARS]  # the longest answer that is read: still quick
-    started = time.monotonic()
+    started = time.thread_time()
     assert score(answer_count(1), worst) == 0.0
-    assert time.monotonic() - started < 1.0
+    assert time.thread_time() - started < 1.0
 
 
 def test_weblica_run_finishes_a_catastrophic_pattern_task_and_says_why(site, tmp_path):

@@ -5,11 +5,12 @@ for ticker room N, the same page request) opens:
 - `ws://…/ticker?room=R`: the server greets with `hello <random id>`; on `subscribe ACME` it sends three
   ticks `ACME <random price>` at once; on `quote` (the page's button at 100,300) it answers
   `quote <random>`. Every value is random, so a replay that shows the recorded values shows frames
-  that came from the recording, in their recorded order;
+  that came from the recording, in their recorded order. Room `mute` never sends a frame;
 - `/feed` (EventSource): three events `news <random>` in separate writes, then the stream stays open, as a
   live feed does.
-Frames come in bursts: the env's settle waits for requests, not for socket frames, so frames spread
-out in real time would land on a screenshot or not depending on the machine's speed, live and in replay.
+Frames come in bursts: the env's settle waits for requests and for the first frame a socket owes
+(after it opens, after the page sent one), not for every frame, so frames spread out in real time
+would land on a screenshot or not depending on the machine's speed, live and in replay.
 Each channel has its own list on the page, so the screen shows every frame that arrived; the title
 is the socket's list joined by `|`.
 """
@@ -48,6 +49,11 @@ async def _page(request: web.Request) -> web.Response:
 async def _ticker(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse()
     await ws.prepare(request)
+    if request.query.get("room") == "mute":   # a socket that never says anything (tests settle's bound)
+        async for _msg in ws:
+            pass
+        return ws
+    await asyncio.sleep(request.app[GREETING_DELAY])
     await ws.send_str(f"hello {secrets.token_hex(3)}")
     async for msg in ws:
         if msg.type != WSMsgType.TEXT:
@@ -72,12 +78,17 @@ async def _feed(request: web.Request) -> web.StreamResponse:
     return resp
 
 
+GREETING_DELAY = web.AppKey("greeting_delay_s", float)
+
+
 class FeedsSite:
-    """The feeds page on one loopback HTTP port, in a background thread with its own event loop."""
+    """The feeds page on one loopback HTTP port, in a background thread with its own event loop.
+    `greeting_delay_s`: how long the ticker waits before its first frame (a slow server)."""
 
     HOST = "www.feeds.test"
 
-    def __init__(self) -> None:
+    def __init__(self, greeting_delay_s: float = 0.0) -> None:
+        self.greeting_delay_s = greeting_delay_s
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -90,6 +101,7 @@ class FeedsSite:
         def run() -> None:
             asyncio.set_event_loop(loop)
             app = web.Application()
+            app[GREETING_DELAY] = self.greeting_delay_s
             app.router.add_get("/", _page)
             app.router.add_get("/ticker", _ticker)
             app.router.add_get("/feed", _feed)

@@ -1,8 +1,12 @@
 """A page whose script loader batches and races by arrival time, as wiki software's module loader does.
 
 One host, `www.loader.test`, HTTPS on one loopback port (mapped with --resolve). The server adds a
-latency to every API answer (a base per API plus 0-40 ms at random): live, `/api/b` answers before
-`/api/a` and `/api/y` before `/api/x` although the page asks in the other order.
+latency to every API answer (0-40 ms at random) and holds `/api/a`, `/api/x` and `/api/d` until their
+partner (`b`, `y`, `c`) has been answered, then 90 ms more: live, `/api/b` answers before `/api/a` and
+`/api/y` before `/api/x` although the page asks in the other order. The hold is counted from the
+partner's answer, not from the request's arrival: on a loaded machine the recording proxy's TLS
+handshakes delay a request by more than the latency itself (y's request once reached the server so
+late that x won the race live, and the recording had nothing to test).
 
 The page's loader (inline script):
 - `need(name)` queues a module and flushes the queue in a `setTimeout(…, 0)`: every module asked for
@@ -18,6 +22,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
@@ -50,20 +55,35 @@ Promise.race([fetch('/api/x').then(r => r.json()).then(() => 'x'), fetch('/api/y
 document.getElementById('go').onclick = () => { ask('/api/c'); ask('/api/d'); };
 </script></body></html>"""
 MODULES = {"a": "alpha", "b": "bravo", "c": "charlie", "d": "delta"}
-# live latency: a base per API plus 0-40 ms at random, so the answers land in another order than asked
-# (b before a, y before x); a replay that answers in request order would batch `a,b` and let x win
-LATENCY_S = {"a": 0.09, "x": 0.09, "d": 0.09}
+# live latency: 0-40 ms at random, and each of a, x, d answered only after its partner plus 90 ms, so the
+# answers land in another order than asked (b before a, y before x); a replay that answers in request
+# order would batch `a,b` and let x win
+ANSWERED_AFTER = {"a": "b", "x": "y", "d": "c"}
+HOLD_S = 0.09
+PARTNER_WAIT_S = 5.0   # a partner never asked for (a page that changed) holds an answer only so long
 
 
 def create_app(seed: int | None = None) -> Flask:
     app = Flask(__name__)
     rng = random.Random(seed)
-    lock = threading.Lock()
+    changed = threading.Condition()
+    asked: Counter[str] = Counter()
+    answered: Counter[str] = Counter()
 
     def jitter(name: str) -> None:
-        with lock:
-            delay = LATENCY_S.get(name, 0.0) + rng.uniform(0, 0.04)
+        partner = ANSWERED_AFTER.get(name)
+        with changed:
+            asked[name] += 1
+            nth = asked[name]   # the k-th ask waits for the partner's k-th answer (one per page load)
+            if partner:
+                changed.wait_for(lambda: answered[partner] >= nth, timeout=PARTNER_WAIT_S)
+            delay = (HOLD_S if partner else 0.0) + rng.uniform(0, 0.04)
         time.sleep(delay)
+
+    def landed(name: str) -> None:
+        with changed:
+            answered[name] += 1
+            changed.notify_all()
 
     @app.get("/")
     def page() -> Any:
@@ -74,6 +94,7 @@ def create_app(seed: int | None = None) -> Flask:
         jitter(name)
         resp = jsonify(module=name)
         resp.headers["Cache-Control"] = "no-store"
+        landed(name)   # counted as it is handed to the server, HOLD_S before any partner's answer
         return resp
 
     @app.get("/load")

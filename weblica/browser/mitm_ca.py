@@ -11,15 +11,48 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 CA_CERT = "mitmproxy-ca-cert.pem"
+CA_KEY = "mitmproxy-ca.pem"   # key and certificate: what mitmproxy signs with
 
 
 def confdir() -> Path:
     """Where mitmproxy keeps its CA: per user, created once."""
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "weblica" / "mitmproxy"
     base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def ensure_ca() -> Path:
+    """The confdir, with its CA created once (under a file lock) if it is not there yet. mitmproxy
+    creates a missing CA itself, but not atomically: two processes starting their first proxy at once
+    (pytest-xdist workers, Ray workers on one machine) would each write a CA of their own over the
+    other's, and one would read the other's half-written file or sign with a key its browser's
+    `--ignore-certificate-errors-spki-list` does not name."""
+    import fcntl
+
+    base = confdir()
+    if (base / CA_KEY).is_file():
+        return base
+    with open(base / ".create.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file closes
+        if not (base / CA_KEY).is_file():
+            from mitmproxy.certs import DEFAULT_DHPARAM, CertStore
+            from mitmproxy.options import CONF_BASENAME, KEY_SIZE
+
+            staging = Path(tempfile.mkdtemp(prefix=".creating-", dir=base))
+            try:
+                CertStore.create_store(staging, CONF_BASENAME, KEY_SIZE)
+                # mitmproxy writes this one on load when missing, as racy as the CA
+                (staging / f"{CONF_BASENAME}-dhparam.pem").write_bytes(DEFAULT_DHPARAM)
+                # the key file last: it is what mitmproxy (and the check above) take as "the CA exists"
+                for entry in sorted(staging.iterdir(), key=lambda p: p.name == CA_KEY):
+                    os.replace(entry, base / entry.name)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
     return base
 
 

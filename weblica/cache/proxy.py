@@ -29,7 +29,7 @@ class ProxyError(RuntimeError):
 
 def confdir() -> str:
     """Where mitmproxy keeps its CA (see weblica.browser.mitm_ca: the browser trusts its key)."""
-    return str(mitm_ca.confdir())
+    return str(mitm_ca.ensure_ca())
 
 
 class _Ready:

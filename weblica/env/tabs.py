@@ -45,6 +45,10 @@ class SettleOptions:
     quiet_poll_s: float = 0.005
     # a page that never goes quiet (long polling, streaming) is cut off after this many real seconds
     max_settle_s: float = 5.0
+    # a WebSocket owes the page a frame after it opens and after the page sent one: settle waits for
+    # that frame (or the socket's close) at most this many real seconds (a frame the server never
+    # answers, a heartbeat, costs a step no more)
+    socket_reply_s: float = 1.0
     navigation_timeout_s: float = 15.0
 
 
@@ -58,6 +62,7 @@ class TabSet:
         self.active = 0
         self.crashed: str | None = None
         self._inflight: set[Any] = set()
+        self._sockets_owed: dict[Any, float] = {}  # a WebSocket owed a frame -> until when settle waits for it
         self._opened: list[Any] = []
         self.navigations = 0  # main-frame navigations so far; settle waits for a load only after one
         self._titles: dict[Any, str] = {}
@@ -80,8 +85,33 @@ class TabSet:
             return
         page.on("crash", lambda _: self._mark_crash("the page's renderer crashed"))
         page.on("framenavigated", self._on_navigated)
+        page.on("websocket", self._on_socket)
         self.pages.append(page)
         self._opened.append(page)
+
+    def _on_socket(self, socket: Any) -> None:
+        # Frames are not requests: without this, settle would not wait for a socket's handshake or for
+        # the answer to what the page sent, and whether they land on the screenshot would depend on
+        # the machine's load (a ticker's first frames missed the screen live on a loaded machine)
+        def owed(_: Any = None) -> None:
+            self._sockets_owed[socket] = time.monotonic() + self.settle_options.socket_reply_s
+
+        def paid(_: Any = None) -> None:
+            self._sockets_owed.pop(socket, None)
+        owed()
+        socket.on("framesent", owed)
+        socket.on("framereceived", paid)
+        socket.on("close", paid)
+        socket.on("socketerror", paid)
+
+    def _busy(self) -> bool:
+        """A request in flight, or a socket owed a frame within its wait."""
+        if self._inflight:
+            return True
+        now = time.monotonic()
+        for socket in [s for s, until in self._sockets_owed.items() if until <= now]:
+            del self._sockets_owed[socket]
+        return bool(self._sockets_owed)
 
     def _on_navigated(self, frame: Any) -> None:
         if frame.parent_frame is None:
@@ -141,9 +171,9 @@ class TabSet:
             raise BrowserCrashed(self.crashed or text.splitlines()[0]) from exc
 
     async def _wait_quiet(self, deadline: float, advance_ms: int = 0) -> dict[str, Any] | None:
-        """Advance virtual time by `advance_ms`, then wait until no request is in flight and the DOM
-        stopped changing, or the deadline passes; returns the page state read by the last (quiet)
-        check, if any."""
+        """Advance virtual time by `advance_ms`, then wait until no request is in flight, no socket is
+        owed a frame and the DOM stopped changing, or the deadline passes; returns the page state read
+        by the last (quiet) check, if any."""
         opts = self.settle_options
         if advance_ms:
             # answers already on their way land before the timers run, so a script that batches what
@@ -151,20 +181,20 @@ class TabSet:
             # or the machine. One round trip to the page first: the page announces a request it
             # started before it answers, so what the last action started is in _inflight by then.
             await self._round_trip()
-            if self._inflight:
+            if self._busy():
                 await self._wait_quiet(deadline)
             state = await self._advance_clock(advance_ms)
-            if state is not None and state["quiet"] and not self._inflight:
+            if state is not None and state["quiet"] and not self._busy():
                 return state
         while time.monotonic() < deadline:
             if self.crashed:
                 raise BrowserCrashed(self.crashed)
-            if self._inflight:
+            if self._busy():
                 await asyncio.sleep(opts.quiet_poll_s)
                 continue
             # the page state read across two real task turns, with `quiet`: no DOM mutation meanwhile
             state = await self._run_probe({"quiet": True})
-            if state is not None and state["quiet"] and not self._inflight:
+            if state is not None and state["quiet"] and not self._busy():
                 return state
             await asyncio.sleep(opts.quiet_poll_s)
         return None

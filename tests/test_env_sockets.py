@@ -1,0 +1,46 @@
+"""Settle waits for what a WebSocket owes the page, in real Chromium against a real aiohttp socket server
+(tests/cache_sites/feeds.py, no proxy): a greeting that comes late and the answers to what the page sent
+land on the observation; a socket that never says anything holds a step only `socket_reply_s`."""
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from cache_sites.feeds import FeedsSite  # noqa: E402
+
+from weblica.env.task import Task  # noqa: E402
+
+
+@pytest.fixture()
+def settle_options(sync_env):
+    """The shared env's settle options, restored after the test."""
+    config = sync_env.env.config
+    saved = config.settle
+    yield config
+    config.settle = saved
+
+
+def test_a_late_greeting_and_the_answer_to_a_sent_frame_are_on_the_screen(sync_env):
+    # 0.4 s of real time before the first frame: settle's quiet checks take milliseconds, so without the
+    # socket wait the observation shows an empty ticker however fast the machine is
+    with FeedsSite(greeting_delay_s=0.4) as site:
+        obs = sync_env.reset(Task(id="late", start_url=f"http://127.0.0.1:{site.port}/", instruction="x"), seed=0)
+        ticks = obs.tabs[obs.active_tab].title.split("|")
+        assert ticks[0].startswith("hello ") and ticks[1].startswith("ACME "), ticks
+        obs, *_ = sync_env.step([{"name": "click", "arguments": {"x": 120, "y": 300}}])
+        assert obs.tabs[obs.active_tab].title.split("|")[-1].startswith("quote "), obs.tabs[obs.active_tab].title
+
+
+def test_a_socket_that_never_speaks_holds_a_step_only_its_reply_wait(sync_env, settle_options):
+    # a long settle deadline: if the socket wait were unbounded, reset would take all of it
+    settle_options.settle = replace(settle_options.settle, max_settle_s=30.0, socket_reply_s=1.0)
+    with FeedsSite() as site:
+        started = time.monotonic()
+        obs = sync_env.reset(Task(id="mute", start_url=f"http://127.0.0.1:{site.port}/#mute", instruction="x"),
+                             seed=0)
+        assert time.monotonic() - started < 15.0   # one reply wait (and a page load), not the 30 s deadline
+        assert obs.tabs[obs.active_tab].title == ""
