@@ -225,6 +225,14 @@ def _site_images(site: SiteBuilder) -> dict[str, bytes | Callable[[], bytes]]:
             "img/logo.png": partial(images.logo_image, site.name, palette, 64, seed=spec_seed(site.spec))}
 
 
+def _per_site(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A filter that reads the site (its currency, date format, nouns), kept out of jinja's constant
+    folding: `{{ 0|money }}` would otherwise be computed once, when the template is compiled, and the
+    templates are compiled once per process (_COMPILED), so a second site would show the first one's
+    currency."""
+    return jinja2.pass_context(lambda _context, *args, **kwargs: fn(*args, **kwargs))
+
+
 def _renderer(site: SiteBuilder) -> tuple[jinja2.Environment, dict[str, Any]]:
     """The site's jinja environment (its locale's filters) and the context every page shares, after the
     page grammar (weblica/synth/page_grammar.py) picked the site's component variants and added its
@@ -233,9 +241,9 @@ def _renderer(site: SiteBuilder) -> tuple[jinja2.Environment, dict[str, Any]]:
 
     layout = compose(site)
     env = _jinja_env()
-    env.filters["money"] = site.money
-    env.filters["date"] = site.date
-    env.filters["kinds"] = partial(kinds_said, site.cat, items_noun=site.items_noun)  # "More coupes", "All poetry books"
+    env.filters["money"] = _per_site(site.money)
+    env.filters["date"] = _per_site(site.date)
+    env.filters["kinds"] = _per_site(partial(kinds_said, site.cat, items_noun=site.items_noun))  # "More coupes", "All poetry books"
     style = site.spec.style
     common = {"site": site, "spec": site.spec, "style": style, "nav": site.nav, "fmt": site.fmt,
               "distractors": site.spec.distractors, "cat": site.cat,
