@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import atexit
-import fcntl
 import functools
 import io
 import os
@@ -10,6 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from build_once import built_once
 from weblica.env.observation import Observation, Tab
 from weblica.env.task import Task
 
@@ -27,13 +27,10 @@ def tiny_checkpoint(warm_start_steps: int | None = None, seed: int = 0) -> Path:
     _remove_orphans()
     owner = run_owner_pid()
     out = Path(tempfile.gettempdir()) / f"weblica-tiny-{owner}-{warm_start_steps}-{seed}"
-    with open(f"{out}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        built = Path(f"{out}.built")  # beside the checkpoint, not in it: tests list and copy its files
-        if not built.exists():
-            shutil.rmtree(out, ignore_errors=True)  # a build cut short
-            build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=warm_start_steps)
-            built.write_text("")
+    def build() -> str:
+        build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=warm_start_steps)
+        return ""
+    built_once(out, build)
     if owner == os.getpid():  # a plain run; under xdist the controller removes them (conftest.py)
         atexit.register(remove_checkpoints, owner)
     return out

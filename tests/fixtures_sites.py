@@ -4,14 +4,13 @@ it (they would otherwise spend as long building the same thing); in a plain run 
 (a test that changes a bundle builds its own or copies it)."""
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
-import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from build_once import built_once
 from weblica.synth.spec import SiteSpec
 
 
@@ -27,23 +26,11 @@ def _key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _built_once(out: Path, build: Callable[[], str]) -> str:
-    """`build()` (which fills `out` and returns what to remember) once per run: the first caller builds
-    under the lock, later ones (other workers included) read the note it left."""
-    with open(f"{out}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        built = Path(f"{out}.built")  # beside the folder, not in it: tests list its files
-        if not built.exists():
-            shutil.rmtree(out, ignore_errors=True)  # a build cut short
-            built.write_text(build())
-        return built.read_text()
-
-
 def instance_family(tmp_path_factory: Any, spec: SiteSpec, count: int) -> tuple[Path, Path]:
     """`synthesize_instances([spec], out, count)` run once per run for this spec and count: (out, its
     base bundle). The key is the whole spec (skill, category, seed, style, distractors, options)."""
     from weblica.synth.instances import synthesize_instances
 
     out = shared_root(tmp_path_factory) / f"instances-{_key(spec.to_dict(), count)}"
-    name = _built_once(out, lambda: synthesize_instances([spec], out, count, concurrency=2)[0].path.name)
+    name = built_once(out, lambda: synthesize_instances([spec], out, count, concurrency=2)[0].path.name)
     return out, out / name
