@@ -5,12 +5,14 @@ for ticker room N, the same page request) opens:
 - `ws://…/ticker?room=R`: the server greets with `hello <random id>`; on `subscribe ACME` it sends three
   ticks `ACME <random price>` at once; on `quote` (the page's button at 100,300) it answers
   `quote <random>`. Every value is random, so a replay that shows the recorded values shows frames
-  that came from the recording, in their recorded order. Room `mute` never sends a frame;
+  that came from the recording, in their recorded order. Room `mute` never sends a frame; room `stream`
+  sends one every 20 ms for 30 s, whatever the page says;
 - `/feed` (EventSource): three events `news <random>` in separate writes, then the stream stays open, as a
   live feed does.
-Frames come in bursts: the env's settle waits for requests and for the first frame a socket owes
-(after it opens, after the page sent one), not for every frame, so frames spread out in real time
-would land on a screenshot or not depending on the machine's speed, live and in replay.
+Frames come in bursts: the env's settle waits for requests, for each frame a socket owes (one after it
+opens, one after each frame the page sent) and `socket_burst_s` for the rest of that frame's burst, not
+for every frame, so frames spread out in real time would land on a screenshot or not depending on the
+machine's speed, live and in replay.
 Each channel has its own list on the page, so the screen shows every frame that arrived; the title
 is the socket's list joined by `|`.
 """
@@ -53,13 +55,23 @@ async def _ticker(request: web.Request) -> web.WebSocketResponse:
         async for _msg in ws:
             pass
         return ws
+    if request.query.get("room") == "stream":   # a price feed: a frame every 20 ms, asked for or not
+        for _ in range(1500):
+            if ws.closed:
+                break
+            await ws.send_str(f"PX {secrets.randbelow(9000) + 1000}")
+            await asyncio.sleep(0.02)
+        return ws
     await asyncio.sleep(request.app[GREETING_DELAY])
     await ws.send_str(f"hello {secrets.token_hex(3)}")
     async for msg in ws:
         if msg.type != WSMsgType.TEXT:
             break
         if msg.data.startswith("subscribe "):
-            for _ in range(3):
+            await asyncio.sleep(request.app[ANSWER_DELAY])
+            for i in range(3):
+                if i:
+                    await asyncio.sleep(request.app[TICK_GAP])
                 await ws.send_str(f"{msg.data.split()[1]} {secrets.randbelow(9000) + 1000}")
         elif msg.data == "quote":
             await ws.send_str(f"quote {secrets.randbelow(900) + 100}")
@@ -79,16 +91,21 @@ async def _feed(request: web.Request) -> web.StreamResponse:
 
 
 GREETING_DELAY = web.AppKey("greeting_delay_s", float)
+ANSWER_DELAY = web.AppKey("answer_delay_s", float)
+TICK_GAP = web.AppKey("tick_gap_s", float)
 
 
 class FeedsSite:
     """The feeds page on one loopback HTTP port, in a background thread with its own event loop.
-    `greeting_delay_s`: how long the ticker waits before its first frame (a slow server)."""
+    `greeting_delay_s`: how long the ticker waits before its first frame (a slow server); `answer_delay_s`:
+    before it answers a subscription; `tick_gap_s`: between the ticks of that answer."""
 
     HOST = "www.feeds.test"
 
-    def __init__(self, greeting_delay_s: float = 0.0) -> None:
+    def __init__(self, greeting_delay_s: float = 0.0, answer_delay_s: float = 0.0, tick_gap_s: float = 0.0) -> None:
         self.greeting_delay_s = greeting_delay_s
+        self.answer_delay_s = answer_delay_s
+        self.tick_gap_s = tick_gap_s
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -102,6 +119,8 @@ class FeedsSite:
             asyncio.set_event_loop(loop)
             app = web.Application()
             app[GREETING_DELAY] = self.greeting_delay_s
+            app[ANSWER_DELAY] = self.answer_delay_s
+            app[TICK_GAP] = self.tick_gap_s
             app.router.add_get("/", _page)
             app.router.add_get("/ticker", _ticker)
             app.router.add_get("/feed", _feed)

@@ -49,6 +49,9 @@ class SettleOptions:
     # that frame (or the socket's close) at most this many real seconds (a frame the server never
     # answers, a heartbeat, costs a step no more)
     socket_reply_s: float = 1.0
+    # frames of one burst (three ticks sent at once) leave the server back to back but arrive as
+    # separate events: after a frame that pays a debt, settle waits this long for the rest of its burst
+    socket_burst_s: float = 0.1
     navigation_timeout_s: float = 15.0
 
 
@@ -62,7 +65,8 @@ class TabSet:
         self.active = 0
         self.crashed: str | None = None
         self._inflight: set[Any] = set()
-        self._sockets_owed: dict[Any, float] = {}  # a WebSocket owed a frame -> until when settle waits for it
+        # a WebSocket -> (frames it owes, until when settle waits for them, until when a burst may go on)
+        self._sockets_owed: dict[Any, tuple[int, float, float]] = {}
         self._opened: list[Any] = []
         self.navigations = 0  # main-frame navigations so far; settle waits for a load only after one
         self._titles: dict[Any, str] = {}
@@ -92,24 +96,37 @@ class TabSet:
     def _on_socket(self, socket: Any) -> None:
         # Frames are not requests: without this, settle would not wait for a socket's handshake or for
         # the answer to what the page sent, and whether they land on the screenshot would depend on
-        # the machine's load (a ticker's first frames missed the screen live on a loaded machine)
+        # the machine's load (a ticker's first frames missed the screen live on a loaded machine).
+        # Debts are counted, not flagged: a page that sends on open is owed the greeting and the answer,
+        # and the greeting must not pay for both (the answer then raced the screenshot under load)
+        opts = self.settle_options
+
         def owed(_: Any = None) -> None:
-            self._sockets_owed[socket] = time.monotonic() + self.settle_options.socket_reply_s
+            count, _until, burst = self._sockets_owed.get(socket, (0, 0.0, 0.0))
+            self._sockets_owed[socket] = (count + 1, time.monotonic() + opts.socket_reply_s, burst)
 
         def paid(_: Any = None) -> None:
+            count, until, burst = self._sockets_owed.get(socket, (0, 0.0, 0.0))
+            if count:   # a frame that pays a debt opens a burst window; a steady stream of unasked frames
+                burst = time.monotonic() + opts.socket_burst_s   # (a price feed) holds no step
+            self._sockets_owed[socket] = (max(count - 1, 0), until, burst)
+
+        def closed(_: Any = None) -> None:
             self._sockets_owed.pop(socket, None)
         owed()
         socket.on("framesent", owed)
         socket.on("framereceived", paid)
-        socket.on("close", paid)
-        socket.on("socketerror", paid)
+        socket.on("close", closed)
+        socket.on("socketerror", closed)
 
     def _busy(self) -> bool:
-        """A request in flight, or a socket owed a frame within its wait."""
+        """A request in flight, a socket owed a frame within its wait, or a socket inside a burst."""
         if self._inflight:
             return True
         now = time.monotonic()
-        for socket in [s for s, until in self._sockets_owed.items() if until <= now]:
+        done = [s for s, (count, until, burst) in self._sockets_owed.items()
+                if burst <= now and (count == 0 or until <= now)]
+        for socket in done:
             del self._sockets_owed[socket]
         return bool(self._sockets_owed)
 
