@@ -69,7 +69,7 @@ def test_grpo_repeatable_and_resumes_exactly(any_answer_tasks, tmp_path):
     torch.set_num_threads(1)
     base = str(tiny_checkpoint())  # warm-started: answers in the protocol; temperature adds variance
     common = dict(model=base, tasks=str(any_answer_tasks), groups_per_batch=2, group_size=3, max_new_tokens=64,
-                  temperature=1.5, parallel=2, mini_batches=1, learning_rate=1e-3, max_refill_rounds=1, seed=11)
+                  temperature=1.5, parallel=2, mini_batches=1, learning_rate=1e-4, max_refill_rounds=2, seed=11)
     train_grpo(GRPOConfig(output_dir=str(tmp_path / "a"), iterations=2, **common))
     a = lines(tmp_path / "a" / "metrics.jsonl")
     assert len(a) == 2
