@@ -69,9 +69,7 @@ async def _ticker(request: web.Request) -> web.WebSocketResponse:
             break
         if msg.data.startswith("subscribe "):
             await asyncio.sleep(request.app[ANSWER_DELAY])
-            for i in range(3):
-                if i:
-                    await asyncio.sleep(request.app[TICK_GAP])
+            for _ in range(3):
                 await ws.send_str(f"{msg.data.split()[1]} {secrets.randbelow(9000) + 1000}")
         elif msg.data == "quote":
             await ws.send_str(f"quote {secrets.randbelow(900) + 100}")
@@ -92,20 +90,18 @@ async def _feed(request: web.Request) -> web.StreamResponse:
 
 GREETING_DELAY = web.AppKey("greeting_delay_s", float)
 ANSWER_DELAY = web.AppKey("answer_delay_s", float)
-TICK_GAP = web.AppKey("tick_gap_s", float)
 
 
 class FeedsSite:
     """The feeds page on one loopback HTTP port, in a background thread with its own event loop.
     `greeting_delay_s`: how long the ticker waits before its first frame (a slow server); `answer_delay_s`:
-    before it answers a subscription; `tick_gap_s`: between the ticks of that answer."""
+    before it answers a subscription (its three ticks then go back to back)."""
 
     HOST = "www.feeds.test"
 
-    def __init__(self, greeting_delay_s: float = 0.0, answer_delay_s: float = 0.0, tick_gap_s: float = 0.0) -> None:
+    def __init__(self, greeting_delay_s: float = 0.0, answer_delay_s: float = 0.0) -> None:
         self.greeting_delay_s = greeting_delay_s
         self.answer_delay_s = answer_delay_s
-        self.tick_gap_s = tick_gap_s
         self.port = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._runner: web.AppRunner | None = None
@@ -120,7 +116,6 @@ class FeedsSite:
             app = web.Application()
             app[GREETING_DELAY] = self.greeting_delay_s
             app[ANSWER_DELAY] = self.answer_delay_s
-            app[TICK_GAP] = self.tick_gap_s
             app.router.add_get("/", _page)
             app.router.add_get("/ticker", _ticker)
             app.router.add_get("/feed", _feed)

@@ -99,17 +99,16 @@ class TabSet:
         # the machine's load (a ticker's first frames missed the screen live on a loaded machine).
         # Debts are counted, not flagged: a page that sends on open is owed the greeting and the answer,
         # and the greeting must not pay for both (the answer then raced the screenshot under load)
-        opts = self.settle_options
-
         def owed(_: Any = None) -> None:
             count, _until, burst = self._sockets_owed.get(socket, (0, 0.0, 0.0))
-            self._sockets_owed[socket] = (count + 1, time.monotonic() + opts.socket_reply_s, burst)
+            self._sockets_owed[socket] = (count + 1, time.monotonic() + self.settle_options.socket_reply_s, burst)
 
         def paid(_: Any = None) -> None:
-            count, until, burst = self._sockets_owed.get(socket, (0, 0.0, 0.0))
-            if count:   # a frame that pays a debt opens a burst window; a steady stream of unasked frames
-                burst = time.monotonic() + opts.socket_burst_s   # (a price feed) holds no step
-            self._sockets_owed[socket] = (max(count - 1, 0), until, burst)
+            count, until, _burst = self._sockets_owed.get(socket, (0, 0.0, 0.0))
+            if not count:   # an unasked frame (a price feed's next tick) changes nothing: it holds no step
+                return
+            # a frame that pays a debt opens a window for the rest of its burst
+            self._sockets_owed[socket] = (count - 1, until, time.monotonic() + self.settle_options.socket_burst_s)
 
         def closed(_: Any = None) -> None:
             self._sockets_owed.pop(socket, None)
