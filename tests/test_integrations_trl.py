@@ -12,8 +12,23 @@ from weblica.integrations.trl import (WeblicaGRPOTrainer, WeblicaRollout, episod
                                       task_dataset, task_id_of)
 from weblica.policy.backends.hf import model_inputs, response_logits  # noqa: E402
 from fixtures_models import tiny_checkpoint  # noqa: E402
+from sites import LocalServer, create_app  # noqa: E402
 
 G = 2  # episodes per task (TRL's num_generations)
+# The site's URL is in every prompt, so on an ephemeral port the sampled episodes (and whether any group's
+# rewards differ, which the update needs) change from run to run; this file's one server sits on a port
+# no other test uses, so the run is the same every time (seeded sampling, same prompts).
+PINNED_PORT = 28417
+
+
+@pytest.fixture(scope="module")
+def pinned_site():
+    try:
+        server = LocalServer(create_app(), port=PINNED_PORT)
+    except OSError as exc:
+        pytest.fail(f"port {PINNED_PORT} is taken ({exc}); this test needs it free to be repeatable")
+    with server:
+        yield server
 
 
 def any_answer(site, i, path, steps=2):
@@ -35,14 +50,14 @@ def recompute(model, processor, row_prompt, row_completion, images, temperature)
     return scores.gather(-1, torch.tensor(row_completion)[:, None])[:, 0].tolist()
 
 
-def test_one_grpo_step_through_our_rollout(site, tmp_path):
+def test_one_grpo_step_through_our_rollout(pinned_site, tmp_path):
     from transformers import AutoModelForImageTextToText
 
     torch.set_num_threads(1)
     path = tiny_checkpoint()  # warm-started: answers in the protocol
     model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch.float32)
     processor = load_processor(path)
-    tasks = [any_answer(site, 0, "/"), any_answer(site, 1, "/second")]
+    tasks = [any_answer(pinned_site, 0, "/"), any_answer(pinned_site, 1, "/second")]
     rollout = WeblicaRollout(tasks, max_new_tokens=48, parallel=2, seed=3, run_dir=tmp_path / "rollouts")
     seen = {}
 
