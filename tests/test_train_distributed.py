@@ -131,9 +131,10 @@ def test_grpo_on_two_ranks_plays_learns_and_resumes_like_one_process(any_answer_
             assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-6), key
     for rollout in sorted((alone_dir / "rollouts").iterdir()):  # each iteration's, refill rounds too
         split = sorted((tmp_path / "two" / "rollouts" / rollout.name).glob("rank-*/episodes.jsonl"))
-        assert len(split) == 2
         episodes = sorted((_episode(line) for path in split for line in path.read_text().splitlines()), key=str)
         alone = sorted((_episode(line) for line in (rollout / "episodes.jsonl").read_text().splitlines()), key=str)
+        # a round's groups are dealt over the ranks: a refill round of one group runs on rank 0 alone
+        assert len(split) == min(2, len(alone) // common["group_size"])
         assert [e for e, _ in episodes] == [e for e, _ in alone]  # the same tokens, actions and rewards
         for (_, a), (_, b) in zip(episodes, alone):  # after an update, log-probs differ by float noise only
             assert a == pytest.approx(b, abs=1e-4)
