@@ -28,7 +28,8 @@ Stages per training seed (`--seeds`), all on CPU threads, greedy decoding (tempe
 - sft: behaviour cloning of the oracle on the train tasks (`weblica.train.sft`);
 - grpo: multi-turn GRPO from the SFT weights (`weblica.train.grpo`);
 - sft_more: compute-matched control: SFT continued from the SFT weights on the same teacher episodes for as
-  many trained samples (forward+backward passes; `--match steps`: optimizer steps) as GRPO's update took;
+  many trained samples (forward+backward passes; `--match steps`: optimizer steps) as GRPO's update took,
+  at GRPO's learning rate (`--control-lr`), so it differs from GRPO in what it learns from, not its steps;
 - filtered_bc: compute-matched control: SFT from the SFT weights on GRPO's own successful rollouts only
   (the same rollouts GRPO learnt from), for the same trained samples;
 - blind_sft, blind_grpo: the sft and grpo stages with every screenshot zeroed (`blind: true`, evaluated
@@ -39,33 +40,20 @@ grpo - blind_grpo): the mean difference with a 95% two-level bootstrap interval 
 exact sign test over the discordant (seed, task) pairs (`weblica.eval.paired`), the compute each stage
 trained on, and held-out successes per section. Everything is cached in `--out`: a rerun retrains nothing.
 
-Last measured (2026-12-02, session 12; 2 training sites: 18 (task, variant) pairs, train split; SFT 40
-epochs; load ~20 on the 2 shared cores, so each process had ~10% of a core):
+Last measured (2026-12-03, session 15; 5 seeds, 2 training sites: 15 (task, variant) pairs a seed, every
+split; ~35 min on the 2 cores of a quiet machine; README.md has the tables):
     python bench/learn.py --train-sites 2 --heldout-sites 2 --layout-sites 1 --max-steps 4 --sft-epochs 40 \
-        --grpo-iterations 2 --groups 4 --group-size 4 --ppo-epochs 2 --refill-rounds 0 --stages sft,blind_sft \
-        --eval-splits train --vision-tokens 96 --seeds 0,1 --jobs 2 --out out/learn-s12-vt96
-The probe on seed 0, which did not look at 24 tokens and lr 3e-3 (session 11: 6/18, the blind ceiling):
-at 24 tokens with `--sft-lr 1e-2`, 6/18 and the first action still the same on the three variants of 5 of
-6 tasks, its hover on the variant's menu row (y 31/69/98) on 6 of 18 pairs (the click after it did follow
-the page: once the hover has opened the menu the screenshot changes a lot); at `--vision-tokens 96` (lr
-3e-3), 6/18 too, but the first action differs across the variants on 6 of 6 tasks, the hover on the
-variant's menu row on 13 of 18 pairs, and 2 tasks solved on all three variants, which no blind policy
-can (tasks solved on 0/1/2/3 variants: 4/0/0/2; blind_sft 1/5/0/0). The better of the two probes, so 96
-tokens is the default now (but see seed 1 below). Why it is hard: only
-the first action needs the screenshot (from the second turn on, the history holds the first action, which
-names the variant), i.e. ~5 coordinate digits of one turn in three carry the signal SFT's token-mean loss
-gets from the image.
-Seeds 0-1 at 96 tokens: sft 13/36 [6, 7]; blind_sft 5/18 on seed 0 (its seed 1 not run: out of time). The
-first action follows the page on seed 0 (6 of 6 tasks; blind_sft 0 of 6) but on seed 1 on 1 of 6 only (the
-hover on the variant's menu row 7 of 18; tasks solved on all three variants: 2 on seed 0, 0 on seed 1):
-looking is still seed-dependent at 96 tokens. Paired on seed 0 alone: sft - blind_sft +5.6 points [-22.2,
-+33.3], 4 against 3 discordant pairs, sign p 1.0: the interval holds 0; over tasks solved on every variant
-(a blind policy: none) +33.3 [+0.0, +66.7], 2 against 0, p 0.5, which still touches 0. One seed and 6
-tasks: these intervals are over tasks only, nothing across seeds; the >= 4 seeds asked for did not fit
-(a seed's sft + blind_sft at 96 tokens took ~60 min at load ~20).
-Session 11 (24 tokens): sft 6, 6, 14, 12 of 18 on seeds 0-3, blind_sft 6, 6 on seeds 0-1 (+0.0 points
-[-22.2, +22.2]); at 20 epochs sft 7/54 against blind_sft 9/54. GRPO and its controls were not run on this
-design (a seed's GRPO with its evaluation is ~40 min on the shared cores).
+        --grpo-iterations 2 --groups 4 --group-size 4 --ppo-epochs 2 --refill-rounds 0 --vision-tokens 96 \
+        --seeds 0,1,2,3,4 --jobs 3 --out out/learn-s15
+On train: sft 44/75, grpo 47/75, sft_more 61/75, filtered_bc 46/75, blind_sft 17/75, blind_grpo 20/75.
+sft - blind_sft +36.0 points [+8.0, +65.3] and grpo - blind_grpo +36.0 [+12.0, +61.3] (the page is seen);
+grpo - sft_more -18.7 [-37.3, -2.7] (more SFT at GRPO's step size beats GRPO here); held-out sites 1-4/75
+for every stage and held-out sections and layouts 0 (nothing transfers at this size). Controls at SFT's
+learning rate (before `--control-lr`) lost to sft itself (sft_more 35/75, filtered_bc 26/75).
+Sessions 11-12 (a machine at load ~20, 1-2 seeds): every interval held 0; at 24 vision tokens the first
+action did not follow the page, so 96 is the default. Why looking is hard for SFT: only the first action
+needs the screenshot (later turns read the variant from the history's first action), i.e. ~5 coordinate
+digits of one turn in three carry the image's signal in a token-mean loss.
 
 Cost (profiled on one torch thread, bench/learn.py's tiny model): an SFT epoch over the 54 samples of the
 18 train pairs takes 8.6 s at load ~6 (160 ms a sample forward+backward; attention 27% of it); the samples
@@ -339,9 +327,9 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
         target = stages["grpo"]["compute"]
         epochs = matched_epochs(target, samples, 4, args.match)
         done = train_sft(SFTConfig(model=stages["sft"]["checkpoint"], output_dir=str(out), epochs=epochs,
-                                   trajectories=[str(r) for r in runs], **sft_options))
+                                   trajectories=[str(r) for r in runs], **{**sft_options, "learning_rate": args.control_lr}))
         stage = {"checkpoint": done["final"], "compute": sft_compute(done["samples"], epochs, 4),
-                 "matched_to": {args.match: target[args.match]}}
+                 "matched_to": {args.match: target[args.match]}, "learning_rate": args.control_lr}
     stage["train_seconds"] = round(time.monotonic() - started, 1)
     stage["blind"] = blind
     record.write_text(json.dumps(stage, indent=1, sort_keys=True) + "\n")
@@ -384,7 +372,8 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
 
 SETTING = ("data_seed", "episode_headers", "vision_tokens", "pin_grammar", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts",
            "heldout_per_department", "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations",
-           "groups", "group_size", "temperature", "refill_rounds", "grpo_lr", "ppo_epochs", "kl_coef", "match")
+           "groups", "group_size", "temperature", "refill_rounds", "grpo_lr", "control_lr", "ppo_epochs", "kl_coef",
+           "match")
 QUICK = dict(seeds="0,1,2", vision_tokens=24, train_sites=2, heldout_sites=2, layout_sites=1, sft_epochs=12, grpo_iterations=1,
              groups=2, group_size=4, ppo_epochs=1, refill_rounds=0, resamples=1000)
 
@@ -427,6 +416,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--grpo-lr", type=float, default=3e-4)
     parser.add_argument("--ppo-epochs", type=int, default=3, help="GRPO passes over each rollout batch")
     parser.add_argument("--kl-coef", type=float, default=0.1, help="GRPO k3 KL penalty against the SFT policy")
+    parser.add_argument("--control-lr", type=float, default=None,
+                        help="the compute-matched controls' learning rate (default: --grpo-lr). Each control, like "
+                             "GRPO, starts a fresh AdamW from the SFT weights, whose first steps move every weight by "
+                             "about the learning rate: at the SFT rate that undid SFT (sft_more 4/15 where sft was "
+                             "14/15), so a control would differ from GRPO in its step size, not only its signal")
     parser.add_argument("--match", choices=("samples", "steps"), default="samples",
                         help="what the compute-matched controls match of GRPO's update")
     parser.add_argument("--resamples", type=int, default=10000, help="bootstrap resamples")
@@ -448,6 +442,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
             if key not in given:  # an option given on the command line wins
                 setattr(args, key, value)
     args.out = args.out or Path("out/learn-quick" if args.quick else "out/learn")
+    if args.control_lr is None:
+        args.control_lr = args.grpo_lr
     try:
         args.seeds = [int(s) for s in str(args.seeds).split(",") if s.strip()]
     except ValueError:

@@ -362,7 +362,7 @@ def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_p
     torch.set_num_threads(1)
     train_file = tmp_path / "train.jsonl"
     save_tasks([hand_tasks(site.url)[0], hand_tasks(site.url)[3]], train_file)  # 2 steps + 1 step
-    args = argparse.Namespace(sft_epochs=1, sft_lr=1e-3, oracle_thoughts=False, match="samples")
+    args = argparse.Namespace(sft_epochs=1, sft_lr=1e-3, control_lr=2e-4, oracle_thoughts=False, match="samples")
     seed_dir = tmp_path / "seed-0"
     stages = {"base": {"checkpoint": str(tiny_checkpoint())}}
     stages["sft"] = learn.run_stage("sft", seed_dir, 0, args, train_file, stages)
@@ -380,6 +380,9 @@ def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_p
         stage = learn.run_stage(name, seed_dir, 0, args, train_file, stages)
         # 3 epochs match GRPO's 3n trained samples; a failed rollout cloned would make them 3 (n + its steps)
         assert stage["compute"] == {"steps": 3, "samples": 3 * n} and stage["matched_to"] == {"samples": 3 * n}
+        assert stage["learning_rate"] == 2e-4  # GRPO's step size, not SFT's (--control-lr)
+        saved = torch.load(max((seed_dir / name).glob("checkpoint-*")) / "trainer.pt", weights_only=False)
+        assert {g["lr"] for g in saved["optimizer"]["param_groups"]} == {2e-4}  # what the optimizer really ran at
         assert len((seed_dir / name / "metrics.jsonl").read_text().splitlines()) == 3  # 3 epochs of 1 step
         assert (Path(stage["checkpoint"]) / "config.json").exists() and not stage["blind"]
         record = seed_dir / name / "stage.json"
