@@ -10,9 +10,13 @@ Every figure is measured in this run, in real Chromium at 1280x720, on whatever 
 - skeleton share: distinct instruction skeletons (names, numbers, quoted text masked) per kept task;
 - page size: the median start page's elements, `a[href]` links and screens of content;
 - validation cost: CPU seconds per validated site (the validating process, its site server and its
-  Chromium, from /proc), against the floor its page loads alone cost: the documents validation loaded,
-  times the CPU of one load of a start page, measured here in a browser set up like validation's.
-  Sites per CPU-minute count generation and validation.
+  Chromium, from /proc), against the floor its page loads alone cost: each site's page loads times the
+  CPU of one load of the documents validation loaded there, measured here in a browser set up like
+  validation's (`document_load_cpu`: documents drawn by how often validation loaded them, each reloaded
+  a few times). Pages differ: a listing of 48 pictures costs twice an about page, and validation dwells
+  on listings, results and forms, so a sample of the site's pages (the start page and pages spread over
+  its page list, what `sample_page_load_cpu` measures and the report shows beside it) would set the floor
+  too low. Sites per CPU-minute count generation and validation.
 
 Validation runs in a child process with a tree's code on its own copy of the same bundles, so
 `--old-code TREE` (a checkout of an older commit) puts the older validation's cost and decisions (the
@@ -58,6 +62,7 @@ GOALS = {  # figure: (comparison, goal); issue 18 point 9
     "median_links": (">=", 40), "median_screens": (">=", 2.5), "validation_cost_ratio": ("<=", 2.0),
 }
 FLOOR_SITES, FLOOR_PAGES, FLOOR_LOADS = 4, 4, 5  # sites and pages of each reloaded for the per-load CPU, and how often
+FLOOR_DRAWS = 3  # documents drawn per site (by how often validation loaded them) for its per-load CPU
 
 
 def process_tree_cpu() -> float:
@@ -103,6 +108,7 @@ async def main(paths, concurrency):
         spent = process_tree_cpu() - start
         await browser.close()
     sites = {{r.site_id: {{"generated": r.tasks_generated, "kept": r.tasks_kept, "page_loads": r.page_loads,
+                         "documents": getattr(r, "documents", None),
                          "negatives_tried": r.negatives_tried, "negatives_rejected": r.negatives_rejected}}
              for r in results}}
     kept = {{r.site_id: sorted(json.loads(line)["id"] for line in (r.path / "tasks.jsonl").read_text().splitlines()
@@ -187,29 +193,57 @@ async def start_pages(paths: list[Path]) -> list[tuple[PageSize, bytes]]:
     return out
 
 
-async def page_load_cpu_seconds(paths: list[Path]) -> float:
-    """CPU (this process with its site server, and Chromium) per load of a page of the sites (their
-    start pages and a sample of the others), each reloaded in one page as validation reuses its
-    pages; the browser's start and each page's first load (which fills the HTTP cache) not counted."""
+async def reload_cpu_seconds(paths: list[Path], urls: list[str]) -> dict[str, float]:
+    """CPU (this process with its site server, and Chromium) per load of each URL, reloaded FLOOR_LOADS
+    times in one page as validation reuses its pages; the browser's start and each URL's first load
+    (which fills the HTTP cache) not counted."""
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
     from weblica.serve.server import SiteServer
 
-    spent, loads = 0.0, 0
+    cost: dict[str, float] = {}
     with SiteServer(paths) as server:
         async with async_playwright() as pw:
             browser = await launch_browser(pw)
             page = await (await _validation_like_context(browser, server)).new_page()
-            for url in [start_url(path, p) for path in paths for p in sample_pages(path, FLOOR_PAGES)]:
+            for url in dict.fromkeys(urls):
                 await page.goto(url, wait_until="load")
                 start = process_tree_cpu()
                 for _ in range(FLOOR_LOADS):
                     await page.goto(url, wait_until="load")
-                spent += process_tree_cpu() - start
-                loads += FLOOR_LOADS
+                cost[url] = (process_tree_cpu() - start) / FLOOR_LOADS
             await browser.close()
-    return spent / loads if loads else 0.0
+    return cost
+
+
+def sample_page_load_cpu(paths: list[Path]) -> float:
+    """The per-load CPU of a sample of the sites' pages (their start pages and pages spread over their
+    page lists): the floor's old estimate, which does not ask which pages validation loads."""
+    urls = [start_url(path, p) for path in paths for p in sample_pages(path, FLOOR_PAGES)]
+    cost = asyncio.run(reload_cpu_seconds(paths, urls))
+    return statistics.mean(cost[u] for u in urls) if urls else 0.0
+
+
+def document_load_cpu(paths: list[Path], documents: dict[str, dict[str, int]]) -> dict[str, float]:
+    """Per site, the mean CPU of one of validation's page loads there: FLOOR_DRAWS documents drawn (with
+    replacement, seeded by the site) by how often validation loaded each, each reloaded and timed
+    once however often drawn; the mean over the draws estimates the load-weighted mean."""
+    import random
+
+    draws: dict[str, list[str]] = {}
+    for site, urls in sorted(documents.items()):
+        loaded = {u: n for u, n in sorted(urls.items()) if u.startswith(("http://", "https://")) and n > 0}
+        if loaded:
+            draws[site] = random.Random(f"floor:{site}").choices(list(loaded), weights=list(loaded.values()), k=FLOOR_DRAWS)
+    cost = asyncio.run(reload_cpu_seconds(paths, [u for urls in draws.values() for u in urls]))
+    return {site: statistics.mean(cost[u] for u in urls) for site, urls in draws.items()}
+
+
+def run_floor(run: dict[str, Any], per_load: dict[str, float], fallback: float) -> float:
+    """CPU the run's page loads alone cost: each site's loads times its per-load CPU (`fallback`, the
+    mean over sites, for a site not measured)."""
+    return sum(site["page_loads"] * per_load.get(name, fallback) for name, site in run["sites"].items())
 
 
 def mean_phash_distance(shots: list[bytes]) -> float:
@@ -268,11 +302,12 @@ def site_figures(paths: list[Path]) -> dict[str, Any]:
     }
 
 
-def cost_figures(run: dict[str, Any], load_cpu: float, generation_cpu: float) -> dict[str, Any]:
-    """CPU per validated site against its page-load floor, for one validation run."""
+def cost_figures(run: dict[str, Any], floor_cpu: float, generation_cpu: float) -> dict[str, Any]:
+    """CPU per validated site against the floor its page loads cost (`floor_cpu`, `run_floor`), for one
+    validation run."""
     count = run["validated"]
     per_site = run["cpu_seconds"] / count if count else None
-    floor = run["page_loads"] / count * load_cpu if count else None
+    floor = floor_cpu / count if count else None
     return {
         "validated_sites": count, "cpu_seconds": round(run["cpu_seconds"], 1),
         "cpu_seconds_per_validated_site": round(per_site, 2) if per_site else None,
@@ -323,7 +358,15 @@ def main() -> None:
         if args.old_code:
             runs["old_code"] = validate_with(args.old_code.resolve(), work / "generated", work / "old", args.concurrency)
         kept = [p for p in bundle_dirs(work / "current") if validated(runs["current_code"]["sites"].get(p.name, {"generated": 0, "kept": 0}))]
-        load_cpu = asyncio.run(page_load_cpu_seconds((kept or bundle_dirs(work / "current"))[:FLOOR_SITES]))
+        measured = kept or bundle_dirs(work / "current")
+        sampled_cpu = sample_page_load_cpu(measured[:FLOOR_SITES])
+        documents = {name: s["documents"] for name, s in runs["current_code"]["sites"].items()
+                     if s.get("documents") and name in {p.name for p in measured}}
+        per_load = document_load_cpu(measured, documents)
+        # a site without documents (none kept, or an older run's): the mean over measured sites
+        fallback = statistics.mean(per_load.values()) if per_load else sampled_cpu
+        floors = {name: run_floor(run, per_load, fallback) for name, run in runs.items()}
+        loads = sum(s["page_loads"] for s in runs["current_code"]["sites"].values())
         current = site_figures(bundle_dirs(work / "current"))
         within = mean_phash_distance([shot for _, shot in asyncio.run(start_pages(
             one_style_sites(args.n, args.seed + 1, work / "same", args.style)))])
@@ -332,8 +375,11 @@ def main() -> None:
         old_sites = site_figures(baseline) if baseline else None
     summary: dict[str, Any] = {
         "sites": current, "baseline_sites": old_sites,
-        "validation": {name: cost_figures(run, load_cpu, generation_cpu) for name, run in runs.items()},
-        "page_load_cpu_ms": round(load_cpu * 1000, 1), "generation_cpu_seconds": round(generation_cpu, 1),
+        "validation": {name: cost_figures(run, floors[name], generation_cpu) for name, run in runs.items()},
+        # the mean CPU of one of validation's page loads, and of a load of a sample of the sites' pages
+        "page_load_cpu_ms": round(floors["current_code"] / loads * 1000, 1) if loads else None,
+        "sampled_pages_load_cpu_ms": round(sampled_cpu * 1000, 1),
+        "generation_cpu_seconds": round(generation_cpu, 1),
         "load_average_1m": round(max(load_average, os.getloadavg()[0]), 1),  # a shared machine: CPU is noisy
         "cores": len(os.sched_getaffinity(0)), "tasks_per_site": args.tasks,
     }
@@ -356,7 +402,8 @@ def report(summary: dict[str, Any]) -> str:
     for key, value in runs["current_code"].items():
         before = runs.get("old_code", {}).get(key, "")
         lines.append(f"{key:34} {value!s:>12} {before!s:>12}  {verdict(key, value)}")
-    for key in ("page_load_cpu_ms", "generation_cpu_seconds", "same_decisions", "load_average_1m", "cores",
+    for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "generation_cpu_seconds", "same_decisions",
+                "load_average_1m", "cores",
                 "tasks_per_site"):
         if key in summary:
             lines.append(f"{key}: {summary[key]}")

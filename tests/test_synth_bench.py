@@ -8,6 +8,7 @@ import importlib.util
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -97,7 +98,18 @@ def test_bench_measures_start_pages_and_validates_in_a_child_process(tmp_path):
     assert run["kept"] == {"forms-travel-b7b72610": ["forms-travel-b7b72610-t01"],
                            "filter-sort-electronics-82999bcb": ["filter-sort-electronics-82999bcb-t01"]}
     assert json.loads((tmp_path / "validated" / "forms-travel-b7b72610" / "tasks.jsonl").read_text())["oracle"]
-    cost = bench.cost_figures(run, load_cpu=0.05, generation_cpu=1.0)
+    # the floor: which documents validation loaded, each site's per-load CPU from them, times its loads
+    for name, site in run["sites"].items():
+        assert sum(site["documents"].values()) == site["page_loads"]
+        host = urlsplit(bench.start_url(bundles / name)).hostname
+        assert {urlsplit(url).hostname for url in site["documents"]} == {host}, site["documents"]
+    per_load = bench.document_load_cpu(bench.bundle_dirs(tmp_path / "validated"),
+                                       {name: site["documents"] for name, site in run["sites"].items()})
+    assert set(per_load) == set(run["sites"]) and all(0 < cpu < 5 for cpu in per_load.values())
+    floor = bench.run_floor(run, per_load, fallback=99.0)
+    assert floor == pytest.approx(sum(s["page_loads"] * per_load[n] for n, s in run["sites"].items()))
+    assert bench.run_floor(run, {}, fallback=0.05) == pytest.approx(run["page_loads"] * 0.05)
+    cost = bench.cost_figures(run, floor_cpu=run["page_loads"] * 0.05, generation_cpu=1.0)
     assert cost["validation_cost_ratio"] == pytest.approx(run["cpu_seconds"] / (run["page_loads"] * 0.05), rel=0.02)
     assert bench.verdict("validation_cost_ratio", 1.5).startswith("pass")
     assert bench.verdict("structure_distance", 0.38).startswith("FAIL")

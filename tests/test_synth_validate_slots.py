@@ -151,3 +151,70 @@ def test_a_slot_whose_episode_left_the_site_is_cleared_for_both_origins(tmp_path
     assert pages == 2  # the page that left was closed; the next one is kept for the third episode
     for found in seen:
         assert {k: found[k] for k in NOTHING} == NOTHING, found
+
+
+def test_validators_sharing_a_limit_use_its_places_with_one_context_each(tmp_path):
+    """A round of seed validators (weblica/synth/validate_seeds.py) shares one limit, each keeping the
+    slots it was given: one here. An episode waiting for its validator's slot holds no place of the
+    limit, so two validators' episodes run side by side (the limit's two places) while the rest wait,
+    every episode completes, and each validator opens one page."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import launch_browser
+    from weblica.serve.server import SiteServer
+    from weblica.synth.validate import Validator
+
+    bundle = _bundle(tmp_path, "keeps")
+    task = _task("keeps")
+
+    async def main() -> tuple[int, int, list[int]]:
+        running, most, done = 0, 0, 0
+
+        async def body(page: Any, tracker: Any, errors: list[str]) -> None:
+            nonlocal running, most, done
+            running += 1
+            most = max(most, running)
+            await asyncio.sleep(0.3)
+            running -= 1
+            done += 1
+        with SiteServer([bundle]) as server:
+            async with async_playwright() as pw:
+                browser = await launch_browser(pw)
+                limit = asyncio.Semaphore(2)
+                validators = [Validator(browser, server, concurrency=2, episode_seed=seed, slots=1) for seed in (0, 7, 9)]
+                for validator in validators:
+                    validator.limit = limit
+                try:
+                    # each validator's three episodes queue first: under the old order (the limit's place
+                    # taken before the slot) they took both places and waited on their own one slot
+                    await asyncio.gather(*(v._episode(task, f"shared-{i}-{n}", body)
+                                           for i, v in enumerate(validators) for n in range(3)))
+                    return most, done, [v.pages_opened for v in validators]
+                finally:
+                    for validator in validators:
+                        await validator.close()
+                    await browser.close()
+    most, done, pages = asyncio.run(main())
+    assert (most, done, pages) == (2, 9, [1, 1, 1])
+
+
+def test_a_seed_round_gives_its_validators_the_concurrency_in_slots(tmp_path, monkeypatch):
+    """validate_extra_seeds: a round's validators get `concurrency` slots between them (at least one
+    each, rounded up), not `concurrency` each: a dozen sites once kept four contexts apiece."""
+    from weblica.synth import validate_seeds
+    from weblica.synth.validation_report import TaskOutcome, ValidationReport
+
+    given: list[int | None] = []
+    made = validate_seeds.SeedValidator.__init__
+
+    def record(self: Any, *args: Any, slots: int | None = None, **kwargs: Any) -> None:
+        given.append(slots)
+        made(self, *args, slots=slots, **kwargs)
+    monkeypatch.setattr(validate_seeds.SeedValidator, "__init__", record)
+    for sites, concurrency, each in ((3, 4, 2), (5, 4, 1), (1, 4, 4), (2, 3, 2)):
+        given.clear()
+        bundles = [_bundle(tmp_path / f"{sites}-{concurrency}", f"s{n}") for n in range(sites)]
+        per_bundle = {b: [(_task(b.name), TaskOutcome(f"{b.name}-t01", b.name))] for b in bundles}  # no plan: no episode
+        asyncio.run(validate_seeds.validate_extra_seeds(bundles, ValidationReport(), per_bundle, browser=None,
+                                                        concurrency=concurrency, extra=1))
+        assert given == [each] * sites, (sites, concurrency, given)

@@ -52,6 +52,14 @@ class SiteEntry:
     initial_state: dict[str, Any]
     record_rules: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # weblica/serve/rules.py
 
+    def __post_init__(self) -> None:
+        # the served folder, resolved once (a resolve walks every path component: three a request cost
+        # about as much as the rest of serving a cached page); None when `public` is symlinked out of
+        # (or onto) the bundle. Each file is still resolved per request: it must lie in this folder.
+        root = self.root.resolve()
+        public = (root / "public").resolve()
+        self.public: Path | None = public if root in public.parents else None
+
 
 def _entry(root: Path) -> tuple[int, SiteEntry]:
     where = root / "site.json"
@@ -146,10 +154,9 @@ def episode_script() -> Response:
 @pages.route("/", defaults={"path": ""}, methods=["GET", "HEAD"])
 @pages.route("/<path:path>", methods=["GET", "HEAD"])
 def serve_page(path: str) -> Response:
-    root = g.site.root.resolve()
-    public = (root / "public").resolve()
+    public = g.site.public
     rel = path.strip("/")
-    if root not in public.parents:  # a `public` symlinked out of (or onto) the bundle serves nothing
+    if public is None:  # a `public` symlinked out of (or onto) the bundle serves nothing
         return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
     parts = rel.split("/")
     if ".." in parts or any(len(p) > MAX_SEGMENT_CHARS for p in parts):  # never a page, whatever the disk holds

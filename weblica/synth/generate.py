@@ -24,6 +24,7 @@ class SynthResult:
     failures: list[str] = field(default_factory=list)
     min_tasks: int = MIN_TASKS
     page_loads: int = 0  # documents Chromium loaded to validate the site
+    documents: dict[str, int] = field(default_factory=dict)  # which: URL -> loads
     negatives_tried: dict[str, int] = field(default_factory=dict)  # by kind (weblica.synth.negatives)
     negatives_rejected: dict[str, int] = field(default_factory=dict)
 
@@ -171,6 +172,7 @@ async def keep_valid(paths: list[Path], concurrency: int = 4, browser: Any = Non
         site_report = ValidationReport(outcomes=[o for _, o in pairs])
         tried, rejected = site_report.negatives()
         results.append(SynthResult(path.name, path, len(pairs), len(kept), failures,
-                                   page_loads=report.page_loads[path.name], negatives_tried=tried,
+                                   page_loads=report.page_loads[path.name],
+                                   documents=dict(report.documents.get(path.name, {})), negatives_tried=tried,
                                    negatives_rejected=rejected))
     return results

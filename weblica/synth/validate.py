@@ -107,17 +107,21 @@ class _Slot:
 class Validator:
     """Runs validation episodes against a SiteServer with one browser, several episodes at a time."""
 
-    def __init__(self, browser: Any, server: SiteServer, concurrency: int = 4, episode_seed: int = 0) -> None:
+    def __init__(self, browser: Any, server: SiteServer, concurrency: int = 4, episode_seed: int = 0,
+                 slots: int | None = None) -> None:
         self.browser = browser
         self.episode_seed = episode_seed  # distractors, header and Math.random of every episode (validate_seeds.py)
         self.server = server
         self.backend = KeptAliveBackend(server)
         self.limit = asyncio.Semaphore(concurrency)  # episodes at once (validate_seeds shares one over validators)
-        self._slots = [_Slot() for _ in range(max(1, concurrency))]
+        # browser contexts kept (one per concurrent episode by default): validators sharing a limit need
+        # fewer each, and every context costs a page and loads with a cold HTTP cache (~0.7 s of CPU)
+        self._slots = [_Slot() for _ in range(max(1, slots if slots is not None else concurrency))]
         self._free: asyncio.Queue[_Slot] = asyncio.Queue()
         for slot in self._slots:
             self._free.put_nowait(slot)
         self.page_loads: Counter[str] = Counter()
+        self.documents: dict[str, Counter[str]] = {}  # site -> URL -> loads (which documents the loads were)
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
@@ -185,10 +189,11 @@ class Validator:
 
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
         """Load the start page in a free slot's page (weblica.synth.validate._Slot: cleared of what an
-        earlier episode left) and run `body(page, tracker, errors)`."""
-        async with self.limit:
-            slot = await self._free.get()
-            try:
+        earlier episode left) and run `body(page, tracker, errors)`. The slot is taken before the limit: an
+        episode waiting for one of its validator's slots holds none of a shared limit's places."""
+        slot = await self._free.get()
+        try:
+            async with self.limit:
                 net = await self.backend.begin(task, episode_id, self.episode_seed)
                 tab = await self._reuse(slot)
                 origin = origin_of(task.start_url)
@@ -196,7 +201,7 @@ class Validator:
                 loads = tab.loads
                 try:
                     await tab.page.set_extra_http_headers(net.extra_headers)
-                    tab.errors, tab.origins = [], set()
+                    tab.errors, tab.origins, tab.documents = [], set(), []
                     await tab.page.goto(task.start_url, wait_until="load")
                     await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
                     result = await body(tab.page, tab.tracker, tab.errors)
@@ -204,9 +209,10 @@ class Validator:
                     return result
                 finally:
                     self.page_loads[task.source.site or ""] += tab.loads - loads
+                    self.documents.setdefault(task.source.site or "", Counter()).update(tab.documents)
                     await self._release(slot, tab, origin, ok)
-            finally:
-                self._free.put_nowait(slot)
+        finally:
+            self._free.put_nowait(slot)
 
     async def close(self) -> None:
         for tab in list(self._tabs.values()):
@@ -432,7 +438,7 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
             try:
                 await asyncio.gather(*(one(p) for p in paths))
             finally:
-                report.page_loads.update(validator.page_loads)
+                report.count_loads(validator)
                 await validator.close()
 
     if browser is not None:  # the caller's browser (an agent loop validating again and again)

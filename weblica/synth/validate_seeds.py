@@ -128,7 +128,11 @@ async def validate_extra_seeds(paths: list[Path], report: ValidationReport,
     limit = asyncio.Semaphore(concurrency)  # one limit over every seed's validator
     with SiteServer(paths) as server, OptionalBar(total, "validating at more episode seeds", progress) as bar:
         for by_seed in rounds:
-            validators = {seed: SeedValidator(browser, server, concurrency, episode_seed=seed) for seed in by_seed}
+            # the round's validators share `concurrency` slots (contexts), at least one each: a slot per
+            # episode at once for each of a dozen sites' seeds kept four times the contexts the limit uses
+            slots = -(-concurrency // len(by_seed))
+            validators = {seed: SeedValidator(browser, server, concurrency, episode_seed=seed, slots=slots)
+                          for seed in by_seed}
 
             async def one(validator: SeedValidator, task: Task, outcome: TaskOutcome) -> None:
                 seed = validator.episode_seed
@@ -142,7 +146,7 @@ async def validate_extra_seeds(paths: list[Path], report: ValidationReport,
                 await asyncio.gather(*(one(validators[seed], t, o) for seed, pairs in by_seed.items() for t, o in pairs))
             finally:
                 for validator in validators.values():
-                    report.page_loads.update(validator.page_loads)
+                    report.count_loads(validator)
                     await validator.close()
 
 

@@ -44,6 +44,13 @@ class ValidationReport:
     outcomes: list[TaskOutcome] = field(default_factory=list)
     site_failures: list[str] = field(default_factory=list)
     page_loads: Counter[str] = field(default_factory=Counter)  # documents loaded per site: the browser work
+    documents: dict[str, Counter[str]] = field(default_factory=dict)  # site -> URL -> loads: which documents
+
+    def count_loads(self, validator: Any) -> None:
+        """Add a validator's page loads (weblica.synth.validate.Validator), per site and per document."""
+        self.page_loads.update(validator.page_loads)
+        for site, urls in validator.documents.items():
+            self.documents.setdefault(site, Counter()).update(urls)
 
     @property
     def valid_tasks(self) -> int:

@@ -34,6 +34,7 @@ class ValidationTab:
         self.origins: set[str] = set()
         self.frame_origins: set[str] = set()
         self.loads = 0
+        self.documents: list[str] = []  # the URL of each document loaded this episode, in order
         page.on("load", self._loaded)
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -42,6 +43,7 @@ class ValidationTab:
 
     def _loaded(self, _page: Any) -> None:
         self.loads += 1
+        self.documents.append(self.page.url)
 
     def _navigated(self, frame: Any) -> None:
         origin = origin_of(frame.url)
