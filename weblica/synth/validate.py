@@ -120,8 +120,7 @@ class Validator:
         self._free: asyncio.Queue[_Slot] = asyncio.Queue()
         for slot in self._slots:
             self._free.put_nowait(slot)
-        self.page_loads: Counter[str] = Counter()
-        self.documents: dict[str, Counter[str]] = {}  # site -> URL -> loads (which documents the loads were)
+        self.documents: dict[str, Counter[str]] = {}  # site -> URL -> loads: the page loads, and which documents
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
@@ -141,6 +140,11 @@ class Validator:
             slot.context = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
             await make_deterministic(slot.context, self.episode_seed)
         return slot.context
+
+    @property
+    def page_loads(self) -> Counter[str]:
+        """Documents loaded per site: the browser work."""
+        return Counter({site: sum(urls.values()) for site, urls in self.documents.items()})
 
     async def _reuse(self, slot: _Slot) -> ValidationTab:
         """The slot's page for a new episode, the slot cleared of what its last episode left: the
@@ -198,7 +202,6 @@ class Validator:
                 tab = await self._reuse(slot)
                 origin = origin_of(task.start_url)
                 ok = False
-                loads = tab.loads
                 try:
                     await tab.page.set_extra_http_headers(net.extra_headers)
                     tab.errors, tab.origins, tab.documents = [], set(), []
@@ -208,7 +211,6 @@ class Validator:
                     ok = True
                     return result
                 finally:
-                    self.page_loads[task.source.site or ""] += tab.loads - loads
                     self.documents.setdefault(task.source.site or "", Counter()).update(tab.documents)
                     await self._release(slot, tab, origin, ok)
         finally:

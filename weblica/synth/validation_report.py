@@ -43,12 +43,15 @@ class ValidationReport:
     tasks: int = 0
     outcomes: list[TaskOutcome] = field(default_factory=list)
     site_failures: list[str] = field(default_factory=list)
-    page_loads: Counter[str] = field(default_factory=Counter)  # documents loaded per site: the browser work
     documents: dict[str, Counter[str]] = field(default_factory=dict)  # site -> URL -> loads: which documents
 
+    @property
+    def page_loads(self) -> Counter[str]:
+        """Documents loaded per site: the browser work."""
+        return Counter({site: sum(urls.values()) for site, urls in self.documents.items()})
+
     def count_loads(self, validator: Any) -> None:
-        """Add a validator's page loads (weblica.synth.validate.Validator), per site and per document."""
-        self.page_loads.update(validator.page_loads)
+        """Add a validator's page loads (weblica.synth.validate.Validator), per document of each site."""
         for site, urls in validator.documents.items():
             self.documents.setdefault(site, Counter()).update(urls)
 

@@ -33,8 +33,7 @@ class ValidationTab:
         self.errors: list[str] = []
         self.origins: set[str] = set()
         self.frame_origins: set[str] = set()
-        self.loads = 0
-        self.documents: list[str] = []  # the URL of each document loaded this episode, in order
+        self.documents: list[str] = []  # the URL of each document loaded this episode, in order: its page loads
         page.on("load", self._loaded)
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -42,7 +41,6 @@ class ValidationTab:
         page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
 
     def _loaded(self, _page: Any) -> None:
-        self.loads += 1
         self.documents.append(self.page.url)
 
     def _navigated(self, frame: Any) -> None:
