@@ -19,6 +19,7 @@ from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, re
 
 from weblica.env.backend import EPISODE_HEADER
 from weblica.env.server_requests import finite_json
+from weblica.serve.inflight import InFlight
 from weblica.serve.rules import RuleError, checked_rules, refusal
 from weblica.serve.store import StateStore, with_views
 
@@ -357,7 +358,8 @@ def create_app(config: ServeConfig) -> Flask:
     app.register_blueprint(pages)
     app.register_blueprint(api)
     app.register_blueprint(admin)
-    app.wsgi_app = _refuse_connect(app.wsgi_app)  # type: ignore[method-assign]
+    inflight = app.extensions["weblica_inflight"] = InFlight()  # requests being answered, per episode
+    app.wsgi_app = inflight.wrap(_refuse_connect(app.wsgi_app))  # type: ignore[method-assign]
     return app
 
 

@@ -36,6 +36,10 @@ class SiteServer:
     def admin_token(self) -> str:
         return self.config.admin_token
 
+    def inflight(self, episode_id: str) -> int:
+        """The episode's requests the server is answering now (weblica/serve/inflight.py)."""
+        return self.app.extensions["weblica_inflight"](episode_id)
+
     @property
     def hosts(self) -> list[str]:
         return sorted(self.app.extensions["weblica_sites"])

@@ -40,6 +40,8 @@ class PageSession:
         self._page_enabled = False  # Page.enable sent on this session (init scripts need it)
         self._pending: set[asyncio.Future[Any]] = set()
         self._last: asyncio.Future[Any] | None = None  # the last registration's answer (`unlog_last`)
+        self._follows_loading = False  # `follow_loading`: Page events asked for on every session opened
+        self._loading_frames: set[str] = set()  # frames that started loading a document and have not stopped
 
     async def _open(self) -> Any:
         if self._session is not None:
@@ -54,9 +56,32 @@ class PageSession:
                 self._opening = None
         if self._session is None:
             self._session, self._page_enabled = session, False
+            self._loading_frames = set()
+            if self._follows_loading:
+                self._listen(session)
+                await session.send("Page.enable")
+                self._page_enabled = True
             for ms in self._logged:  # a new session after the old one's target went: the log again
                 self._last = self._register(ms)
         return self._session
+
+    def follow_loading(self) -> None:
+        """Follow which of the page's frames are loading a document (`loading`), from the Page domain's
+        events on this session: a few small messages a navigation, where Playwright's request events
+        cost five a subresource. Followed from the session's opening on (the first question asked in an
+        episode, after its start page loaded)."""
+        self._follows_loading = True
+
+    @property
+    def loading(self) -> bool:
+        """A frame of the page has started loading a document and not stopped (`follow_loading`)."""
+        return bool(self._loading_frames)
+
+    def _listen(self, session: Any) -> None:
+        frames = self._loading_frames
+        session.on("Page.frameStartedLoading", lambda event: frames.add(event.get("frameId")))
+        session.on("Page.frameStoppedLoading", lambda event: frames.discard(event.get("frameId")))
+        session.on("Page.frameDetached", lambda event: frames.discard(event.get("frameId")))
 
     async def send(self, method: str, params: dict[str, Any] | None = None, retry: bool = False) -> Any:
         """One CDP command on the page's session. A session whose target went away is dropped (the next
@@ -138,6 +163,7 @@ class PageSession:
         if self._pending:
             await asyncio.gather(*list(self._pending), return_exceptions=True)
         session, self._session = self._session, None
+        self._loading_frames = set()
         if session is not None:
             try:
                 await session.detach()

@@ -10,7 +10,7 @@ lets pass after the action, so timers fire at the same action as in the env.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Callable
 
 from weblica.env import gestures
 from weblica.env.actions import Action
@@ -20,20 +20,38 @@ from weblica.synth.quick_typing import QuickTyping
 
 
 class RequestTracker:
-    """Follows a page's in-flight requests and whether a document is loading, from events alone, so
-    `settle` needs no round trip into the page (those are slow on a busy machine); and asks `settle`'s
-    in-page questions (`ask`) over the page's one CDP session (weblica.synth.page_session), which
-    also keeps the page's clock log."""
+    """Follows a page's in-flight requests and whether a document is loading, without a round trip into
+    the page (those are slow on a busy machine), so `settle` asks the page only once those are done;
+    and asks `settle`'s in-page questions (`ask`) over the page's one CDP session
+    (weblica.synth.page_session), which also keeps the page's clock log.
 
-    def __init__(self, page: Any, session: PageSession | None = None) -> None:
-        self.inflight = 0
-        self.loading = False
+    By default both come from Playwright's request events. With `counted_by` (validation, whose every
+    request passes through the site server: weblica/serve/inflight.py) the requests in flight are that
+    count and the loading documents come from the session's Page events, so no subresource costs a
+    protocol message; `counted_by` may be replaced per episode."""
+
+    def __init__(self, page: Any, session: PageSession | None = None,
+                 counted_by: Callable[[], int] | None = None) -> None:
+        self._seen = 0  # requests in flight, from Playwright's events (without `counted_by`)
+        self._navigating = False  # a main-frame navigation's request seen and its load not yet
         self._page = page
         self.session = session if session is not None else PageSession(page)
-        page.on("request", self._start)
-        page.on("requestfinished", self._stop)
-        page.on("requestfailed", self._failed)
+        self.counted_by = counted_by
+        if counted_by is None:
+            page.on("request", self._start)
+            page.on("requestfinished", self._stop)
+            page.on("requestfailed", self._failed)
+        else:
+            self.session.follow_loading()
         page.on("load", self._loaded)
+
+    @property
+    def inflight(self) -> int:
+        return self._seen if self.counted_by is None else self.counted_by()
+
+    @property
+    def loading(self) -> bool:
+        return self._navigating or self.session.loading
 
     def _is_main_navigation(self, request: Any) -> bool:
         try:
@@ -42,20 +60,20 @@ class RequestTracker:
             return False
 
     def _start(self, request: Any) -> None:
-        self.inflight += 1
+        self._seen += 1
         if self._is_main_navigation(request):
-            self.loading = True
+            self._navigating = True
 
     def _stop(self, _request: Any) -> None:
-        self.inflight = max(0, self.inflight - 1)
+        self._seen = max(0, self._seen - 1)
 
     def _failed(self, request: Any) -> None:
         self._stop(request)
         if self._is_main_navigation(request):
-            self.loading = False
+            self._navigating = False
 
     def _loaded(self, _page: Any) -> None:
-        self.loading = False
+        self._navigating = False
 
     async def ask(self, js: str, arg: Any) -> Any:
         """page.evaluate(js, arg) over the page's CDP session (PageSession.evaluate)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 from urllib.parse import urlsplit
 
 import httpx
@@ -23,12 +23,15 @@ class ValidationTab:
     frame has been and `frame_origins` where any of its documents came from (whose storage the slot
     clears). Its one CDP session (`session`, weblica.synth.page_session) serves settle's questions,
     quick typing and the clock log, kept for the page's life: a session per caller or per compiled
-    run cost round trips more."""
+    run cost round trips more. Its requests in flight are counted by the site server, per episode
+    (`requests_of`, set by the validator for each episode: weblica/serve/inflight.py)."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
         self.session = PageSession(page)
-        self.tracker = RequestTracker(page, self.session)
+        # the requests in flight are the site server's count for the tab's episode (`requests_of`)
+        self.requests_of: Callable[[], int] = lambda: 0
+        self.tracker = RequestTracker(page, self.session, counted_by=lambda: self.requests_of())
         self.typist = QuickTyping(page, self.session)
         self.errors: list[str] = []
         self.origins: set[str] = set()
