@@ -205,7 +205,7 @@ class Validator:
                 ok = False
                 try:
                     await tab.page.set_extra_http_headers(net.extra_headers)
-                    tab.requests_of = functools.partial(self.server.inflight, episode_id)
+                    tab.tracker.counted_by = functools.partial(self.server.inflight, episode_id)
                     tab.errors, tab.origins, tab.documents = [], set(), []
                     await tab.page.goto(task.start_url, wait_until="load")
                     await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles

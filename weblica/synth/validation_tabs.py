@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator
 from urllib.parse import urlsplit
 
 import httpx
@@ -24,14 +24,13 @@ class ValidationTab:
     clears). Its one CDP session (`session`, weblica.synth.page_session) serves settle's questions,
     quick typing and the clock log, kept for the page's life: a session per caller or per compiled
     run cost round trips more. Its requests in flight are counted by the site server, per episode
-    (`requests_of`, set by the validator for each episode: weblica/serve/inflight.py)."""
+    (the tracker's `counted_by`, set by the validator for each episode: weblica/serve/inflight.py)."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
         self.session = PageSession(page)
-        # the requests in flight are the site server's count for the tab's episode (`requests_of`)
-        self.requests_of: Callable[[], int] = lambda: 0
-        self.tracker = RequestTracker(page, self.session, counted_by=lambda: self.requests_of())
+        # the requests in flight: the site server's count for the tab's episode, set per episode
+        self.tracker = RequestTracker(page, self.session, counted_by=lambda: 0)
         self.typist = QuickTyping(page, self.session)
         self.errors: list[str] = []
         self.origins: set[str] = set()
