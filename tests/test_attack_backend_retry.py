@@ -140,39 +140,43 @@ def test_the_real_site_server_resets_once_per_begin(tmp_path):
         assert asyncio.run(backend.state(_task(), "ep"))["cart"] == []
 
 
-def test_the_validators_kept_alive_client_retries_the_same_way():
-    """Validation's backend (one kept-alive client) after dropped connections: the same 3 attempts and the
-    same clear error; with a server that answers after one drop, the pooled client reconnects."""
-    from types import SimpleNamespace
+def test_the_validators_in_process_backend_answers_as_the_admin_endpoints(tmp_path):
+    """Validation's backend reads the site server's store in-process: after the page's own API calls
+    (over HTTP, through the server as the browser's proxy) it reads the state the HTTP admin endpoint
+    answers, lookup views and all, and its reset empties what the HTTP reads see; records it hands out
+    are copies (changing one changes no view of the next read); an unknown site is a clear error."""
+    from weblica.serve.server import SiteServer
+    from weblica.synth.validation_tabs import InProcessBackend
 
-    from weblica.synth.validation_tabs import KeptAliveBackend
+    root = tmp_path / "s"
+    (root / "public").mkdir(parents=True)
+    (root / "public" / "index.html").write_text("<h1>s</h1>")
+    (root / "site.json").write_text(json.dumps({"spec": {"site_id": "s", "host": "s.synth.test"},
+                                                "initial_state": {"cart": [], "zeta": 1, "alpha": {"b": 2, "a": 1}}}))
+    with SiteServer([root]) as server:
+        http, here = SynthBackend(server), InProcessBackend(server)
+        proxy = httpx.Client(proxy=server.url, trust_env=False)
 
-    httpd, seen = _server("drop")
-    try:
-        backend = KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
-
-        async def go():
-            try:
-                return await backend.state(_task(), "ep")
-            finally:
-                await backend.aclose()
-        with pytest.raises(SynthServerUnreachable):
-            asyncio.run(go())
-        assert len(seen) == ATTEMPTS
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-    httpd, seen = _server("drop-once")
-    try:
-        backend = KeptAliveBackend(SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", admin_token="k"))
-
-        async def twice():
-            try:
-                return [await backend.state(_task(), "ep"), await backend.state(_task(), "ep")]
-            finally:
-                await backend.aclose()
-        assert asyncio.run(twice()) == [{"error": "boom"}] * 2  # the stand-in server's 200 body
-        assert len(seen) == 3
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+        async def run() -> None:
+            net = await here.begin(_task(), "ep", 5)
+            assert net.extra_headers == (await http.begin(_task(), "ep", 5)).extra_headers
+            for item in ("hat", "scarf"):
+                sent = proxy.post("http://s.synth.test/api/cart", json={"item": item}, headers=net.extra_headers)
+                assert sent.status_code == 200
+            read = await here.state(_task(), "ep")
+            assert read == await http.state(_task(), "ep")
+            assert read["cart_ids"] == ["r1", "r2"] and read["cart_by_id"]["r1"]["item"] == "hat"
+            assert list(read) == sorted(read)  # the keys as the endpoint writes them
+            read["cart"][0]["item"] = "changed"
+            assert read["cart_by_id"]["r1"]["item"] == "hat"  # a copy per view, as a JSON answer is
+            assert (await here.state(_task(), "ep"))["cart"][0]["item"] == "hat"
+            await here.begin(_task(), "ep", 5)
+            assert (await http.state(_task(), "ep"))["cart"] == []
+            other = Task.from_dict({"id": "x-1", "start_url": "http://x.synth.test/", "instruction": "q",
+                                    "source": {"kind": "synth", "site": "x"}})
+            with pytest.raises(LookupError, match="x.synth.test"):
+                await here.state(other, "ep")
+        try:
+            asyncio.run(run())
+        finally:
+            proxy.close()

@@ -198,23 +198,82 @@ def test_validators_sharing_a_limit_use_its_places_with_one_context_each(tmp_pat
     assert (most, done, pages) == (2, 9, [1, 1, 1])
 
 
-def test_a_seed_round_gives_its_validators_the_concurrency_in_slots(tmp_path, monkeypatch):
-    """validate_extra_seeds: a round's validators get `concurrency` slots between them (at least one
-    each, rounded up), not `concurrency` each: a dozen sites once kept four contexts apiece."""
+def test_the_seed_rounds_share_one_pool_of_concurrency_slots(tmp_path, monkeypatch):
+    """validate_extra_seeds: every round's validators, whatever their seeds, take their episodes' slots
+    from one pool of `concurrency` slots (pages are seeded per episode), which it closes at the end; a
+    dozen sites once kept a context per seed's validator (a renderer and a cold cache each)."""
     from weblica.synth import validate_seeds
     from weblica.synth.validation_report import TaskOutcome, ValidationReport
 
-    given: list[int | None] = []
+    pools: list[Any] = []
     made = validate_seeds.SeedValidator.__init__
 
-    def record(self: Any, *args: Any, slots: int | None = None, **kwargs: Any) -> None:
-        given.append(slots)
-        made(self, *args, slots=slots, **kwargs)
+    def record(self: Any, *args: Any, pool: Any = None, **kwargs: Any) -> None:
+        pools.append(pool)
+        made(self, *args, pool=pool, **kwargs)
     monkeypatch.setattr(validate_seeds.SeedValidator, "__init__", record)
-    for sites, concurrency, each in ((3, 4, 2), (5, 4, 1), (1, 4, 4), (2, 3, 2)):
-        given.clear()
+    for sites, concurrency, extra in ((3, 4, 2), (5, 2, 1), (1, 4, 3)):
+        pools.clear()
         bundles = [_bundle(tmp_path / f"{sites}-{concurrency}", f"s{n}") for n in range(sites)]
         per_bundle = {b: [(_task(b.name), TaskOutcome(f"{b.name}-t01", b.name))] for b in bundles}  # no plan: no episode
         asyncio.run(validate_seeds.validate_extra_seeds(bundles, ValidationReport(), per_bundle, browser=None,
-                                                        concurrency=concurrency, extra=1))
-        assert given == [each] * sites, (sites, concurrency, given)
+                                                        concurrency=concurrency, extra=extra))
+        assert len(pools) == sites * extra and all(p is pools[0] for p in pools), (sites, extra)
+        assert len(pools[0]._slots) == concurrency and pools[0].tabs == {}
+
+
+# what a document draws as it loads
+_DRAWS = """<script>window.drawn = {random: [Math.random(), Math.random(), Math.random()],
+  bytes: Array.from(crypto.getRandomValues(new Uint8Array(6))), uuid: crypto.randomUUID(), now: Date.now(),
+  cores: navigator.hardwareConcurrency};</script>"""
+
+
+def test_a_page_seeded_per_episode_draws_as_an_env_context_of_that_seed(tmp_path):
+    """One slot's page plays episodes at seeds 7, 9, 7 and 0 (its seeded script swapped between them):
+    each episode's document draws the same Math.random, crypto values and clock as a fresh context with
+    the env's determinism layer at that seed (weblica.browser.determinism.make_deterministic); and the
+    two seeds draw differently, so the swap is seen."""
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.determinism import make_deterministic
+    from weblica.browser.launcher import context_kwargs, launch_browser
+    from weblica.serve.server import SiteServer
+    from weblica.synth.validate import Validator
+    from weblica.synth.validation_tabs import SlotPool
+
+    bundle = _bundle(tmp_path, "draws")
+    (bundle / "public" / "index.html").write_text(f"<!doctype html><title>draws</title><p>draws</p>{_DRAWS}")
+    task = _task("draws")
+    seeds = [7, 9, 7, 0]
+
+    async def main() -> tuple[list[Any], list[Any], int]:
+        with SiteServer([bundle]) as server:
+            async with async_playwright() as pw:
+                browser = await launch_browser(pw)
+                pool = SlotPool(browser, server.url, 1)
+                pooled = []
+                try:
+                    for n, seed in enumerate(seeds):
+                        validator = Validator(browser, server, concurrency=1, episode_seed=seed, pool=pool)
+
+                        async def body(page: Any, tracker: Any, errors: list[str]) -> None:
+                            pooled.append(await page.evaluate("() => window.drawn"))
+                        await validator._episode(task, f"draws-{n}", body)
+                        await validator.close()  # leaves the shared pool open
+                    fresh = []
+                    for seed in seeds:
+                        context = await browser.new_context(**context_kwargs(proxy=server.url))
+                        await make_deterministic(context, seed)
+                        page = await context.new_page()
+                        await page.goto(task.start_url)
+                        fresh.append(await page.evaluate("() => window.drawn"))
+                        await context.close()
+                    return pooled, fresh, pool.pages_opened
+                finally:
+                    await pool.close()
+                    await browser.close()
+    pooled, fresh, pages = asyncio.run(main())
+    assert pages == 1  # one page played all four episodes
+    assert pooled == fresh
+    assert pooled[0] == pooled[2] and pooled[0]["random"] != pooled[1]["random"] != pooled[3]["random"]
+    assert {p["now"] for p in pooled} == {DEFAULT_EPOCH_MS}

@@ -45,10 +45,18 @@ def determinism_script(seed: int) -> str:
 
 async def make_deterministic(context: Any, seed: int, epoch_ms: int = DEFAULT_EPOCH_MS) -> None:
     """Install the determinism layer on a fresh browser context (before its first page)."""
+    await install_paused_clock(context, epoch_ms)
+    # after the clock, so that the script's performance.now is built on the fake Date
+    await context.add_init_script(script=determinism_script(seed))
+
+
+async def install_paused_clock(context: Any, epoch_ms: int = DEFAULT_EPOCH_MS) -> None:
+    """The layer's fake clock alone, paused at the epoch: a context whose pages take the seeded rest
+    (`determinism_script`) as page init scripts, one seed a page at a time (validation's pages, reused
+    across episode seeds: weblica.synth.validation_tabs). Page scripts run after the context's, so the
+    order in every document is the same as `make_deterministic`'s."""
     epoch = datetime.fromtimestamp(epoch_ms / 1000, tz=timezone.utc)
     # install a moment early, then pause exactly at the epoch: the real time that passes between the
     # two calls is absorbed by the jump, so every episode starts at the same virtual instant
     await context.clock.install(time=epoch - timedelta(seconds=1))
     await context.clock.pause_at(epoch)
-    # after the clock, so that the script's performance.now is built on the fake Date
-    await context.add_init_script(script=determinism_script(seed))

@@ -84,6 +84,10 @@ class SynthBackend:
 
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
         await self._call("POST", "/__weblica/reset", task, episode_id)
+        return self.network(task, episode_id, seed)
+
+    def network(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
+        """How the episode's browser reaches the site server: it is the proxy, and the headers name the episode."""
         return NetworkConfig(proxy=self.url, extra_headers=self._episode_headers(task, episode_id, seed),
                              offline_hint="(synth: only the generated sites are served)")
 

@@ -119,6 +119,17 @@ class PageSession:
         self._logged.append(int(ms))
         self._last = self._register(int(ms)) if self._session is not None else None
 
+    async def log_clock_in_place(self, ms: int) -> None:
+        """`log_clock`, waiting until the entry is in place: for an advance about to call timers, one of
+        which may load a document at once (a registration still on its way loses that race)."""
+        self.log_clock(ms)
+        last = self._last
+        if last is not None:
+            try:
+                await last
+            except Exception:  # the session went with its page: its successor registers the log again
+                pass
+
     async def unlog_last(self) -> None:
         """Take back the last `log_clock` (its advance did not run: the page was busy when asked)."""
         if not self._logged:

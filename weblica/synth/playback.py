@@ -85,20 +85,40 @@ class RequestTracker:
 # the real timers, and a page without the fake clock has its own.
 _REAL = "(globalThis.__pwClock ? globalThis.__pwClock.builtins : globalThis)"
 
-_IDLE_JS = f"""async ([quiet, step, advance]) => {{
-  // the site runtime's own view: its state calls and redirects; asked `quiet` times, `step` ms apart,
-  // after running the page's fake clock `advance` virtual ms if the page was idle before it
+_IDLE_JS = f"""async ([quiet, step, chunks, logged]) => {{
+  // the site runtime's own view (its state calls and redirects), asked `quiet` times `step` ms apart
+  // after each chunk of virtual time this runs on the page's fake clock; the first `logged` chunks are
+  // in the clock log. A chunk that calls a timer runs only first in a question and logged, and ends the
+  // question: a document the timer loads starts past it (the log), and the requests its callback sends
+  // are for Python to wait out before the next chunk. A chunk that calls none runs none of the page's
+  // code, so it runs unlogged (Python logs it after, before the next action) and straight after the one
+  // before. {{quiet: idle at the end, ran: chunks run, due: the next chunk calls timers (log it first)}}
   const idle = () => {{ const s = (window.WEBLICA || {{}}).status || {{busy: 0, leaving: false}};
     return document.readyState === 'complete' && s.busy === 0 && !s.leaving; }};
-  if (!idle()) return {{ready: false, advanced: false}};
-  const clock = globalThis.__pwClock;
-  if (advance && clock) await clock.controller.runFor(advance).catch(() => {{}});  // a timer's throw is the page's
+  const clock = globalThis.__pwClock, c = clock && clock.controller;
+  // unknown (so: yes) where this Playwright's clock does not show its timers
+  const calls = (ms) => !!c && (typeof c._firstTimer !== 'function' || !c._now || typeof c._now.ticks !== 'number'
+    || c._firstTimer(Math.ceil(c._now.ticks + ms)) !== null);
   const real = {_REAL};
-  for (let i = 0; i < quiet; i++) {{
-    if (!idle()) return {{ready: false, advanced: true}};
-    if (i + 1 < quiet) await new Promise((r) => real.setTimeout(r, step));
+  const polls = async () => {{
+    for (let i = 1; i < quiet; i++) {{
+      await new Promise((r) => real.setTimeout(r, step));
+      if (!idle()) return false;
+    }}
+    return true;
+  }};
+  if (!idle()) return {{quiet: false, ran: 0, due: false}};
+  if (chunks.length === 0) return {{quiet: await polls(), ran: 0, due: false}};
+  let ran = 0;
+  while (ran < chunks.length) {{
+    const timers = calls(chunks[ran]);
+    if (timers && (ran > 0 || logged === 0)) return {{quiet: true, ran, due: true}};
+    if (c) await c.runFor(chunks[ran]).catch(() => {{}});  // a timer's throw is the page's
+    ran += 1;
+    if (!idle() || !(await polls())) return {{quiet: false, ran, due: false}};
+    if (timers) break;
   }}
-  return {{ready: true, advanced: true}};
+  return {{quiet: true, ran, due: false}};
 }}"""
 _RUN_CLOCK_JS = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms).catch(() => {}) : undefined"
 
@@ -141,35 +161,45 @@ async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: A
                       quiet_polls: int = QUIET_POLLS, advance_ms: int = 0) -> tuple[bool, Any]:
     """`settle`, and with `js` (a page function of one argument) that function run in the page in the
     round trip of the last idle question, the moment the page is idle: (True, its value); (False,
-    None) when the page did not settle in time or `js` itself failed (then the caller asks as usual)."""
+    None) when the page did not settle in time or `js` itself failed (then the caller asks as usual).
+
+    The chunks go to the page in as few questions as the env's order allows (see _IDLE_JS): after most
+    actions no timer is due in the step, and both chunks run in one question with one log entry after,
+    where each cost a question and an entry before it."""
     loop = asyncio.get_running_loop()
     deadline, step = loop.time() + timeout, IDLE_POLL_S
     chunks = _chunks(advance_ms)
+    logged = 0  # the leading chunks already in the page's clock log
     while loop.time() < deadline:
         if _idle_now(tracker):
-            last = len(chunks) <= 1
             found = None
-            if chunks:  # logged before it runs, as the env logs it: a document it loads starts past it
-                tracker.session.log_clock(chunks[0])
             try:
-                script = _IDLE_JS if js is None or not last else _once_idle(js)
-                found = await tracker.ask(script, [quiet_polls, step * 1000, chunks[0] if chunks else 0, arg])
-            except Exception as exc:  # the document is being replaced by a navigation: its successor replays
-                if js is not None and not is_navigating(exc):  # `js` failed: settle alone, the caller asks again
+                script = _IDLE_JS if js is None else _once_idle(js)
+                found = await tracker.ask(script, [quiet_polls, step * 1000, chunks, logged, arg])
+            except Exception:  # the document is being replaced by a navigation: its successor replays
+                del chunks[:logged]  # the logged chunks, as the env's successor document does; the rest
+                logged = 0  # called no timer (nothing of the old document's to follow) and run there
+            if found is not None:
+                ran = found["ran"]
+                if ran > logged:  # run unlogged (they called no timer): logged now, before the next action
+                    tracker.session.log_clock(sum(chunks[logged:ran]))
+                elif ran < logged:  # the page was busy: the logged chunk waits, and so does its entry
+                    await tracker.session.unlog_last()
+                del chunks[:ran]
+                logged = 0
+                if found["due"]:  # the next chunk calls timers: in the log before it runs
+                    await tracker.session.log_clock_in_place(chunks[0])
+                    logged = 1
+                if "error" in found:  # `js` failed: settle alone, the caller asks again
                     js = None
-                if chunks:  # the chunk from the log, as the env's successor document does (or it ran before `js` threw)
-                    chunks.pop(0)
-            if found is not None and chunks and not found["advanced"]:  # the page was busy: the chunk waits,
-                await tracker.session.unlog_last()  # and so does its log entry
-            elif found is not None and chunks:
-                chunks.pop(0)
-                if chunks and found["ready"] and _idle_now(tracker):
-                    continue  # idle after this chunk: straight on to the next
-            if found is not None and found["ready"] and not chunks and _idle_now(tracker):
-                return js is not None and "value" in found, found.get("value")
+                if found["quiet"] and _idle_now(tracker):
+                    if not chunks:
+                        return js is not None and "value" in found, found.get("value")
+                    continue  # straight on to the next chunk
         await asyncio.sleep(step)
     if chunks:  # never idle in time: the env's clock moves on at its deadline too
-        tracker.session.log_clock(sum(chunks))
+        if len(chunks) > logged:
+            await tracker.session.log_clock_in_place(sum(chunks[logged:]))
         try:
             await page.evaluate(_RUN_CLOCK_JS, sum(chunks))
         except Exception:
@@ -183,9 +213,11 @@ def is_navigating(exc: Exception) -> bool:
 
 def _once_idle(js: str) -> str:
     """`js` (a function of one argument) run in the page right after settle's in-page idle question
-    says yes, in the same round trip: {ready, advanced, value}."""
-    return (f"async ([quiet, step, advance, arg]) => {{ const idle = await ({_IDLE_JS})([quiet, step, advance]);"
-            f" return idle.ready ? {{...idle, value: await ({js})(arg)}} : idle; }}")
+    says every chunk ran and the page is quiet, in the same round trip: {quiet, ran, due, value}, or
+    `error` for a `js` that threw (the question's own answer stands: its chunks ran)."""
+    return (f"async ([quiet, step, chunks, logged, arg]) => {{ const idle = await ({_IDLE_JS})([quiet, step, chunks, logged]);"
+            f" if (!idle.quiet || idle.ran < chunks.length) return idle;"
+            f" try {{ return {{...idle, value: await ({js})(arg)}}; }} catch (e) {{ return {{...idle, error: String(e)}}; }} }}")
 
 
 class _LooksViaSession:

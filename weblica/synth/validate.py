@@ -16,11 +16,10 @@ import functools
 import random
 import re
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from weblica.browser.determinism import make_deterministic
-from weblica.browser.launcher import context_kwargs
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import without_dismissals
 from weblica.env.task import Task, evaluate_checks, load_tasks
@@ -31,7 +30,7 @@ from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, play, settle
 from weblica.synth.player import Compiler, PlanError
 from weblica.synth.quick_typing import QuickTyping
 from weblica.synth.validation_report import TaskOutcome, ValidationReport
-from weblica.synth.validation_tabs import KeptAliveBackend, ValidationTab, origin_of
+from weblica.synth.validation_tabs import InProcessBackend, SlotPool, origin_of
 
 __all__ = ["TaskOutcome", "ValidationReport", "Validator", "bundle_dirs", "negatives_rejected", "random_actions",
            "validate_bundles"]
@@ -87,120 +86,49 @@ def random_actions(seed: str, steps: int = RANDOM_STEPS) -> list[Action]:
     return actions
 
 
-_FRESH_JS = "() => { sessionStorage.clear(); window.scrollTo(0, 0); return location.href; }"
-# what a site can keep in the browser besides cookies and sessionStorage (CDP Storage.clearDataForOrigin)
-_STORED = "local_storage,indexeddb,cache_storage,service_workers,file_systems,websql"
-
-
-class _Slot:
-    """One of the validator's concurrent episodes at a time: a browser context of its own (so no
-    cookie or stored value of one episode reaches another running beside it) and the page it keeps
-    for its next episode. Reused, it is cleared as a fresh env context is empty (`Validator._reuse`):
-    cookies, what the last episode's documents stored for their origins, the page's sessionStorage
-    and its clock log."""
-
-    def __init__(self) -> None:
-        self.context: Any = None
-        self.tab: ValidationTab | None = None
-        self.stored: set[str] = set()  # origins the last episode's documents came from, to clear
-
-
 class Validator:
     """Runs validation episodes against a SiteServer with one browser, several episodes at a time."""
 
     def __init__(self, browser: Any, server: SiteServer, concurrency: int = 4, episode_seed: int = 0,
-                 slots: int | None = None) -> None:
+                 slots: int | None = None, pool: SlotPool | None = None) -> None:
         self.browser = browser
         self.episode_seed = episode_seed  # distractors, header and Math.random of every episode (validate_seeds.py)
         self.server = server
-        self.backend = KeptAliveBackend(server)
+        self.backend = InProcessBackend(server)
         self.limit = asyncio.Semaphore(concurrency)  # episodes at once (validate_seeds shares one over validators)
-        # browser contexts kept (one per concurrent episode by default): validators sharing a limit need
-        # fewer each, and every context costs a page and loads with a cold HTTP cache (~0.7 s of CPU)
-        self._slots = [_Slot() for _ in range(max(1, slots if slots is not None else concurrency))]
-        self._free: asyncio.Queue[_Slot] = asyncio.Queue()
-        for slot in self._slots:
-            self._free.put_nowait(slot)
+        # the contexts episodes run in (one per concurrent episode by default), or a pool shared with the
+        # validators of other episode seeds (validate_seeds), which `close` leaves to its owner
+        self._owns_pool = pool is None
+        self.pool = pool if pool is not None else SlotPool(browser, server.url, slots if slots is not None else concurrency)
         self.documents: dict[str, Counter[str]] = {}  # site -> URL -> loads: the page loads, and which documents
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
-        self._tabs: dict[Any, ValidationTab] = {}  # page -> its tab, while the page is open
-        self.pages_opened = 0  # new pages (a slot's first, or after an episode that left the site or failed)
-
-    async def _context(self, slot: _Slot) -> Any:
-        """The slot's context: each episode runs in one, as each env episode does, and a context per
-        episode would cost a renderer and ~0.3 s of CPU each time, where clearing one costs a few
-        round trips (the context's HTTP cache stays, which makes repeated asset loads cheap). It runs
-        the env's determinism layer, fake clock included: every document starts paused at the epoch
-        and each page's clock moves only as its own episode's actions settle (weblica.synth.playback),
-        by the env's virtual time per step, logged as the env logs it (weblica.synth.page_session), so
-        a timed pop-up lands at the same action as in the env whatever the machine's speed, and a
-        document loaded mid-episode starts at the episode's virtual time so far, as in the env."""
-        if slot.context is None:
-            slot.context = await self.browser.new_context(**context_kwargs(proxy=self.server.url))
-            await make_deterministic(slot.context, self.episode_seed)
-        return slot.context
 
     @property
     def page_loads(self) -> Counter[str]:
         """Documents loaded per site: the browser work."""
         return Counter({site: sum(urls.values()) for site, urls in self.documents.items()})
 
-    async def _reuse(self, slot: _Slot) -> ValidationTab:
-        """The slot's page for a new episode, the slot cleared of what its last episode left: the
-        page's clock log (its session ends) and cookies, and what that episode's documents stored
-        for their origins (localStorage, IndexedDB, caches, service workers: CDP
-        Storage.clearDataForOrigin). sessionStorage, the tab's own, was cleared in its document
-        (`_release`), or the page is new."""
-        context = await self._context(slot)
-        tab, slot.tab = slot.tab, None
-        if tab is None:
-            tab = ValidationTab(await context.new_page())
-            self.pages_opened += 1
-        else:
-            await tab.session.forget()
-        self._tabs[tab.page] = tab
-        stored, slot.stored = slot.stored, set()
-        if stored:
-            await asyncio.gather(context.clear_cookies(), *(
-                tab.session.send("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": _STORED})
-                for origin in sorted(stored) if origin.startswith(("http://", "https://"))))
-        tab.frame_origins = set()
-        return tab
-
-    async def _release(self, slot: _Slot, tab: ValidationTab, origin: str, ok: bool) -> None:
-        """Keep the page for the slot's next episode when the episode ended well and never left the
-        site (so clearing sessionStorage in its document clears all the tab holds); otherwise close
-        it. A navigation to the start URL is then a plain new document: no scroll or form state is
-        restored. Either way the slot is cleared when reused (`_reuse`)."""
-        slot.stored = set(tab.frame_origins) | {origin}
-        try:
-            if ok and tab.origins <= {origin} and origin_of(await tab.session.evaluate(_FRESH_JS, None)) == origin:
-                slot.tab = tab
-                return
-        except Exception:  # the page is mid-navigation or gone: do not reuse it
-            pass
-        await self._close_tab(tab)
-
-    async def _close_tab(self, tab: ValidationTab) -> None:
-        self._tabs.pop(tab.page, None)
-        await tab.close()
+    @property
+    def pages_opened(self) -> int:
+        """New pages its pool opened (a slot's first, or after an episode that left the site or failed)."""
+        return self.pool.pages_opened
 
     def _typist(self, page: Any) -> QuickTyping:
         """The episode page's quick typing (its tab's, with the CDP session it keeps)."""
-        tab = self._tabs.get(page)
+        tab = self.pool.tabs.get(page)
         return tab.typist if tab is not None else QuickTyping(page)
 
     async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
-        """Load the start page in a free slot's page (weblica.synth.validate._Slot: cleared of what an
+        """Load the start page in a free slot's page (weblica.synth.validation_tabs.SlotPool: cleared of what an
         earlier episode left) and run `body(page, tracker, errors)`. The slot is taken before the limit: an
         episode waiting for one of its validator's slots holds none of a shared limit's places."""
-        slot = await self._free.get()
+        slot = await self.pool.wait_free()
         try:
             async with self.limit:
                 net = await self.backend.begin(task, episode_id, self.episode_seed)
-                tab = await self._reuse(slot)
+                tab = await self.pool.prepare(slot, self.episode_seed)
                 origin = origin_of(task.start_url)
                 ok = False
                 try:
@@ -214,20 +142,13 @@ class Validator:
                     return result
                 finally:
                     self.documents.setdefault(task.source.site or "", Counter()).update(tab.documents)
-                    await self._release(slot, tab, origin, ok)
+                    await self.pool.release(slot, tab, origin, ok)
         finally:
-            self._free.put_nowait(slot)
+            self.pool.free(slot)
 
     async def close(self) -> None:
-        for tab in list(self._tabs.values()):
-            await tab.session.close()
-        self._tabs.clear()
-        await self.backend.aclose()
-        for slot in self._slots:
-            slot.tab = None
-            if slot.context is not None:
-                await slot.context.close()
-                slot.context = None
+        if self._owns_pool:
+            await self.pool.close()
 
     async def oracle_run(self, task: Task, compile_plan: bool, noop_group: list[Task] | None = None,
                          slipped: dict[str, list[tuple[str, str]]] | None = None) -> TaskOutcome:
@@ -415,10 +336,13 @@ def bundle_dirs(path: Path) -> list[Path]:
 
 
 async def validate_bundles(paths: list[Path], compile_plans: bool = False, concurrency: int = 4,
-                           browser: Any = None, limit: int | None = None,
-                           progress: bool = False) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
+                           browser: Any = None, limit: int | None = None, progress: bool = False,
+                           server: SiteServer | None = None, pool: SlotPool | None = None,
+                           ) -> tuple[ValidationReport, dict[Path, list[tuple[Task, TaskOutcome]]]]:
     """Validate every bundle (or its first `limit` tasks); returns the report and, per bundle, its tasks
-    with their outcomes. With `progress`, a bar on stderr counts validated tasks (sites done, ETA)."""
+    with their outcomes. With `progress`, a bar on stderr counts validated tasks (sites done, ETA).
+    A caller validating on afterwards (weblica.synth.validate_seeds) passes the site server serving the
+    bundles and the slot pool (of `browser`, on that server) to reuse; they stay open."""
     from playwright.async_api import async_playwright
 
     from weblica.browser.launcher import launch_browser
@@ -428,8 +352,9 @@ async def validate_bundles(paths: list[Path], compile_plans: bool = False, concu
     if not paths:
         return report, per_bundle
     async def run(browser: Any) -> None:
-        with SiteServer(paths) as server, _TaskBar(paths, limit, progress) as bar:
-            validator = Validator(browser, server, concurrency)
+        with (nullcontext(server) if server is not None else SiteServer(paths)) as served, \
+                _TaskBar(paths, limit, progress) as bar:
+            validator = Validator(browser, served, concurrency, pool=pool)
             validator.on_task = bar.task_done
 
             async def one(path: Path) -> None:

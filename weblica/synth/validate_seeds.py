@@ -18,6 +18,7 @@ import asyncio
 import json
 import math
 import random
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from weblica.env.task import Task, episode_task
 from weblica.progress import OptionalBar
 from weblica.serve.server import SiteServer
 from weblica.synth.validate import TaskOutcome, ValidationReport, Validator, validate_bundles
+from weblica.synth.validation_tabs import SlotPool
 
 EXTRA_SEEDS = 2  # episode seeds validated besides 0, by default
 SEED_SPACE = 2 ** 32  # episode seeds are unsigned 32-bit (weblica.rollout.episode_seed)
@@ -107,12 +109,15 @@ def _merge(outcome: TaskOutcome, seed: int, at_seed: TaskOutcome) -> None:
 async def validate_extra_seeds(paths: list[Path], report: ValidationReport,
                                per_bundle: dict[Path, list[tuple[Task, TaskOutcome]]], browser: Any,
                                concurrency: int = 4, extra: int = EXTRA_SEEDS, seeds: list[int] | None = None,
-                               progress: bool = False) -> None:
+                               progress: bool = False, server: SiteServer | None = None,
+                               pool: SlotPool | None = None) -> None:
     """Play every task valid at seed 0 at its site's further seeds (`seeds`, else `extra` drawn ones),
     in rounds: round j plays each site's j-th seed, all sites at once, `concurrency` episodes at a
     time (episode ids are per task, so two seeds of one task never overlap). A task stops at the first
     seed it fails. Outcomes in `per_bundle` (the report's) are updated in place and the page loads
-    added to the report's. A task without a plan (nothing to compile at another seed) keeps seeds [0]."""
+    added to the report's. A task without a plan (nothing to compile at another seed) keeps seeds [0].
+    `server` and `pool` (a site server serving the bundles and a slot pool on it) are reused where given
+    and left open."""
     rounds: list[dict[int, list[tuple[Task, TaskOutcome]]]] = []
     for path in paths:
         pairs = per_bundle.get(path, [])
@@ -126,28 +131,34 @@ async def validate_extra_seeds(paths: list[Path], report: ValidationReport,
     if not total:
         return
     limit = asyncio.Semaphore(concurrency)  # one limit over every seed's validator
-    with SiteServer(paths) as server, OptionalBar(total, "validating at more episode seeds", progress) as bar:
-        for by_seed in rounds:
-            # the round's validators share `concurrency` slots (contexts), at least one each: a slot per
-            # episode at once for each of a dozen sites' seeds kept four times the contexts the limit uses
-            slots = -(-concurrency // len(by_seed))
-            validators = {seed: SeedValidator(browser, server, concurrency, episode_seed=seed, slots=slots)
-                          for seed in by_seed}
+    with (nullcontext(server) if server is not None else SiteServer(paths)) as served, \
+            OptionalBar(total, "validating at more episode seeds", progress) as bar:
+        # one pool of `concurrency` slots for every round and seed: a page is seeded per episode
+        # (weblica.synth.validation_tabs), so a context serves any seed, where a context per seed's
+        # validator cost each a renderer and a cold HTTP cache (~0.7 s of CPU)
+        slots = pool if pool is not None else SlotPool(browser, served.url, concurrency)
+        try:
+            for by_seed in rounds:
+                validators = {seed: SeedValidator(browser, served, concurrency, episode_seed=seed, pool=slots)
+                              for seed in by_seed}
 
-            async def one(validator: SeedValidator, task: Task, outcome: TaskOutcome) -> None:
-                seed = validator.episode_seed
-                played = episode_task(task, seed)  # the env's task at this seed: its instance's gold
-                if outcome.valid and played.metadata.get("plan"):
-                    _merge(outcome, seed, await validator.oracle_run(played, compile_plan=True))
-                bar.advance()
-            try:
-                for validator in validators.values():
-                    validator.limit = limit
-                await asyncio.gather(*(one(validators[seed], t, o) for seed, pairs in by_seed.items() for t, o in pairs))
-            finally:
-                for validator in validators.values():
-                    report.count_loads(validator)
-                    await validator.close()
+                async def one(validator: SeedValidator, task: Task, outcome: TaskOutcome) -> None:
+                    seed = validator.episode_seed
+                    played = episode_task(task, seed)  # the env's task at this seed: its instance's gold
+                    if outcome.valid and played.metadata.get("plan"):
+                        _merge(outcome, seed, await validator.oracle_run(played, compile_plan=True))
+                    bar.advance()
+                try:
+                    for validator in validators.values():
+                        validator.limit = limit
+                    await asyncio.gather(*(one(validators[seed], t, o) for seed, pairs in by_seed.items() for t, o in pairs))
+                finally:
+                    for validator in validators.values():
+                        report.count_loads(validator)
+                        await validator.close()
+        finally:
+            if pool is None:
+                await slots.close()
 
 
 async def validate_bundles_at_seeds(paths: list[Path], compile_plans: bool = False, concurrency: int = 4,
@@ -169,7 +180,17 @@ async def validate_bundles_at_seeds(paths: list[Path], compile_plans: bool = Fal
                                                        extra, seeds)
             finally:
                 await own.close()
-    report, per_bundle = await validate_bundles(paths, compile_plans, concurrency, browser, limit, progress)
-    if paths and more:
-        await validate_extra_seeds(paths, report, per_bundle, browser, concurrency, extra, seeds, progress)
+    if not (paths and more):
+        return await validate_bundles(paths, compile_plans, concurrency, browser, limit, progress)
+    # one site server and one slot pool for seed 0 and the rest: their contexts' pages and HTTP caches
+    # carry over (a page is seeded per episode: weblica.synth.validation_tabs)
+    with SiteServer(paths) as server:
+        pool = SlotPool(browser, server.url, concurrency)
+        try:
+            report, per_bundle = await validate_bundles(paths, compile_plans, concurrency, browser, limit, progress,
+                                                        server=server, pool=pool)
+            await validate_extra_seeds(paths, report, per_bundle, browser, concurrency, extra, seeds, progress,
+                                       server=server, pool=pool)
+        finally:
+            await pool.close()
     return report, per_bundle
