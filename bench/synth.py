@@ -50,12 +50,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/synth_replay.py
 
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
 from weblica.synth.generate import MIN_TASKS, write_unvalidated  # noqa: E402
 from weblica.synth.page_metrics import PageSize, mean_pairwise_jaccard, measure  # noqa: E402
 from weblica.synth.intents.skeleton import names_in, skeleton_share  # noqa: E402
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills  # noqa: E402
+from synth_replay import replay_episodes  # noqa: E402
 
 GOALS = {  # figure: (comparison, goal); issue 18 point 9
     "structure_distance": (">=", 0.5), "skeleton_share": (">=", 0.6), "median_elements": (">=", 500),
@@ -94,13 +96,22 @@ def process_tree_cpu() -> float:
 
 # Run by a child Python with the code tree under test on PYTHONPATH: only APIs older trees have too.
 _VALIDATE = """
-import asyncio, json, os, resource, sys
+import asyncio, inspect, json, os, resource, sys
 from pathlib import Path
 from playwright.async_api import async_playwright
 from weblica.browser.launcher import launch_browser
 from weblica.synth.generate import keep_valid
 {tree_cpu}
 async def main(paths, concurrency):
+    played = None
+    from weblica.synth import validate
+    if "episodes_played" in inspect.getsource(validate.Validator):
+        played = []  # every episode this validation plays, for the bare replay (an older code keeps none)
+        made = validate.Validator.__init__
+        def keeping(self, *args, **kwargs):
+            made(self, *args, **kwargs)
+            self.episodes_played = played
+        validate.Validator.__init__ = keeping
     async with async_playwright() as pw:
         browser = await launch_browser(pw)
         start = process_tree_cpu()
@@ -113,7 +124,8 @@ async def main(paths, concurrency):
              for r in results}}
     kept = {{r.site_id: sorted(json.loads(line)["id"] for line in (r.path / "tasks.jsonl").read_text().splitlines()
                               if line.strip()) for r in results}}
-    print(json.dumps({{"cpu_seconds": spent, "sites": sites, "kept": kept}}))
+    episodes = [{{**e, "actions": [a.to_dict() for a in e["actions"]]}} for e in played] if played is not None else None
+    print(json.dumps({{"cpu_seconds": spent, "sites": sites, "kept": kept, "episodes": episodes}}))
 folder = Path(sys.argv[1])
 asyncio.run(main(sorted(p for p in folder.iterdir() if (p / "site.json").exists()), int(sys.argv[2])))
 """
@@ -318,6 +330,18 @@ def cost_figures(run: dict[str, Any], floor_cpu: float, generation_cpu: float) -
     }
 
 
+def replay_figures(replayed: dict[str, Any], floor_cpu: float, run: dict[str, Any], run_floor_cpu: float) -> dict[str, Any]:
+    """The bare replay's CPU per page load against its loads' floor (the actions' own cost), and
+    validation's ratio over it (what validation adds to playing its actions)."""
+    loads = replayed["page_loads"]
+    if not loads or not floor_cpu or not run["page_loads"]:
+        return {}
+    ratio = replayed["cpu_seconds"] / floor_cpu
+    return {"episodes": replayed["episodes"], "page_loads": loads, "actions_per_load": round(replayed["actions"] / loads, 2),
+            "cpu_ms_per_load": round(replayed["cpu_seconds"] / loads * 1000, 1), "cost_ratio": round(ratio, 2),
+            "validation_ratio_over_replay": round(run["cpu_seconds"] / run_floor_cpu / ratio, 2) if run_floor_cpu else None}
+
+
 def decisions(run: dict[str, Any]) -> dict[str, Any]:
     """What a validation decided, to compare two codes: kept task ids and negatives by site."""
     return {site: (run["kept"].get(site), s["negatives_tried"], s["negatives_rejected"]) for site, s in run["sites"].items()}
@@ -367,6 +391,11 @@ def main() -> None:
         fallback = statistics.mean(per_load.values()) if per_load else sampled_cpu
         floors = {name: run_floor(run, per_load, fallback) for name, run in runs.items()}
         loads = sum(s["page_loads"] for s in runs["current_code"]["sites"].values())
+        played = runs["current_code"].get("episodes") or []
+        replayed = replay_episodes(bundle_dirs(work / "current"), played, process_tree_cpu) if played else None
+        replay_floor = run_floor({"sites": {site: {"page_loads": sum(urls.values())}
+                                            for site, urls in replayed["documents"].items()}},
+                                 per_load, fallback) if replayed else 0.0
         current = site_figures(bundle_dirs(work / "current"))
         within = mean_phash_distance([shot for _, shot in asyncio.run(start_pages(
             one_style_sites(args.n, args.seed + 1, work / "same", args.style)))])
@@ -380,6 +409,8 @@ def main() -> None:
         "page_load_cpu_ms": round(floors["current_code"] / loads * 1000, 1) if loads else None,
         "sampled_pages_load_cpu_ms": round(sampled_cpu * 1000, 1),
         "generation_cpu_seconds": round(generation_cpu, 1),
+        # validation's episodes played again bare (bench/synth_replay.py): what the actions alone cost a load
+        "bare_replay": replay_figures(replayed, replay_floor, runs["current_code"], floors["current_code"]) if replayed else None,
         "load_average_1m": round(max(load_average, os.getloadavg()[0]), 1),  # a shared machine: CPU is noisy
         "cores": len(os.sched_getaffinity(0)), "tasks_per_site": args.tasks,
     }
@@ -402,7 +433,7 @@ def report(summary: dict[str, Any]) -> str:
     for key, value in runs["current_code"].items():
         before = runs.get("old_code", {}).get(key, "")
         lines.append(f"{key:34} {value!s:>12} {before!s:>12}  {verdict(key, value)}")
-    for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "generation_cpu_seconds", "same_decisions",
+    for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "bare_replay", "generation_cpu_seconds", "same_decisions",
                 "load_average_1m", "cores",
                 "tasks_per_site"):
         if key in summary:

@@ -113,6 +113,18 @@ def test_bench_measures_start_pages_and_validates_in_a_child_process(tmp_path):
     assert cost["validation_cost_ratio"] == pytest.approx(run["cpu_seconds"] / (run["page_loads"] * 0.05), rel=0.02)
     assert bench.verdict("validation_cost_ratio", 1.5).startswith("pass")
     assert bench.verdict("structure_distance", 0.38).startswith("FAIL")
+    # the episodes validation played (seed 0 and the further seeds), replayed bare: the same sites and
+    # start pages, every recorded action played again, and about as many page loads
+    episodes = run["episodes"]
+    assert {e["site"] for e in episodes} == set(run["sites"]) and {e["seed"] for e in episodes} > {0}
+    assert all(e["start_url"].startswith("http://") and all("name" in a for a in e["actions"]) for e in episodes)
+    replayed = bench.replay_episodes(bench.bundle_dirs(tmp_path / "validated"), episodes, bench.process_tree_cpu)
+    assert replayed["episodes"] == len(episodes) and replayed["actions"] == sum(len(e["actions"]) for e in episodes)
+    assert set(replayed["documents"]) == set(run["sites"])
+    assert 0.6 * run["page_loads"] <= replayed["page_loads"] <= 1.4 * run["page_loads"]
+    figures = bench.replay_figures(replayed, floor_cpu=replayed["page_loads"] * 0.05, run=run,
+                                   run_floor_cpu=run["page_loads"] * 0.05)
+    assert figures["cost_ratio"] == pytest.approx(replayed["cpu_seconds"] / (replayed["page_loads"] * 0.05), rel=0.02)
 
 
 def test_bench_refuses_a_folder_without_bundles(tmp_path, monkeypatch, capsys):

@@ -9,10 +9,13 @@ again after its target went away (the log below is registered again on the new o
 The clock log: the env registers every advance of a page's fake clock as an init script
 (weblica.env.tabs.TabSet._advance_clock), so a document loaded later in the episode replays the log
 and starts at the episode's virtual time so far, not at the epoch. Validation registers the same
-entries on this session (`Page.addScriptToEvaluateOnNewDocument`, sent without waiting for its
-answer: it goes out before whatever the next action sends, so it is in place before a document that
-action loads). Scripts a session added go with the session, so `forget` ends the log in one message
-where removing each entry would cost one a step.
+advances on this session (`Page.addScriptToEvaluateOnNewDocument`), as settle runs them
+(weblica.synth.playback): an advance that calls no timer runs no page code, so its entry is sent
+after it, without waiting for the answer (it goes out before whatever the next action sends, so it is
+in place before a document that action loads); one that calls timers is logged before it runs and
+waited for (`log_clock_in_place`): a timer may load a document at once. Scripts a session added go
+with the session, so `forget` ends the log in one message where removing each entry would cost one a
+step.
 """
 from __future__ import annotations
 
@@ -112,8 +115,8 @@ class PageSession:
         return found.get("result", {}).get("value")
 
     def log_clock(self, ms: int) -> None:
-        """Log an advance of the page's fake clock as the env does, before the advance is run (see the
-        module doc); not awaited. Needs an open session: settle asks over it first."""
+        """Log an advance of the page's fake clock as the env does (see the module doc for when); not
+        awaited. Needs an open session: settle asks over it first."""
         if ms <= 0:
             return
         self._logged.append(int(ms))

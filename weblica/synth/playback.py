@@ -10,6 +10,7 @@ lets pass after the action, so timers fire at the same action as in the env.
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from typing import Any, Callable
 
 from weblica.env import gestures
@@ -236,6 +237,11 @@ class _LooksViaSession:
         return getattr(self._page, name)
 
 
+# the actions performed in the current episode, where someone keeps them (weblica.synth.validate's
+# `episodes_played`: the bench replays validation's own actions bare, bench/synth_replay.py)
+performed: ContextVar[list[Action] | None] = ContextVar("performed", default=None)
+
+
 async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
                   session: PageSession | None = None) -> str | None:
     """Execute one action with the env's gestures (weblica.env.gestures); returns the answer for `done`,
@@ -243,6 +249,9 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
     `typist` a write's text goes through it (weblica.synth.quick_typing: at once where that cannot end
     otherwise than typing it key by key). The gestures' in-page questions go over `session` (else the
     typist's), where there is one."""
+    kept = performed.get()
+    if kept is not None:
+        kept.append(action)
     a = action.args
     gesture = gestures.for_action(action)
     session = session if session is not None else typist.session if typist is not None else None

@@ -26,7 +26,7 @@ from weblica.env.task import Task, evaluate_checks, load_tasks
 from weblica.progress import OptionalBar
 from weblica.serve.server import SiteServer
 from weblica.synth.negatives import all_negatives, describe, maximal_plans
-from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, play, settle
+from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, performed, play, settle
 from weblica.synth.player import Compiler, PlanError
 from weblica.synth.quick_typing import QuickTyping
 from weblica.synth.validation_report import TaskOutcome, ValidationReport
@@ -104,6 +104,9 @@ class Validator:
         self._continued: dict[tuple[str, int], Any] = {}  # (task id, maximal plan) -> played on from the oracle
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
+        # where a list is given, every episode played, for measurement (bench/synth_replay.py): its task's
+        # site, start URL and instance, the episode seed and the actions performed, as plain dicts
+        self.episodes_played: list[dict[str, Any]] | None = None
 
     @property
     def page_loads(self) -> Counter[str]:
@@ -131,16 +134,25 @@ class Validator:
                 tab = await self.pool.prepare(slot, self.episode_seed)
                 origin = origin_of(task.start_url)
                 ok = False
+                token = None
                 try:
                     await tab.page.set_extra_http_headers(net.extra_headers)
                     tab.tracker.counted_by = functools.partial(self.server.inflight, episode_id)
                     tab.errors, tab.origins, tab.documents = [], set(), []
+                    if self.episodes_played is not None:
+                        played: list[Action] = []
+                        token = performed.set(played)
+                        self.episodes_played.append({
+                            "site": task.source.site, "start_url": task.start_url, "seed": self.episode_seed,
+                            "instance": int(task.metadata.get("instance", 0) or 0), "actions": played})
                     await tab.page.goto(task.start_url, wait_until="load")
                     await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
                     result = await body(tab.page, tab.tracker, tab.errors)
                     ok = True
                     return result
                 finally:
+                    if token is not None:
+                        performed.reset(token)
                     self.documents.setdefault(task.source.site or "", Counter()).update(tab.documents)
                     await self.pool.release(slot, tab, origin, ok)
         finally:
