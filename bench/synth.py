@@ -16,7 +16,11 @@ Every figure is measured in this run, in real Chromium at 1280x720, on whatever 
   a few times). Pages differ: a listing of 48 pictures costs twice an about page, and validation dwells
   on listings, results and forms, so a sample of the site's pages (the start page and pages spread over
   its page list, what `sample_page_load_cpu` measures and the report shows beside it) would set the floor
-  too low. Sites per CPU-minute count generation and validation.
+  too low. Sites per CPU-minute count generation and validation;
+- bare replay (bench/synth_replay.py): validation's own episodes played again with no page question,
+  compiling, check or negative, each recorded action followed by its env step of virtual time: its CPU
+  per load against the same floor is what the actions alone cost, and validation's ratio over it what
+  validation adds to them.
 
 Validation runs in a child process with a tree's code on its own copy of the same bundles, so
 `--old-code TREE` (a checkout of an older commit) puts the older validation's cost and decisions (the

@@ -1,4 +1,4 @@
-"""Validation's slots (weblica.synth.validate._Slot): each concurrent episode has a browser context of its
+"""Validation's slots (weblica.synth.validation_tabs.SlotPool): each concurrent episode has a browser context of its
 own, and a slot reused for a later episode is cleared as a fresh env context is empty: cookies,
 localStorage, sessionStorage, IndexedDB and the page's clock log (CacheStorage and service
 workers need a secure origin, which a synth site's http:// is not). Real Chromium, real
