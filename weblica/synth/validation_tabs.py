@@ -95,7 +95,7 @@ class SlotPool:
     """The slots validation episodes run in, one per episode at once, shared by the validators of every
     episode seed of a run (weblica.synth.validate_seeds). A context costs a renderer, a page and loads
     with a cold HTTP cache (~0.7 s of CPU), where clearing one costs a few round trips, so each is kept
-    and reused, cleared as a fresh env context is empty (`take`): cookies, what the last episode's
+    and reused, cleared as a fresh env context is empty (`prepare`): cookies, what the last episode's
     documents stored for their origins, the page's sessionStorage and its clock log. Its context has
     the env's fake clock; its page is seeded per episode (ValidationTab.seed_with), so one context
     serves every seed."""
