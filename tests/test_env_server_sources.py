@@ -249,8 +249,12 @@ def test_cli_serves_only_the_folders_it_is_given(disk, tmp_path):
     base = [sys.executable, "-m", "weblica.cli", "env-server", "--port", "0", "--json"]
     proc = subprocess.run(base + ["--sites", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "nope" in json.loads(proc.stdout)["error"]
+    def sigint_ignored_and_blocked() -> None:  # as a background job or some test runners' workers start it
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     server = subprocess.Popen(base + ["--sites", str(disk["sites"]), "--recordings", str(disk["recs"]),
-                                      "--request-timeout", "30"], stdout=subprocess.PIPE, text=True)
+                                      "--request-timeout", "30"], stdout=subprocess.PIPE, text=True,
+                              preexec_fn=sigint_ignored_and_blocked)
     try:
         summary = json.loads(server.stdout.readline())
         assert summary["sites"] == [str(disk["sites"].resolve())] and summary["request_timeout_s"] == 30
@@ -261,6 +265,6 @@ def test_cli_serves_only_the_folders_it_is_given(disk, tmp_path):
         r = httpx.post(summary["url"] + "/reset", json={"task": cache_task("rec-b", "beta.rec.test"),
                                                          "screenshot": False}, timeout=60)
         assert r.status_code == 200 and r.json()["observation"]["tabs"][0]["title"] == "Recording Beta", r.text[:300]
-    finally:  # Ctrl-C: the server closes its sessions, site servers, replay proxy and Chromium
+    finally:  # Ctrl-C, whatever the server inherited: it closes its sessions, site servers, replay proxy and Chromium
         server.send_signal(signal.SIGINT)
         assert server.wait(timeout=60) == 0

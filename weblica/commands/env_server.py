@@ -1,6 +1,7 @@
 """`weblica env-server`: the HTTP reset/step/close server for external trainers."""
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import click
@@ -50,6 +51,10 @@ def register(cli: click.Group) -> None:
         emit({"url": url, "auth": token is not None, "sites": [str(p) for p in roots.sites],
               "recordings": [str(p) for p in roots.recordings], "request_timeout_s": request_timeout}, as_json,
              human=f"weblica env server on {url} (Ctrl-C to stop)")
+        # Ctrl-C (SIGINT) stops the server however it was started: a parent that ignores or blocks
+        # SIGINT (a shell's background job, a test runner's worker) hands that on to its children
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         try:
             server.serve_forever()
         except KeyboardInterrupt:
