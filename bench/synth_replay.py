@@ -4,17 +4,17 @@ Validation's cost is set against a floor of page loads alone, but validation als
 and scrolls, and each action makes the page work (hover and focus styles, handlers re-rendering lists,
 frames), as it would in the env. The bench's validation keeps every episode it played (start URL, site,
 instance, episode seed, the actions performed: weblica.synth.validate's `episodes_played`); this plays
-them again in a browser set up as validation's (the env's fake clock, the page seeded per episode),
-each action followed by its env step of virtual time on the page's clock, texts typed as validation
-types them (weblica.synth.quick_typing), waiting between actions on the site server's count of the
-episode's requests and the page's loading documents: no in-page question, no compiling, no check, no
-negative. Its CPU per page load, against the same per-load floor, is the cost of the actions
-themselves: the part of validation's ratio that making validation cheaper cannot remove.
+them again in validation's own episodes (weblica.synth.validate.Validator: its slot pool, the start
+page settled as the env's reset settles), each action followed by its env step of virtual time on the
+page's clock, texts typed as validation types them (weblica.synth.quick_typing), waiting between
+actions on the site server's count of the episode's requests and the page's loading documents: no
+question into the page after the start, no compiling, no check, no negative. Its CPU per page load,
+against the same per-load floor, is the cost of the actions themselves: the part of validation's ratio
+that making validation cheaper cannot remove.
 """
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
@@ -40,57 +40,56 @@ async def _replay(paths: list[Path], episodes: list[dict[str, Any]], cpu: Callab
     from weblica.env.actions import Action
     from weblica.env.task import Task
     from weblica.serve.server import SiteServer
-    from weblica.synth.playback import STEP_VIRTUAL_MS, perform, virtual_ms
-    from weblica.synth.validation_tabs import InProcessBackend, SlotPool, origin_of
+    from weblica.synth.playback import _RUN_CLOCK_JS, perform, virtual_ms
+    from weblica.synth.validate import Validator
+    from weblica.synth.validation_tabs import SlotPool
 
-    run_clock = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms).catch(() => {}) : undefined"
-    documents: dict[str, Counter[str]] = {}
     actions = 0
     with SiteServer(paths) as server:
-        backend = InProcessBackend(server)
         async with async_playwright() as pw:
             browser = await launch_browser(pw)
-            pool = SlotPool(browser, server.url, REPLAYERS)  # validation's: cleared and seeded per episode
+            # validation's own episodes (Validator._episode: a slot of a shared pool cleared and seeded,
+            # the start page loaded and settled as the env's reset settles), one validator a seed
+            pool, limit = SlotPool(browser, server.url, REPLAYERS), asyncio.Semaphore(REPLAYERS)
+            validators: dict[int, Validator] = {}
             start = cpu()
 
             async def one(n: int, played: dict[str, Any]) -> None:
-                nonlocal actions
+                validator = validators.get(played["seed"])
+                if validator is None:
+                    validator = validators[played["seed"]] = Validator(browser, server, REPLAYERS,
+                                                                       episode_seed=played["seed"], pool=pool)
+                    validator.limit = limit
                 task = Task.from_dict({"id": f"replay-{n}", "start_url": played["start_url"], "instruction": "replay",
                                        "source": {"kind": "synth", "site": played["site"]},
                                        "metadata": {"instance": played["instance"]}})
-                slot = await pool.wait_free()
+
+                async def bare(page: Any, tracker: Any, errors: list[str]) -> None:
+                    nonlocal actions
+                    typist = validator._typist(page)
+                    for action in map(Action.from_dict, played["actions"]):
+                        try:
+                            await perform(page, action, typist)
+                            await _quiet(tracker)
+                            await tracker.session.evaluate(_RUN_CLOCK_JS, virtual_ms(action))
+                            await _quiet(tracker)
+                        except Exception:  # a navigation mid-question: the next action goes on
+                            await _quiet(tracker, 0.2)
+                        actions += 1
                 try:
-                    net = await backend.begin(task, task.id, played["seed"])
-                    tab = await pool.prepare(slot, played["seed"])
-                    page, tracker = tab.page, tab.tracker
-                    try:
-                        await page.set_extra_http_headers(net.extra_headers)
-                        tracker.counted_by = functools.partial(server.inflight, task.id)
-                        tab.documents = []
-                        await page.goto(played["start_url"], wait_until="load")
-                        # over the page's CDP session, as validation asks (which follows loading documents)
-                        await tab.session.evaluate(run_clock, STEP_VIRTUAL_MS)  # as the env's reset settles
-                        await _quiet(tracker)
-                        for action in map(Action.from_dict, played["actions"]):
-                            try:
-                                await perform(page, action, tab.typist)
-                                await _quiet(tracker)
-                                await tab.session.evaluate(run_clock, virtual_ms(action))
-                                await _quiet(tracker)
-                            except Exception:  # a navigation mid-question: the next action goes on
-                                await _quiet(tracker, 0.2)
-                            actions += 1
-                    finally:
-                        documents.setdefault(played["site"] or "", Counter()).update(tab.documents)
-                        await pool.release(slot, tab, origin_of(played["start_url"]), True)
-                finally:
-                    pool.free(slot)
+                    await validator._episode(task, task.id, bare)
+                except Exception:  # an episode that breaks is one fewer measured, as in validation
+                    pass
             try:
                 await asyncio.gather(*(one(n, e) for n, e in enumerate(episodes)))
                 spent = cpu() - start
             finally:
                 await pool.close()
                 await browser.close()
+    documents: dict[str, Counter[str]] = {}
+    for validator in validators.values():
+        for site, urls in validator.documents.items():
+            documents.setdefault(site, Counter()).update(urls)
     return spent, documents, actions
 
 

@@ -37,18 +37,27 @@ class SynthBackend:
         self.admin_token = admin_token if admin_token is not None else server.admin_token
 
     def _headers(self, task: Task, episode_id: str) -> dict[str, str]:
+        return {"Host": self.host(task), ADMIN_HEADER: self.admin_token, **self._episode_headers(task, episode_id)}
+
+    @staticmethod
+    def host(task: Task) -> str:
+        """The host name the task's site is served under."""
         site = task.source.site
         if not site:
             raise ValueError(f"task {task.id} has no source.site; synth tasks name their site id")
-        return {"Host": f"{site}.{SYNTH_HOST_SUFFIX}", ADMIN_HEADER: self.admin_token,
-                **self._episode_headers(task, episode_id)}
+        return f"{site}.{SYNTH_HOST_SUFFIX}"
+
+    @staticmethod
+    def instance(task: Task) -> int:
+        """Which instance of its site's data the task plays (weblica/synth/instances.py; 0: the bundle's own)."""
+        return int(task.metadata.get("instance", 0) or 0)
 
     @staticmethod
     def _episode_headers(task: Task, episode_id: str, seed: int | None = None) -> dict[str, str]:
         out = {EPISODE_HEADER: episode_id}
         if seed is not None:
             out[SEED_HEADER] = str(int(seed) & 0xFFFFFFFF)
-        instance = int(task.metadata.get("instance", 0) or 0)
+        instance = SynthBackend.instance(task)
         if instance:
             out[INSTANCE_HEADER] = str(instance)
         return out

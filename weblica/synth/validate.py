@@ -144,7 +144,7 @@ class Validator:
                         token = performed.set(played)
                         self.episodes_played.append({
                             "site": task.source.site, "start_url": task.start_url, "seed": self.episode_seed,
-                            "instance": int(task.metadata.get("instance", 0) or 0), "actions": played})
+                            "instance": self.backend.instance(task), "actions": played})
                     await tab.page.goto(task.start_url, wait_until="load")
                     await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
                     result = await body(tab.page, tab.tracker, tab.errors)

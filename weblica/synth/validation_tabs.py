@@ -19,7 +19,6 @@ from weblica.serve.store import with_views
 from weblica.synth.page_session import PageSession
 from weblica.synth.playback import RequestTracker
 from weblica.synth.quick_typing import QuickTyping
-from weblica.synth.spec import SYNTH_HOST_SUFFIX
 
 
 class ValidationTab:
@@ -189,8 +188,7 @@ class InProcessBackend(SynthBackend):
         self._app = server.app
 
     def _site(self, task: Task) -> SiteEntry:
-        host = f"{task.source.site}.{SYNTH_HOST_SUFFIX}".lower()
-        instance = int(task.metadata.get("instance", 0) or 0)
+        host, instance = self.host(task).lower(), self.instance(task)
         entry = self._app.extensions["weblica_sites"].get(host, {}).get(instance)
         if entry is None:
             raise LookupError(f"the site server does not serve {host} (instance {instance}) for task {task.id}; "
