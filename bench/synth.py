@@ -11,12 +11,16 @@ Every figure is measured in this run, in real Chromium at 1280x720, on whatever 
 - page size: the median start page's elements, `a[href]` links and screens of content;
 - validation cost: CPU seconds per validated site (the validating process, its site server and its
   Chromium, from /proc), against the floor its page loads alone cost: each site's page loads times the
-  CPU of one load of the documents validation loaded there, measured here in a browser set up like
-  validation's (`document_load_cpu`: documents drawn by how often validation loaded them, each reloaded
-  a few times). Pages differ: a listing of 48 pictures costs twice an about page, and validation dwells
-  on listings, results and forms, so a sample of the site's pages (the start page and pages spread over
-  its page list, what `sample_page_load_cpu` measures and the report shows beside it) would set the floor
-  too low. Sites per CPU-minute count generation and validation;
+  CPU of one load of the documents validation loaded there, each loaded as validation loads a page
+  (`document_load_cpu`: documents drawn by how often validation loaded them, loaded in validation's own
+  episodes at its concurrency, each followed by the virtual step the env gives a new page; no action,
+  no check). The earlier estimate, the same documents reloaded one at a time with the clock frozen
+  (`reload_floor_cpu`), is reported beside it: it leaves out the page's timers and the contention of
+  pages running at once, and it is noisier (±13% between runs against ±5%). Pages differ: a listing of
+  48 pictures costs twice an about page, and validation dwells on listings, results and forms, so a
+  sample of the site's pages (the start page and pages spread over its page list, what
+  `sample_page_load_cpu` measures and the report shows beside it) would set the floor too low. Sites
+  per CPU-minute count generation and validation;
 - bare replay (bench/synth_replay.py): validation's own episodes played again with no page question,
   compiling, check or negative, each recorded action followed by its env step of virtual time: its CPU
   per load against the same floor is what the actions alone cost, and validation's ratio over it what
@@ -241,10 +245,9 @@ def sample_page_load_cpu(paths: list[Path]) -> float:
     return statistics.mean(cost[u] for u in urls) if urls else 0.0
 
 
-def document_load_cpu(paths: list[Path], documents: dict[str, dict[str, int]]) -> dict[str, float]:
-    """Per site, the mean CPU of one of validation's page loads there: FLOOR_DRAWS documents drawn (with
-    replacement, seeded by the site) by how often validation loaded each, each reloaded and timed
-    once however often drawn; the mean over the draws estimates the load-weighted mean."""
+def _draws(documents: dict[str, dict[str, int]]) -> dict[str, list[str]]:
+    """Per site, FLOOR_DRAWS documents drawn (with replacement, seeded by the site) by how often
+    validation loaded each: the mean over the draws estimates the load-weighted mean."""
     import random
 
     draws: dict[str, list[str]] = {}
@@ -252,8 +255,63 @@ def document_load_cpu(paths: list[Path], documents: dict[str, dict[str, int]]) -
         loaded = {u: n for u, n in sorted(urls.items()) if u.startswith(("http://", "https://")) and n > 0}
         if loaded:
             draws[site] = random.Random(f"floor:{site}").choices(list(loaded), weights=list(loaded.values()), k=FLOOR_DRAWS)
+    return draws
+
+
+def reload_floor_cpu(paths: list[Path], documents: dict[str, dict[str, int]]) -> dict[str, float]:
+    """Per site, the mean CPU of reloading its drawn documents (`_draws`) one at a time in one page with
+    the clock frozen, each timed once however often drawn: the floor's earlier, lower estimate (no
+    virtual step after the load, so no timer the page sets at load runs; no other page beside it)."""
+    draws = _draws(documents)
     cost = asyncio.run(reload_cpu_seconds(paths, [u for urls in draws.values() for u in urls]))
     return {site: statistics.mean(cost[u] for u in urls) for site, urls in draws.items()}
+
+
+async def _episode_loads_cpu(paths: list[Path], draws: dict[str, list[str]], concurrency: int) -> dict[str, float]:
+    from playwright.async_api import async_playwright
+
+    from weblica.browser.launcher import launch_browser
+    from weblica.env.task import Task
+    from weblica.serve.server import SiteServer
+    from weblica.synth.playback import STEP_VIRTUAL_MS, settle
+    from weblica.synth.validate import Validator
+
+    cost: dict[str, float] = {}
+    with SiteServer(paths) as server:
+        async with async_playwright() as pw:
+            browser = await launch_browser(pw)
+            validator = Validator(browser, server, concurrency)
+            try:
+                for site, urls in draws.items():
+                    async def episode(n: int, rounds: int) -> None:
+                        order = urls[n % len(urls):] + urls[:n % len(urls)]  # each slot its own order
+                        task = Task.from_dict({"id": f"floor-{site}-{n}", "start_url": order[0], "instruction": "load",
+                                               "source": {"kind": "synth", "site": site}})
+
+                        async def loads(page: Any, tracker: Any, _errors: list[str]) -> None:
+                            for url in (order * rounds)[1:]:
+                                await page.goto(url, wait_until="load")
+                                await settle(page, tracker, advance_ms=STEP_VIRTUAL_MS)
+                        await validator._episode(task, task.id, loads)
+                    # a first round fills each slot's HTTP cache with the documents' assets, as validation's
+                    # many episodes on a site do; the second is timed
+                    await asyncio.gather(*(episode(n, 1) for n in range(concurrency)))
+                    before, start = sum(validator.page_loads.values()), process_tree_cpu()
+                    await asyncio.gather(*(episode(n, FLOOR_LOADS) for n in range(concurrency)))
+                    cost[site] = (process_tree_cpu() - start) / (sum(validator.page_loads.values()) - before)
+            finally:
+                await validator.close()
+                await browser.close()
+    return cost
+
+
+def document_load_cpu(paths: list[Path], documents: dict[str, dict[str, int]], concurrency: int = 4) -> dict[str, float]:
+    """Per site, the mean CPU of one of validation's page loads there, each made as validation makes a
+    load: its drawn documents (`_draws`) loaded in validation's own episodes (weblica.synth.validate.
+    Validator: its slots, cleared and seeded, and the episode's headers), `concurrency` at once as
+    validation runs them, each load followed by the virtual step the env's reset gives a new page (so
+    the timers the page sets at load run, as after every load validation makes). No action, no check."""
+    return asyncio.run(_episode_loads_cpu(paths, _draws(documents), concurrency))
 
 
 def run_floor(run: dict[str, Any], per_load: dict[str, float], fallback: float) -> float:
@@ -390,10 +448,13 @@ def main() -> None:
         sampled_cpu = sample_page_load_cpu(measured[:FLOOR_SITES])
         documents = {name: s["documents"] for name, s in runs["current_code"]["sites"].items()
                      if s.get("documents") and name in {p.name for p in measured}}
-        per_load = document_load_cpu(measured, documents)
+        per_load = document_load_cpu(measured, documents, args.concurrency)
+        reload_per_load = reload_floor_cpu(measured, documents)
         # a site without documents (none kept, or an older run's): the mean over measured sites
         fallback = statistics.mean(per_load.values()) if per_load else sampled_cpu
         floors = {name: run_floor(run, per_load, fallback) for name, run in runs.items()}
+        reload_floor = run_floor(runs["current_code"], reload_per_load,
+                                 statistics.mean(reload_per_load.values()) if reload_per_load else sampled_cpu)
         loads = sum(s["page_loads"] for s in runs["current_code"]["sites"].values())
         played = runs["current_code"].get("episodes") or []
         replayed = replay_episodes(bundle_dirs(work / "current"), played, process_tree_cpu) if played else None
@@ -412,6 +473,10 @@ def main() -> None:
         # the mean CPU of one of validation's page loads, and of a load of a sample of the sites' pages
         "page_load_cpu_ms": round(floors["current_code"] / loads * 1000, 1) if loads else None,
         "sampled_pages_load_cpu_ms": round(sampled_cpu * 1000, 1),
+        # the same documents reloaded one at a time with the clock frozen: the floor's earlier estimate
+        "reload_floor_load_cpu_ms": round(reload_floor / loads * 1000, 1) if loads else None,
+        "validation_ratio_over_reload_floor": (round(runs["current_code"]["cpu_seconds"] / reload_floor, 2)
+                                               if reload_floor else None),
         "generation_cpu_seconds": round(generation_cpu, 1),
         # validation's episodes played again bare (bench/synth_replay.py): what the actions alone cost a load
         "bare_replay": replay_figures(replayed, replay_floor, runs["current_code"], floors["current_code"]) if replayed else None,
@@ -437,7 +502,8 @@ def report(summary: dict[str, Any]) -> str:
     for key, value in runs["current_code"].items():
         before = runs.get("old_code", {}).get(key, "")
         lines.append(f"{key:34} {value!s:>12} {before!s:>12}  {verdict(key, value)}")
-    for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "bare_replay", "generation_cpu_seconds", "same_decisions",
+    for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "reload_floor_load_cpu_ms",
+                "validation_ratio_over_reload_floor", "bare_replay", "generation_cpu_seconds", "same_decisions",
                 "load_average_1m", "cores",
                 "tasks_per_site"):
         if key in summary:
