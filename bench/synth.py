@@ -24,7 +24,10 @@ Every figure is measured in this run, in real Chromium at 1280x720, on whatever 
 - bare replay (bench/synth_replay.py): validation's own episodes played again with no page question,
   compiling, check or negative, each recorded action followed by its env step of virtual time: its CPU
   per load against the same floor is what the actions alone cost, and validation's ratio over it what
-  validation adds to them.
+  validation adds to them;
+- episode kinds: validation's episodes by kind (oracle runs, fresh "do everything" runs, random runs)
+  and seed (0 or the extra ones): episodes, actions, page loads, actions a load and share of all
+  actions. A kind's loads cost what the floor counts; its actions are the excess over it.
 
 Validation runs in a child process with a tree's code on its own copy of the same bundles, so
 `--old-code TREE` (a checkout of an older commit) puts the older validation's cost and decisions (the
@@ -404,6 +407,27 @@ def replay_figures(replayed: dict[str, Any], floor_cpu: float, run: dict[str, An
             "validation_ratio_over_replay": round(run["cpu_seconds"] / run_floor_cpu / ratio, 2) if run_floor_cpu else None}
 
 
+def episode_kinds(played: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Validation's episodes by kind and seed (oracle runs, which at seed 0 also play on into their first
+    "do everything" plan; fresh "do everything" runs; random runs): episodes, actions, page loads and
+    actions a load, and each kind's share of all actions. What the cost ratio follows: a kind's loads
+    cost what the floor counts, its actions are the excess. None for an older code's episodes."""
+    if not played or any("loads" not in e for e in played):
+        return None
+    kinds: dict[str, dict[str, Any]] = {}
+    for episode in played:
+        key = f"{episode.get('kind', 'oracle')}@{'seed 0' if episode['seed'] == 0 else 'other seeds'}"
+        kind = kinds.setdefault(key, {"episodes": 0, "actions": 0, "loads": 0})
+        kind["episodes"] += 1
+        kind["actions"] += len(episode["actions"])
+        kind["loads"] += episode["loads"]
+    actions = sum(k["actions"] for k in kinds.values()) or 1
+    for kind in kinds.values():
+        kind["actions_per_load"] = round(kind["actions"] / kind["loads"], 2) if kind["loads"] else None
+        kind["action_share"] = round(kind["actions"] / actions, 2)
+    return dict(sorted(kinds.items()))
+
+
 def decisions(run: dict[str, Any]) -> dict[str, Any]:
     """What a validation decided, to compare two codes: kept task ids and negatives by site."""
     return {site: (run["kept"].get(site), s["negatives_tried"], s["negatives_rejected"]) for site, s in run["sites"].items()}
@@ -480,6 +504,7 @@ def main() -> None:
         "generation_cpu_seconds": round(generation_cpu, 1),
         # validation's episodes played again bare (bench/synth_replay.py): what the actions alone cost a load
         "bare_replay": replay_figures(replayed, replay_floor, runs["current_code"], floors["current_code"]) if replayed else None,
+        "episode_kinds": episode_kinds(played),
         "load_average_1m": round(max(load_average, os.getloadavg()[0]), 1),  # a shared machine: CPU is noisy
         "cores": len(os.sched_getaffinity(0)), "tasks_per_site": args.tasks,
     }
@@ -503,7 +528,7 @@ def report(summary: dict[str, Any]) -> str:
         before = runs.get("old_code", {}).get(key, "")
         lines.append(f"{key:34} {value!s:>12} {before!s:>12}  {verdict(key, value)}")
     for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "reload_floor_load_cpu_ms",
-                "validation_ratio_over_reload_floor", "bare_replay", "generation_cpu_seconds", "same_decisions",
+                "validation_ratio_over_reload_floor", "bare_replay", "episode_kinds", "generation_cpu_seconds", "same_decisions",
                 "load_average_1m", "cores",
                 "tasks_per_site"):
         if key in summary:

@@ -122,6 +122,18 @@ def test_bench_measures_start_pages_and_validates_in_a_child_process(tmp_path):
     episodes = run["episodes"]
     assert {e["site"] for e in episodes} == set(run["sites"]) and {e["seed"] for e in episodes} > {0}
     assert all(e["start_url"].startswith("http://") and all("name" in a for a in e["actions"]) for e in episodes)
+    # each episode's kind and the documents it loaded: together every page load validation counted
+    assert sum(e["loads"] for e in episodes) == run["page_loads"]
+    kinds = bench.episode_kinds(episodes)
+    assert {"oracle@seed 0", "oracle@other seeds", "random@seed 0"} <= set(kinds) <= {
+        "oracle@seed 0", "oracle@other seeds", "random@seed 0", "maximal@seed 0"}
+    assert sum(k["episodes"] for k in kinds.values()) == len(episodes)
+    assert sum(k["loads"] for k in kinds.values()) == run["page_loads"]
+    assert kinds["random@seed 0"]["episodes"] == 2  # one start page a site
+    assert kinds["oracle@seed 0"]["episodes"] == 2 and kinds["oracle@other seeds"]["episodes"] == 4  # two more seeds
+    assert sum(k["action_share"] for k in kinds.values()) == pytest.approx(1.0, abs=0.02)
+    assert bench.episode_kinds([]) is None
+    assert bench.episode_kinds([{k: v for k, v in e.items() if k != "loads"} for e in episodes]) is None  # older code
     replayed = bench.replay_episodes(bench.bundle_dirs(tmp_path / "validated"), episodes, bench.process_tree_cpu)
     assert replayed["episodes"] == len(episodes) and replayed["actions"] == sum(len(e["actions"]) for e in episodes)
     assert set(replayed["documents"]) == set(run["sites"])

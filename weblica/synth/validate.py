@@ -105,7 +105,8 @@ class Validator:
         self.on_task: Any = None  # called after each task's oracle run (a progress bar)
         self.texts_typed: Counter[str] = Counter()  # the compiled runs' texts, typed at once or key by key
         # where a list is given, every episode played, for measurement (bench/synth_replay.py): its task's
-        # site, start URL and instance, the episode seed and the actions performed, as plain dicts
+        # site, start URL and instance, the episode seed, its kind (`_episode`), the actions performed and
+        # the documents it loaded, as plain dicts
         self.episodes_played: list[dict[str, Any]] | None = None
 
     @property
@@ -123,10 +124,11 @@ class Validator:
         tab = self.pool.tabs.get(page)
         return tab.typist if tab is not None else QuickTyping(page)
 
-    async def _episode(self, task: Task, episode_id: str, body: Any) -> Any:
+    async def _episode(self, task: Task, episode_id: str, body: Any, kind: str = "oracle") -> Any:
         """Load the start page in a free slot's page (weblica.synth.validation_tabs.SlotPool: cleared of what an
         earlier episode left) and run `body(page, tracker, errors)`. The slot is taken before the limit: an
-        episode waiting for one of its validator's slots holds none of a shared limit's places."""
+        episode waiting for one of its validator's slots holds none of a shared limit's places. `kind`
+        (oracle, random, maximal) only labels the episode where episodes are kept for measurement."""
         slot = await self.pool.wait_free()
         try:
             async with self.limit:
@@ -139,12 +141,13 @@ class Validator:
                     await tab.page.set_extra_http_headers(net.extra_headers)
                     tab.tracker.counted_by = functools.partial(self.server.inflight, episode_id)
                     tab.errors, tab.origins, tab.documents = [], set(), []
+                    record: dict[str, Any] | None = None
                     if self.episodes_played is not None:
                         played: list[Action] = []
                         token = performed.set(played)
-                        self.episodes_played.append({
-                            "site": task.source.site, "start_url": task.start_url, "seed": self.episode_seed,
-                            "instance": self.backend.instance(task), "actions": played})
+                        record = {"site": task.source.site, "start_url": task.start_url, "seed": self.episode_seed,
+                                  "instance": self.backend.instance(task), "kind": kind, "actions": played}
+                        self.episodes_played.append(record)
                     await tab.page.goto(task.start_url, wait_until="load")
                     await settle(tab.page, tab.tracker, advance_ms=STEP_VIRTUAL_MS)  # as the env's reset settles
                     result = await body(tab.page, tab.tracker, tab.errors)
@@ -153,6 +156,8 @@ class Validator:
                 finally:
                     if token is not None:
                         performed.reset(token)
+                    if record is not None:
+                        record["loads"] = len(tab.documents)
                     self.documents.setdefault(task.source.site or "", Counter()).update(tab.documents)
                     await self.pool.release(slot, tab, origin, ok)
         finally:
@@ -246,7 +251,7 @@ class Validator:
             state = await self.backend.state(first, episode_id)
             self._baseline_checks("random", group, (answer,), page.url, state, slipped)
         try:
-            await self._episode(first, episode_id, body)
+            await self._episode(first, episode_id, body, kind="random")
         except Exception as exc:
             for task in group:
                 slipped[task.id].append(("random", f"random run error: {type(exc).__name__}: {exc}"))
@@ -309,7 +314,7 @@ class Validator:
                 if (task.id, index) in self._continued:
                     result = self._continued.pop((task.id, index))
                 else:
-                    result = await self._episode(task, episode_id, body)
+                    result = await self._episode(task, episode_id, body, kind="maximal")
             except Exception:  # the page navigated away mid-plan: not a run the site allows
                 continue
             if result is None or _read_by_checks(task, result[0]) == _read_by_checks(task, outcome.end_state):
