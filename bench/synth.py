@@ -416,7 +416,7 @@ def episode_kinds(played: list[dict[str, Any]]) -> dict[str, Any] | None:
         return None
     kinds: dict[str, dict[str, Any]] = {}
     for episode in played:
-        key = f"{episode.get('kind', 'oracle')}@{'seed 0' if episode['seed'] == 0 else 'other seeds'}"
+        key = f"{episode['kind']}@{'seed 0' if episode['seed'] == 0 else 'other seeds'}"
         kind = kinds.setdefault(key, {"episodes": 0, "actions": 0, "loads": 0})
         kind["episodes"] += 1
         kind["actions"] += len(episode["actions"])

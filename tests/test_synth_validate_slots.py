@@ -277,3 +277,33 @@ def test_a_page_seeded_per_episode_draws_as_an_env_context_of_that_seed(tmp_path
     assert pooled == fresh
     assert pooled[0] == pooled[2] and pooled[0]["random"] != pooled[1]["random"] != pooled[3]["random"]
     assert {p["now"] for p in pooled} == {DEFAULT_EPOCH_MS}
+
+
+def test_an_episode_that_fails_before_its_page_loads_raises_its_own_error(tmp_path):
+    """The episode's headers cannot be set (a header value that is no string): the episode raises that
+    error, not one of its own bookkeeping, and its slot serves the next episode, whose record (kept for
+    measurement) counts its page load."""
+    bundle = _bundle(tmp_path, "fails")
+    task = _task("fails")
+
+    async def go(validator: Any) -> tuple[str, list[dict[str, Any]]]:
+        begin = validator.backend.begin
+
+        async def bad_headers(*args: Any) -> Any:
+            net = await begin(*args)
+            net.extra_headers = {"x-broken": 1}
+            return net
+        validator.episodes_played = []
+        validator.backend.begin = bad_headers
+        try:
+            await validator._episode(task, "fails-0", lambda *_: asyncio.sleep(0))
+            raised = "nothing"
+        except Exception as exc:
+            raised = f"{type(exc).__name__}: {exc}"
+        validator.backend.begin = begin
+        validator.episodes_played = []
+        await validator._episode(task, "fails-1", lambda *_: asyncio.sleep(0), kind="random")
+        return raised, validator.episodes_played
+    (raised, played), _ = _run([bundle], go, concurrency=1)
+    assert "UnboundLocalError" not in raised and "x-broken" in raised, raised
+    assert [(e["kind"], e["loads"], e["actions"]) for e in played] == [("random", 1, [])]

@@ -137,11 +137,11 @@ class Validator:
                 origin = origin_of(task.start_url)
                 ok = False
                 token = None
+                record: dict[str, Any] | None = None  # this episode's entry in `episodes_played`, if kept
                 try:
                     await tab.page.set_extra_http_headers(net.extra_headers)
                     tab.tracker.counted_by = functools.partial(self.server.inflight, episode_id)
                     tab.errors, tab.origins, tab.documents = [], set(), []
-                    record: dict[str, Any] | None = None
                     if self.episodes_played is not None:
                         played: list[Action] = []
                         token = performed.set(played)
