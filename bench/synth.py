@@ -38,6 +38,10 @@ bundles an older generator made; its sites are measured like the new ones. To ma
     (cd /tmp/weblica-old && PYTHONPATH=$PWD python -m weblica.cli synth --n 12 --seed 0 --out /tmp/old-sites)
     python bench/synth.py --n 12 --baseline /tmp/old-sites --old-code /tmp/weblica-old [--json]
 
+`--repeat R` validates with this tree's code R times, each run followed by its own floor: every run's
+ratio, their median (what the goal is read on) and spread, and whether the runs decided alike. The
+same validation's CPU moves by up to ~12% between runs here, the floor by ~5%.
+
 `--tasks K` validates only the first K tasks of each site (a quick run; a site then counts as
 validated when it keeps all of them).
 """
@@ -395,6 +399,22 @@ def cost_figures(run: dict[str, Any], floor_cpu: float, generation_cpu: float) -
     }
 
 
+def repeated_figures(repeats: list[tuple[dict[str, Any], float]]) -> dict[str, Any] | None:
+    """The cost ratio over repeated validations of the same bundles by the same code, each against
+    the floor measured right after it (`repeats`: (run, floor CPU) pairs): every run's ratio, their
+    median and spread, and whether every run decided alike. One run's CPU moves by up to ~12% between
+    runs on a shared machine, so a single ratio near the goal says little."""
+    if len(repeats) < 2:
+        return None
+    ratios = [round(run["cpu_seconds"] / floor, 2) for run, floor in repeats if floor]
+    first = decisions(repeats[0][0])
+    return {"validation_cost_ratios": ratios, "median_ratio": round(statistics.median(ratios), 2) if ratios else None,
+            "spread": round(max(ratios) - min(ratios), 2) if ratios else None,
+            "cpu_seconds": [round(run["cpu_seconds"], 1) for run, _ in repeats],
+            "floor_load_cpu_ms": [round(floor / run["page_loads"] * 1000, 1) for run, floor in repeats if run["page_loads"]],
+            "same_decisions": all(decisions(run) == first for run, _ in repeats)}
+
+
 def replay_figures(replayed: dict[str, Any], floor_cpu: float, run: dict[str, Any], run_floor_cpu: float) -> dict[str, Any]:
     """The bare replay's CPU per page load against its loads' floor (the actions' own cost), and
     validation's ratio over it (what validation adds to playing its actions)."""
@@ -450,6 +470,8 @@ def main() -> None:
     parser.add_argument("--old-code", type=Path, default=None, help="a checkout of an older commit: its validation beside ours")
     parser.add_argument("--style", default="corporate-clean", help="the one style of the within-style set")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="validate with this code R times, each with its own floor: the ratios' median and spread")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     for flag, path in (("--baseline", args.baseline), ("--old-code", args.old_code)):
@@ -457,6 +479,8 @@ def main() -> None:
             raise SystemExit(f"{flag} {path}: no such folder")
     if args.old_code is not None and not (args.old_code / "weblica" / "synth" / "validate.py").exists():
         raise SystemExit(f"--old-code {args.old_code}: not a weblica checkout (make one with `git worktree add DIR COMMIT`)")
+    if args.repeat < 1:
+        raise SystemExit(f"--repeat {args.repeat}: give 1 or more runs")
     baseline = bundle_dirs(args.baseline) if args.baseline else []
     if args.baseline and not baseline:
         raise SystemExit(f"--baseline {args.baseline}: no bundles (folders with a site.json) in it")
@@ -477,6 +501,13 @@ def main() -> None:
         # a site without documents (none kept, or an older run's): the mean over measured sites
         fallback = statistics.mean(per_load.values()) if per_load else sampled_cpu
         floors = {name: run_floor(run, per_load, fallback) for name, run in runs.items()}
+        repeats = [(runs["current_code"], floors["current_code"])]
+        for r in range(2, args.repeat + 1):  # validation again on fresh copies, each with its floor after it
+            again = validate_with(ROOT, work / "generated", work / f"current-{r}", args.concurrency)
+            again_documents = {name: s["documents"] for name, s in again["sites"].items() if name in documents}
+            again_per_load = document_load_cpu(measured, again_documents, args.concurrency)
+            repeats.append((again, run_floor(again, again_per_load,
+                                             statistics.mean(again_per_load.values()) if again_per_load else fallback)))
         reload_floor = run_floor(runs["current_code"], reload_per_load,
                                  statistics.mean(reload_per_load.values()) if reload_per_load else sampled_cpu)
         loads = sum(s["page_loads"] for s in runs["current_code"]["sites"].values())
@@ -505,12 +536,15 @@ def main() -> None:
         # validation's episodes played again bare (bench/synth_replay.py): what the actions alone cost a load
         "bare_replay": replay_figures(replayed, replay_floor, runs["current_code"], floors["current_code"]) if replayed else None,
         "episode_kinds": episode_kinds(played),
+        "repeats": repeated_figures(repeats),
         "load_average_1m": round(max(load_average, os.getloadavg()[0]), 1),  # a shared machine: CPU is noisy
         "cores": len(os.sched_getaffinity(0)), "tasks_per_site": args.tasks,
     }
     if "old_code" in runs:
         summary["same_decisions"] = decisions(runs["old_code"]) == decisions(runs["current_code"])
     summary["goals"] = {f: verdict(f, current.get(f, summary["validation"]["current_code"].get(f))) for f in GOALS}
+    if summary["repeats"]:  # the goal read on the median of the repeated runs
+        summary["goals"]["validation_cost_ratio"] = verdict("validation_cost_ratio", summary["repeats"]["median_ratio"])
     print(json.dumps(summary, sort_keys=True) if args.json else report(summary))
 
 
@@ -528,11 +562,13 @@ def report(summary: dict[str, Any]) -> str:
         before = runs.get("old_code", {}).get(key, "")
         lines.append(f"{key:34} {value!s:>12} {before!s:>12}  {verdict(key, value)}")
     for key in ("page_load_cpu_ms", "sampled_pages_load_cpu_ms", "reload_floor_load_cpu_ms",
-                "validation_ratio_over_reload_floor", "bare_replay", "episode_kinds", "generation_cpu_seconds", "same_decisions",
+                "validation_ratio_over_reload_floor", "bare_replay", "episode_kinds", "repeats", "generation_cpu_seconds",
+                "same_decisions",
                 "load_average_1m", "cores",
                 "tasks_per_site"):
         if key in summary:
-            lines.append(f"{key}: {summary[key]}")
+            median = summary[key]["median_ratio"] if key == "repeats" and summary[key] else None
+            lines.append(f"{key}: {summary[key]}" + (f"  {verdict('validation_cost_ratio', median)}" if median else ""))
     return "\n".join(lines)
 
 

@@ -58,6 +58,13 @@ setTimeout(() => { out.textContent += '\\ntimer at ' + Date.now(); document.getE
     "/slow": """<!doctype html><html><head><title>Slow</title></head><body><p id="p">loading</p><script>
 fetch('/api/data').then(r => r.json()).then(d => setTimeout(() => { document.getElementById('p').textContent = d.value; }, 100));
 </script></body></html>""",
+    # a tag input as mail and issue trackers have: Backspace in the empty field removes the last tag
+    "/tags": """<!doctype html><html><head><title>Tags</title></head><body style="font-family:sans-serif">
+<div id="chips"><span class="chip">alpha</span> <span class="chip">beta</span></div>
+<input id="tag" placeholder="Add a tag" style="position:absolute;left:50px;top:100px;width:300px">
+<script>document.getElementById('tag').addEventListener('keydown', (e) => {
+  if (e.key === 'Backspace' && e.target.value === '') { const c = document.querySelectorAll('.chip'); if (c.length) c[c.length - 1].remove(); }
+});</script></body></html>""",
     "/form": """<!doctype html><html><head><title>Form</title></head><body style="font-family:sans-serif">
 <form method="post" action="/submit"><input name="q" id="q" style="position:absolute;left:50px;top:50px;width:300px">
 <button style="position:absolute;left:400px;top:50px">Send</button></form></body></html>""",

@@ -48,6 +48,20 @@ def test_weblica_aliases():
 def test_round_trip():
     action = Action("drag", {"x1": 1.0, "y1": 2.0, "x2": 3.0, "y2": 4.0})
     assert Action.from_dict(action.to_dict()) == action
+    # a write that clicks its field and presses Enter (how synth oracles type) keeps its point and its
+    # Enter through a task file and through a model's call of it by its own name
+    typed = Action("write", {"text": "abc", "x": 5.0, "y": 6.0, "enter": True})
+    assert Action.from_dict(typed.to_dict()) == typed == make_action({"name": "write", "arguments":
+                                                                     {"text": "abc", "x": 5, "y": 6, "enter": True}})
+
+
+def test_write_refuses_half_a_point_and_a_false_enter():
+    with pytest.raises(ActionError, match="both x and y"):
+        make_action({"name": "write", "arguments": {"text": "abc", "x": 5}})
+    with pytest.raises(ActionError, match="outside the viewport"):
+        make_action({"name": "write", "arguments": {"text": "abc", "x": 5, "y": 9000}})
+    for false in (False, "false", "no", 0):
+        assert make_action({"name": "write", "arguments": {"text": "a", "enter": false}}).args == {"text": "a"}
 
 
 MALFORMED = [

@@ -56,6 +56,39 @@ def test_type_alias_clicks_then_writes_and_enter(home):
     assert home._call(home.env._tabs.page.inner_text("#out")) == "enter:Bob"
 
 
+def test_write_by_its_own_name_clicks_its_field_and_presses_enter(home):
+    # how synth oracles type (one step): the point and the Enter are not dropped for the name `write`
+    obs, _ = step(home, call("write", text="Ann", x=150, y=215, enter=True))
+    assert obs.feedback[0].startswith("Success: click on <input>") and "Pressed Enter" in obs.feedback[0]
+    assert home._call(home.env._tabs.page.inner_text("#out")) == "enter:Ann"
+    # a model's "false" is no Enter: the field holds the text and nothing was submitted
+    obs, _ = step(home, call("write", text="Bea", x=150, y=215, enter="false"))
+    assert "Pressed Enter" not in obs.feedback[0]
+    assert home._call(home.env._tabs.page.input_value("#name")) == "Bea"
+    assert home._call(home.env._tabs.page.inner_text("#out")) == "enter:Ann"
+
+
+def test_write_into_an_empty_tag_input_keeps_its_tags(site, sync_env):
+    """Typing into an empty field presses no Backspace: a tag input's Backspace would remove a tag the
+    task never asked to remove. A field that holds text is still cleared first."""
+    from weblica.env import gestures
+
+    sync_env.reset(Task(id="tags", start_url=site.url + "/tags", instruction="x", max_steps=20), seed=0)
+    page = sync_env.env._tabs.page
+    chips = lambda: sync_env._call(page.locator(".chip").count())  # noqa: E731
+    obs, _ = step(sync_env, call("write", text="gamma", x=200, y=110))
+    assert "Success: wrote \"gamma\"" in obs.feedback[0] and chips() == 2
+    step(sync_env, call("write", text="delta"))  # the field holds "gamma": replaced
+    assert sync_env._call(page.input_value("#tag")) == "delta" and chips() == 2
+    # the gesture as validation plays it (it reads the focused field itself): the same
+    sync_env._call(page.fill("#tag", ""))
+    sync_env._call(gestures.perform(page, gestures.write("eps")))
+    assert sync_env._call(page.input_value("#tag")) == "eps" and chips() == 2
+    assert gestures.holds_nothing({"tag": "input", "type": "search", "value": ""})
+    assert not gestures.holds_nothing({"tag": "input", "type": "date", "value": ""})  # may hold a partial date
+    assert not gestures.holds_nothing({"tag": "div", "type": "", "value": ""}) and not gestures.holds_nothing(None)
+
+
 def test_write_selects_option(home):
     step(home, call("click", x=720, y=310))
     step(home, call("press_keys", keys=["Escape"]))

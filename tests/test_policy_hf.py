@@ -64,17 +64,24 @@ def test_greedy_decoding_logprobs_are_under_temperature_one():
 
 
 def test_warm_started_model_emits_tool_calls_that_parse_into_viewport_pixels():
-    # temperature 0.7 (OpenWebRL samples at 0.6-0.8); at 1.0 the tiny model slips ~5% of the time
-    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=0.7", seed=0)
-    assert policy.frame.convention == "relative1000"  # from config.json's model_type
+    # temperature 0.7 (OpenWebRL samples at 0.6-0.8): the tiny model still slips a character now and then
+    # (which seed slips moves with any change to the prompt, such as a tool's description), so four
+    # seeded samples are read and at most one may fail to parse
     task, obs = make_task("Open the cart."), make_obs(color=(12, 200, 90))
-    policy.reset(task, 0)
-    first = run(policy.act(obs, task, []))
-    assert first.format_ok, (first.text, first.parse_errors)
-    assert [a.name for a in first.actions] == ["click", "done"]
-    # the model said (500, 500) on the 0-1000 grid: the env gets the viewport centre
-    assert (first.actions[0].args["x"], first.actions[0].args["y"]) == (640.0, 360.0)
-    assert first.actions[1].args == {"answer": "ok"}
+    samples = []
+    for seed in range(4):
+        policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=0.7", seed=seed)
+        assert policy.frame.convention == "relative1000"  # from config.json's model_type
+        policy.reset(task, seed)
+        samples.append((policy, run(policy.act(obs, task, []))))
+    parsed = [(policy, out) for policy, out in samples if out.format_ok]
+    assert len(parsed) >= 3, [(out.text, out.parse_errors) for _, out in samples]
+    for _, out in parsed:
+        assert [a.name for a in out.actions] == ["click", "done"]
+        # the model said (500, 500) on the 0-1000 grid: the env gets the viewport centre
+        assert (out.actions[0].args["x"], out.actions[0].args["y"]) == (640.0, 360.0)
+        assert out.actions[1].args == {"answer": "ok"}
+    policy, first = parsed[0]
 
     # second turn: the first turn's sampled ids are in the prompt verbatim, right after the assistant header
     record = StepRecord(0, first.text, [a.to_dict() for a in first.actions], ["Success: clicked."],

@@ -143,6 +143,21 @@ def test_bench_measures_start_pages_and_validates_in_a_child_process(tmp_path):
     assert figures["cost_ratio"] == pytest.approx(replayed["cpu_seconds"] / (replayed["page_loads"] * 0.05), rel=0.02)
 
 
+def test_repeated_runs_give_each_ratio_their_median_and_whether_they_decided_alike():
+    bench = _bench()
+
+    def run(cpu, kept=("t1", "t2")):
+        return {"cpu_seconds": cpu, "page_loads": 100, "kept": {"s": list(kept)},
+                "sites": {"s": {"negatives_tried": {"answer": 3}, "negatives_rejected": {"answer": 3}}}}
+    assert bench.repeated_figures([(run(20.0), 10.0)]) is None  # one run: nothing to add to its own ratio
+    figures = bench.repeated_figures([(run(21.0), 10.0), (run(18.0), 10.0), (run(19.0), 9.0)])
+    assert figures["validation_cost_ratios"] == [2.1, 1.8, 2.11] and figures["median_ratio"] == 2.1
+    assert figures["spread"] == 0.31 and figures["floor_load_cpu_ms"] == [100.0, 100.0, 90.0]
+    assert figures["same_decisions"] is True and bench.verdict("validation_cost_ratio", figures["median_ratio"]).startswith("FAIL")
+    # a run that kept other tasks is told apart
+    assert bench.repeated_figures([(run(20.0), 10.0), (run(20.0, kept=("t1",)), 10.0)])["same_decisions"] is False
+
+
 def test_bench_refuses_a_folder_without_bundles(tmp_path, monkeypatch, capsys):
     bench = _bench()
     monkeypatch.setattr("sys.argv", ["synth.py", "--baseline", str(tmp_path)])
@@ -150,4 +165,7 @@ def test_bench_refuses_a_folder_without_bundles(tmp_path, monkeypatch, capsys):
         bench.main()
     monkeypatch.setattr("sys.argv", ["synth.py", "--old-code", str(tmp_path)])
     with pytest.raises(SystemExit, match="not a weblica checkout"):
+        bench.main()
+    monkeypatch.setattr("sys.argv", ["synth.py", "--repeat", "0"])
+    with pytest.raises(SystemExit, match="1 or more"):
         bench.main()

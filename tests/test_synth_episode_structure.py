@@ -104,6 +104,23 @@ def test_header_fix_before_only_where_the_stuck_header_was_aimed_at():
     assert header_fix_before(static, Action("write", {"text": "x"})) is None
     compact = {"mode": "compact", "top": -40, "height": 110, "home": 0, "scroll": 500}
     assert header_fix_before(compact, Action("hover", {"x": 10, "y": 20})) is not None
+    # a write that clicks a field in the stuck header (its search box) is aimed there as a click is
+    assert header_fix_before(static, Action("write", {"text": "x", "x": 200.0, "y": 30.0})) == fix
+
+
+def test_a_write_that_clicks_its_field_meets_the_pop_up_over_it():
+    """The oracle types with one write that clicks its field: a pop-up of this episode over that field
+    is dismissed first, as before a click there; keys for the focused field go under it."""
+    from weblica.env.popups import dismissal_before
+
+    chat = {"kind": "chat", "box": {"left": 900, "right": 1270, "top": 400, "bottom": 710}, "close": {"x": 1250, "y": 410}}
+    covered = Action("write", {"text": "Ann", "x": 1000.0, "y": 500.0, "enter": True})
+    dismissal, thought = dismissal_before([chat], covered)
+    assert dismissal == Action("click", {"x": 1250.0, "y": 410.0}) and thought.startswith("Dismiss the chat window")
+    assert dismissal_before([chat], Action("click", {"x": 1000.0, "y": 500.0}))[0] == dismissal
+    assert dismissal_before([chat], Action("write", {"text": "Ann", "x": 100.0, "y": 500.0})) is None  # elsewhere
+    assert dismissal_before([{**chat, "blocking": True}], Action("write", {"text": "Ann"})) is None  # keys only
+    assert dismissal_before([{**chat, "blocking": True}], Action("write", {"text": "Ann", "x": 1.0, "y": 1.0})) is not None
     assert "headerSite" in HEADER_JS
 
 

@@ -212,7 +212,7 @@ def test_composed_tasks_exist_on_most_skills_sites(bench_sites):
     for site in bench_sites:
         for draft in site.tasks:
             if draft.intent in COMPOSED:  # a chain: a comparison, then more steps, and an exact check
-                assert plan_effort(draft.plan).actions >= 3, draft.instruction
+                assert plan_effort(draft.plan).gestures >= 3, draft.instruction
                 assert all(c.type != "answer_match" or c.mode != "exact" or c.confusers for c in draft.checks)
 
 
@@ -249,13 +249,13 @@ def test_difficulty_from_hand_made_oracles():
     # two clicks on a link and an answer: easy
     plan = [{"op": "click", "sel": "a[href='/table']"}, {"op": "done", "answer": "x"}]
     easy = oracle_effort(_actions("click", "done"), ["Click the link.", "The answer is x."], plan)
-    assert (easy.actions, easy.pages, easy.hidden, easy.distractors, easy.typed) == (2, 2, 0, 0, 0)
+    assert (easy.gestures, easy.pages, easy.hidden, easy.distractors, easy.typed) == (2, 2, 0, 0, 0)
     assert easy.level == "easy"
     # the same plan, but the oracle dismissed two pop-ups and scrolled: more work, and counted
     busy = oracle_effort(_actions("click", "click", "scroll", "scroll", "click", "done"),
                          ["Close the pop-up that covers the page.", "Close the pop-up that covers the page.",
                           "Scroll down.", "Scroll down.", "Click.", "Done."], plan)
-    assert busy.distractors == 2 and busy.actions == 6 and busy.score > easy.score
+    assert busy.distractors == 2 and busy.gestures == 6 and busy.score > easy.score
     # a menu hover, then a section: a hidden element revealed
     plan = [{"op": "hover", "sel": "[data-dept=a] .dept-link"}, {"op": "click", "sel": "[data-section='a/b']"},
             {"op": "done", "answer": "x"}]
@@ -274,16 +274,23 @@ def test_difficulty_from_hand_made_oracles():
     oracle = _actions(*(["click"] * 5 + ["click", "write"] * 3 + ["click"]))
     hard = oracle_effort(oracle, None, plan)
     assert hard.typed == 3 and hard.pages == 6 and hard.level == "hard"
+    # the same checkout typed as the compiler types (one write that clicks its field): the same effort,
+    # and an Enter pressed by the write counts as the key press it is
+    merged = _actions("click", "click", "click", "click", "click") + \
+        [Action("write", {"text": "x", "x": 5.0, "y": 5.0}) for _ in range(3)] + _actions("click")
+    assert oracle_effort(merged, None, plan) == hard and len(merged) == len(oracle) - 3
+    entered = oracle_effort([Action("write", {"text": "x", "x": 5.0, "y": 5.0, "enter": True})], None, [])
+    assert entered == oracle_effort(_actions("click", "write", "press_keys"), None, []) and entered.gestures == 3
     # the thresholds are the documented ones
     assert Effort(EASY_BELOW - 1, 1, 0, 0, 0).level == "easy" and Effort(EASY_BELOW, 1, 0, 0, 0).level == "medium"
     assert Effort(MEDIUM_BELOW, 1, 0, 0, 0).level == "hard"
 
 
-def test_plan_estimate_counts_the_steps_actions():
+def test_plan_estimate_counts_the_steps_gestures():
     plan = [{"op": "fill", "sel": "#search-input", "text": "x", "enter": True},
             {"op": "click", "sel": "[data-search-results] [data-link=item-i1]"}]
     effort = plan_effort(plan)
-    assert (effort.actions, effort.pages, effort.typed) == (4, 3, 1)
+    assert (effort.gestures, effort.pages, effort.typed) == (4, 3, 1)
 
 
 # ---- composed tasks validate in Chromium -----------------------------------------------------------
@@ -301,14 +308,19 @@ def test_composed_tasks_validate_and_get_their_difficulty_from_the_oracle(tmp_pa
         paths.append(path)
         wanted[path.name] = chained[0].metadata["intent"]
     results = asyncio.run(keep_valid(paths, concurrency=2))
+    typed_at = 0  # oracles with a write that clicks its field
     for result in results:
         assert result.tasks_kept == 1, (result.site_id, result.failures)
         assert sum(result.negatives_rejected.values()) >= 1, result.negatives_tried
         task = load_tasks(result.path / "tasks.jsonl")[0]
         assert task.metadata["intent"] == wanted[result.site_id]
         effort = task.metadata["effort"]
-        assert effort["actions"] == len(task.oracle) and task.difficulty == Effort(
-            effort["actions"], effort["pages"], effort["hidden"], effort["distractors"], effort["typed"]).level
+        # the oracle types into a field with one write that clicks it (and presses Enter): its gestures
+        gestures = sum(1 + (a.name == "write") * (("x" in a.args) + bool(a.args.get("enter"))) for a in task.oracle)
+        typed_at += gestures > len(task.oracle)
+        assert effort["gestures"] == gestures and task.difficulty == Effort(
+            effort["gestures"], effort["pages"], effort["hidden"], effort["distractors"], effort["typed"]).level
+    assert typed_at >= 1  # the checkout chain types a quantity
 
 
 def test_intents_per_skill_are_varied():

@@ -32,6 +32,9 @@ TOOLS: dict[str, ToolSpec] = {
                  "Move the pointer to a pixel to reveal tooltips or open menus."),
         ToolSpec("drag", {"x1": "number", "y1": "number", "x2": "number", "y2": "number"}, ("x1", "y1", "x2", "y2"),
                  "Press at (x1, y1), move to (x2, y2) and release."),
+        # x and y (the field to click first) and enter (Enter after typing) are taken too, as synth oracles
+        # type, but not advertised: the tool list is the prompt every model here was trained with, and the
+        # tiny test model's warm start (weblica/policy/tiny.py) lost its answer's closing brace under it.
         ToolSpec("write", {"text": "string"}, ("text",),
                  "Clear the focused input field and type the text."),
         ToolSpec("press_keys", {"keys": "array"}, ("keys",),
@@ -77,6 +80,16 @@ class Action:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Action":
         return make_action(data)
+
+    def pointed_at(self) -> tuple[float, float] | None:
+        """Where the action puts the pointer down first: a click's or hover's point, a drag's start, the
+        field a write clicks (when it names one); None for keys, scrolls, navigation and the rest."""
+        a = self.args
+        if self.name == "drag":
+            return (a["x1"], a["y1"])
+        if self.name in ("click", "hover", "write") and "x" in a and "y" in a:
+            return (a["x"], a["y"])
+        return None
 
     def __str__(self) -> str:
         inner = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
@@ -172,11 +185,16 @@ def _normalize_args(name: str, args: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(text, (str, int, float)) or isinstance(text, bool):
             raise ActionError("argument 'text' must be a string")
         out: dict[str, Any] = {"text": str(text)}
+        for key in ("x", "y", "enter"):  # `type`'s arguments arrive underscored (parse_tool_call)
+            if key in args and "_" + key not in args:
+                args["_" + key] = args[key]
         if "_x" in args or "_y" in args:
             if "_x" not in args or "_y" not in args:
-                raise ActionError("'type' needs both x and y to click a field first")
+                raise ActionError("'write' needs both x and y to click a field first")
             out["x"], out["y"] = _coord("x", args["_x"], W), _coord("y", args["_y"], H)
         enter = args.get("_enter", args.get("_press_enter", False))
+        if isinstance(enter, str):  # "false" from a model must not press Enter
+            enter = enter.strip().lower() in ("true", "1", "yes")
         if enter:
             out["enter"] = True
         return out

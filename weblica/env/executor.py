@@ -144,7 +144,7 @@ class ActionExecutor:
         if not field or not field.get("editable"):
             return ActionResult(prefix + "Failed: 'write' found no focused input field; click on a field first.",
                                 ok=False)
-        await gestures.perform(self.tabs.page, gestures.write(text, enter, focused_tag=field["tag"]))
+        await gestures.perform(self.tabs.page, gestures.write(text, enter, focused=field))
         notes, after = await self._effects(before)
         target = describe_element(field)
         msg = f'Success: wrote "{text}" into {target}.'

@@ -105,7 +105,27 @@ def drag(x1: float, y1: float, x2: float, y2: float) -> Gesture:
     yield Call("mouse", "up")
 
 
-_FOCUSED_TAG_JS = "() => { const el = document.activeElement; return el ? el.tagName.toLowerCase() : null; }"
+# The focused element as `write` needs it (what the env's probe reports of it, weblica/env/probe.js):
+# its tag, an input's type, an input's or text area's value.
+_FOCUSED_JS = """() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  if (!el) return null;
+  return {tag: el.tagName.toLowerCase(), type: el.tagName === 'INPUT' ? el.type : '',
+          value: ['INPUT', 'TEXTAREA'].includes(el.tagName) ? String(el.value) : null};
+}"""
+_TEXT_INPUTS = ("text", "search", "email", "tel", "url", "password")
+
+
+def holds_nothing(field: dict[str, Any] | None) -> bool:
+    """Whether the focused field is a text field with nothing in it: there `write` types at once. Ctrl+A
+    and Backspace are not no-ops in an empty field of a real site (a tag or recipient input's Backspace
+    removes its last entry). Other inputs (date, number, time) can hold a partial entry that their value
+    does not show, and an editable element's text is not its whole content: those are always cleared."""
+    if not field:
+        return False
+    plain = field.get("tag") == "textarea" or (field.get("tag") == "input" and field.get("type") in _TEXT_INPUTS)
+    return plain and field.get("value") == ""
 
 # A native <select> takes no typed text: pick the option whose label (or value) is the text, and fire
 # the events a user's choice fires.
@@ -120,16 +140,18 @@ _CHOOSE_OPTION_JS = """(t) => {
 }"""
 
 
-def write(text: str, enter: bool = False, focused_tag: str | None = None) -> Gesture:
+def write(text: str, enter: bool = False, focused: dict[str, Any] | None = None) -> Gesture:
     """Replace the focused field's content with `text` (a select: choose that option), then Enter if
-    asked. `focused_tag` is the focused element's tag when the caller has just read it."""
-    if focused_tag is None:
-        focused_tag = yield Call("page", "evaluate", (_FOCUSED_TAG_JS,))
-    if focused_tag == "select":
+    asked; an empty text field is typed into without clearing (`holds_nothing`). `focused` is the
+    focused element (tag, type, value) when the caller has just read it."""
+    if focused is None:
+        focused = (yield Call("page", "evaluate", (_FOCUSED_JS,))) or {}
+    if focused.get("tag") == "select":
         yield Call("page", "evaluate", (_CHOOSE_OPTION_JS, text))
     else:
-        yield Call("keyboard", "press", ("Control+a",))
-        yield Call("keyboard", "press", ("Backspace",))
+        if not holds_nothing(focused):
+            yield Call("keyboard", "press", ("Control+a",))
+            yield Call("keyboard", "press", ("Backspace",))
         yield Call("keyboard", "type", (text,))
     if enter:
         yield Call("keyboard", "press", ("Enter",))

@@ -90,17 +90,13 @@ def dismissal_thought(kind: str, label: str = "", key: str | None = None, outsid
     return f"{what}: click {json.dumps(label, ensure_ascii=False)}." if label and label != "×" else f"{what}: click its close button."
 
 
-_POINTED = ("click", "hover", "drag")
-
-
 def dismissal_before(popups: list[dict[str, Any]], action: Action) -> tuple[Action, str] | None:
     """The dismissal (action, thought) to play before `action` when a pop-up of this episode is in its
     way, else None. Only a pointer is stopped by a pop-up: keys go to the focused field under it (and a
-    click to dismiss one first would take that focus away)."""
-    if action.name not in _POINTED:
+    click to dismiss one first would take that focus away); a write that clicks its field is a pointer."""
+    point = action.pointed_at()
+    if point is None:
         return None
-    a = action.args
-    point = (a["x1"], a["y1"]) if action.name == "drag" else (a["x"], a["y"]) if "x" in a else None
     how = in_the_way(popups or [], point)
     if how is None:
         return None

@@ -41,7 +41,8 @@
       if (el.isContentEditable) value = el.innerText;
       else if ("value" in el && ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName)) value = String(el.value);
       return { tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || implicitRole(el), text: clip(text, 60),
-               label: clip(label, 40), id: el.id || "", value: value, editable: editable(el) };
+               label: clip(label, 40), id: el.id || "", value: value, editable: editable(el),
+               type: el.tagName === "INPUT" ? el.type : "" };
     };
     const scrollableAt = (el) => {
       for (let n = el; n && n !== document.body && n !== document.documentElement; n = n.parentElement) {

@@ -26,7 +26,7 @@ HEADER_JS = """() => {
 }"""
 
 SCROLL_TO_HEADER = "Scroll back up to the header."
-_POINTER = ("click", "hover")
+_POINTER = ("click", "hover", "write")  # a write that clicks its field (one without a point has no "y")
 
 
 def header_fix_before(header: dict[str, Any] | None, action: Action) -> Action | None:

@@ -184,10 +184,12 @@ class Compiler:
         await self.emit("hover", f"Hover over {_named(b)}.", x=b["x"], y=b["y"])
 
     async def op_fill(self, sel: str, text: str, enter: bool = False) -> None:
-        await self.op_click(sel)
-        await self.emit("write", f"Type {json.dumps(text, ensure_ascii=False)}.", text=text)
-        if enter:
-            await self.emit("press_keys", "Press Enter to submit.", keys=["Enter"])
+        """One write that clicks the field, types and (with `enter`) submits: the gestures of a click, a
+        write and an Enter in one step, as a person types into a field they point at."""
+        b = await self.reach(sel)
+        typed = json.dumps(text, ensure_ascii=False)
+        await self.emit("write", f"Type {typed} into {_named(b)}" + (" and press Enter." if enter else "."),
+                        text=text, x=b["x"], y=b["y"], **({"enter": True} if enter else {}))
 
     async def op_keys(self, keys: list[str]) -> None:
         await self.emit("press_keys", f"Press {' then '.join(keys)}.", keys=list(keys))
@@ -241,11 +243,12 @@ class Compiler:
         await self.op_click(f"{sel} [data-date='{value}']")
 
     async def op_date(self, sel: str, value: str) -> None:
-        """Native date input (en-US segments mm/dd/yyyy): click the month segment, type the digits."""
+        """Native date input (en-US segments mm/dd/yyyy): one write that clicks the month segment and types
+        the digits."""
         b = await self.reach(sel)
-        await self.emit("click", f"Click the month of the date field {_named(b)}.", x=b["left"] + 14, y=b["y"])
         y, m, d = value.split("-")
-        await self.emit("write", f"Type the date {value} as month, day, year.", text=f"{m}{d}{y}")
+        await self.emit("write", f"Type the date {value} into {_named(b)} as month, day, year, from its month.",
+                        text=f"{m}{d}{y}", x=b["left"] + 14, y=b["y"])
 
     async def op_drag(self, sel: str, to: str, where: str = "before") -> None:
         a = await self.reach(sel)

@@ -1,11 +1,12 @@
 """Task difficulty, computed from what doing the task takes, never typed by hand.
 
-The measure is the task's effort: the oracle's actions, the pages it goes through, the hidden
+The measure is the task's effort: the oracle's gestures (one an action, but a write that clicks its
+field and presses Enter is the three it does in its one step), the pages it goes through, the hidden
 elements it has to reveal, the distractors it dismisses and the fields it types into. Generation
 first estimates it from the plan (a draft has no oracle yet), and `generate.keep_valid` recomputes it
 from the compiled oracle, which also holds the scrolls and the pop-up dismissals the plan cannot know.
 
-    score = actions + 1.5 * (pages - 1) + 2 * hidden + 1 * distractors + 1 * typed
+    score = gestures + 1.5 * (pages - 1) + 2 * hidden + 1 * distractors + 1 * typed
     easy: score < EASY_BELOW (8)      a few clicks on one or two pages
     medium: score < MEDIUM_BELOW (14) a few pages, or one reveal, or a short form
     hard: otherwise                   long walks, several reveals, many typed fields, chains of skills
@@ -31,14 +32,14 @@ DISMISS_THOUGHT = "Close the pop-up"  # how the plan compiler names a distractor
 _NAVIGATES = ("a[href=", "[data-link=", "[data-section=", "[data-pager=", "#submit", "#to-checkout", "#cart-link",
               "[data-book=")
 _REVEALS = ("[data-tab=", "[data-acc=", "[data-open-modal", "[data-tip=", "[data-tree-toggle=", "[data-dp-open]")
-# the actions a plan step becomes (before scrolls and dismissals, which only the oracle knows)
-_ACTIONS = {"click": 1, "hover": 1, "fill": 2, "select": 2, "keys": 1, "range": 2, "calendar": 3, "date": 2,
+# the gestures a plan step takes (before scrolls and dismissals, which only the oracle knows)
+_GESTURES = {"click": 1, "hover": 1, "fill": 2, "select": 2, "keys": 1, "range": 2, "calendar": 3, "date": 2,
             "drag": 1, "click_until": 3, "scroll_until": 3, "reach": 0, "done": 1, "goto": 1}
 
 
 @dataclass(frozen=True)
 class Effort:
-    actions: int
+    gestures: int
     pages: int  # distinct pages the task goes through, the start page included
     hidden: int
     distractors: int
@@ -46,7 +47,7 @@ class Effort:
 
     @property
     def score(self) -> float:
-        return (self.actions + 1.5 * max(0, self.pages - 1) + 2 * self.hidden + self.distractors
+        return (self.gestures + 1.5 * max(0, self.pages - 1) + 2 * self.hidden + self.distractors
                 + self.typed)
 
     @property
@@ -75,11 +76,11 @@ def _pages_and_hidden(plan: Sequence[dict[str, Any]]) -> tuple[int, int]:
 
 
 def plan_effort(plan: Sequence[dict[str, Any]]) -> Effort:
-    """The effort a plan announces: its steps' actions, before the oracle adds scrolls and dismissals."""
+    """The effort a plan announces: its steps' gestures, before the oracle adds scrolls and dismissals."""
     pages, hidden = _pages_and_hidden(plan)
-    actions = sum(_ACTIONS.get(step["op"], 1) + (1 if step.get("enter") else 0) for step in plan)
+    gestures = sum(_GESTURES.get(step["op"], 1) + (1 if step.get("enter") else 0) for step in plan)
     typed = sum(step["op"] in ("fill", "date") for step in plan)
-    return Effort(actions, pages, hidden, 0, typed)
+    return Effort(gestures, pages, hidden, 0, typed)
 
 
 def oracle_effort(oracle: Sequence[Any], thoughts: Sequence[str] | None = None,
@@ -87,9 +88,16 @@ def oracle_effort(oracle: Sequence[Any], thoughts: Sequence[str] | None = None,
     """The effort of the compiled oracle (a list of Actions), with its thoughts (the dismissals) and
     the plan it was compiled from (the pages and reveals)."""
     pages, hidden = _pages_and_hidden(plan)
-    names = [a.name if hasattr(a, "name") else a["name"] for a in oracle]
+    calls = [(a.name, a.args) if hasattr(a, "name") else (a["name"], a.get("arguments") or {}) for a in oracle]
     dismissed = sum(t.startswith(DISMISS_THOUGHT) for t in thoughts or ())
-    return Effort(len(names), pages, hidden, dismissed, names.count("write"))
+    return Effort(sum(map(_gestures, calls)), pages, hidden, dismissed, [name for name, _ in calls].count("write"))
+
+
+def _gestures(call: tuple[str, dict[str, Any]]) -> int:
+    """What an action takes: a write that clicks its field and presses Enter is three gestures in one
+    step (the click, the typing, the Enter), as a click, a write and an Enter are in three."""
+    name, args = call
+    return 1 + (name == "write") * (("x" in args) + bool(args.get("enter")))
 
 
 def planned(plan: Sequence[dict[str, Any]]) -> str:
