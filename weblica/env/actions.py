@@ -150,9 +150,8 @@ def make_action(call: Any) -> Action:
         raise ActionError(f"unknown tool '{alias}'; available tools: {known}")
     args = dict(args)
     # Weblica alias arguments
-    if alias == "type":
-        extra = {k: args.pop(k) for k in ("x", "y", "enter", "press_enter") if k in args}
-        args.update({"_" + k: v for k, v in extra.items()})
+    if alias == "type" and "press_enter" in args:
+        args.setdefault("enter", args.pop("press_enter"))
     if alias == "press" and "key" in args:
         args["keys"] = [args.pop("key")]
     if alias == "stop" and "response" in args:
@@ -185,14 +184,11 @@ def _normalize_args(name: str, args: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(text, (str, int, float)) or isinstance(text, bool):
             raise ActionError("argument 'text' must be a string")
         out: dict[str, Any] = {"text": str(text)}
-        for key in ("x", "y", "enter"):  # `type`'s arguments arrive underscored (parse_tool_call)
-            if key in args and "_" + key not in args:
-                args["_" + key] = args[key]
-        if "_x" in args or "_y" in args:
-            if "_x" not in args or "_y" not in args:
+        if "x" in args or "y" in args:
+            if "x" not in args or "y" not in args:
                 raise ActionError("'write' needs both x and y to click a field first")
-            out["x"], out["y"] = _coord("x", args["_x"], W), _coord("y", args["_y"], H)
-        enter = args.get("_enter", args.get("_press_enter", False))
+            out["x"], out["y"] = _coord("x", args["x"], W), _coord("y", args["y"], H)
+        enter = args.get("enter", False)
         if isinstance(enter, str):  # "false" from a model must not press Enter
             enter = enter.strip().lower() in ("true", "1", "yes")
         if enter:

@@ -90,7 +90,7 @@ def oracle_effort(oracle: Sequence[Any], thoughts: Sequence[str] | None = None,
     pages, hidden = _pages_and_hidden(plan)
     calls = [(a.name, a.args) if hasattr(a, "name") else (a["name"], a.get("arguments") or {}) for a in oracle]
     dismissed = sum(t.startswith(DISMISS_THOUGHT) for t in thoughts or ())
-    return Effort(sum(map(_gestures, calls)), pages, hidden, dismissed, [name for name, _ in calls].count("write"))
+    return Effort(sum(map(_gestures, calls)), pages, hidden, dismissed, sum(name == "write" for name, _ in calls))
 
 
 def _gestures(call: tuple[str, dict[str, Any]]) -> int:
