@@ -94,6 +94,36 @@ def test_warm_started_model_emits_tool_calls_that_parse_into_viewport_pixels():
     assert second.token_ids and len(second.logprobs) == len(second.token_ids)
 
 
+def test_warm_start_answer_holds_on_prompts_it_never_saw(monkeypatch):
+    # The warm start answers 24 varied turns (weblica/policy/tiny.py). These differ from all of them: a
+    # long instruction over two tabs, a later turn with two feedback lines, and a tool list with a tool
+    # it never saw (advertising write's x, y and enter once cost the answer a closing brace on every
+    # sample). Temperature 1, and every sample must parse into the trained click and done.
+    from weblica.policy import context
+
+    describe = context.describe_tools
+    zoom = json.dumps({"name": "zoom", "description": "Zoom the page.", "arguments": {"factor": "number"},
+                       "required": ["factor"]})
+    cases = [("long", make_task("Book the cheapest flight to Oslo on 3 May for two adults and pay by card."),
+              make_obs(color=(200, 30, 30))),
+             ("later turn", make_task("Find the price."),
+              make_obs(4, feedback=["Success: scrolled down.", "Error: nothing to scroll."])),
+             ("new tool", make_task("Open the cart."), make_obs(color=(12, 200, 90)))]
+    failures = []
+    for name, task, obs in cases:
+        if name == "new tool":
+            monkeypatch.setattr(context, "describe_tools", lambda: describe() + "\n" + zoom)
+        for seed in range(3):
+            policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=1.0", seed=seed)
+            policy.reset(task, seed)
+            out = run(policy.act(obs, task, []))
+            if name == "new tool":
+                assert '"zoom"' in policy.context.build(task, [], obs)[0].text
+            if not out.format_ok or [a.name for a in out.actions] != ["click", "done"]:
+                failures.append((name, seed, out.text, out.parse_errors))
+    assert not failures
+
+
 def test_thinking_template_prefix_is_in_the_prompt_and_in_front_of_the_text():
     from weblica.policy.backends.hf import detect_assistant_prefix
     from weblica.policy.tiny import CHAT_TEMPLATE

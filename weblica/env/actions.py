@@ -32,11 +32,11 @@ TOOLS: dict[str, ToolSpec] = {
                  "Move the pointer to a pixel to reveal tooltips or open menus."),
         ToolSpec("drag", {"x1": "number", "y1": "number", "x2": "number", "y2": "number"}, ("x1", "y1", "x2", "y2"),
                  "Press at (x1, y1), move to (x2, y2) and release."),
-        # x and y (the field to click first) and enter (Enter after typing) are taken too, as synth oracles
-        # type, but not advertised: the tool list is the prompt every model here was trained with, and the
-        # tiny test model's warm start (weblica/policy/tiny.py) lost its answer's closing brace under it.
-        ToolSpec("write", {"text": "string"}, ("text",),
-                 "Clear the focused input field and type the text."),
+        # with x and y, the field to click first; enter, Enter after typing: one step where a person clicks
+        # a search box, types and submits (how synth oracles type)
+        ToolSpec("write", {"text": "string", "x": "number", "y": "number", "enter": "boolean"}, ("text",),
+                 "Clear the focused input field (or the one at x, y, clicked first) and type the text; "
+                 "enter true presses Enter after it."),
         ToolSpec("press_keys", {"keys": "array"}, ("keys",),
                  "Press keys in order; a '+'-joined entry such as 'Control+a' is a chord."),
         ToolSpec("scroll", {"direction": "string", "amount": "number", "x": "number", "y": "number"}, ("direction",),

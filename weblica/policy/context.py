@@ -27,6 +27,7 @@ ARGUMENT_DOCS: dict[str, str] = {
     "x1": "start x", "y1": "start y", "x2": "end x", "y2": "end y",
     "button": "left | right | middle (default left)", "clicks": "1 single, 2 double (default 1)",
     "text": "text to type into the focused field (it is cleared first)",
+    "enter": "true to press Enter after typing (default false)",
     "keys": "list of key names in order, e.g. [\"Enter\"] or [\"Control+a\"]",
     "direction": "up | down | left | right", "amount": "fraction of the viewport, default 0.5",
     "url": "absolute URL", "seconds": "0 to 10", "index": "0-based tab index",

@@ -113,7 +113,7 @@ WARM_START_RESPONSE = (
 )
 
 
-WARM_START_STEPS = 160  # enough for the answer to survive sampling at temperature 1 (final loss ~1e-3)
+WARM_START_STEPS = 320  # 24 varied prompts: enough for the answer to survive sampling at temperature 1 on prompts it never saw
 
 
 def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: int = 0) -> Path:
@@ -151,9 +151,16 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: in
     return out
 
 
-def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> list[dict[str, Any]]:
-    """(prompt, response) pairs from the real context builder, first and later turns, all answered with
-    `WARM_START_RESPONSE`; screenshots of random colours so the answer cannot hinge on the pixels."""
+WARM_START_EXAMPLES = 24  # distinct prompts the warm start answers
+
+
+def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int,
+                         count: int = WARM_START_EXAMPLES) -> list[dict[str, Any]]:
+    """(prompt, response) pairs from the real context builder, all answered with `WARM_START_RESPONSE`.
+    Everything a turn can hold varies: the instruction, URL, tabs, step, history and feedback, and a
+    screenshot of a random colour and size, so the answer cannot hinge on any of it. A warm start on a
+    few near-identical prompts learnt the answer for those only: a second tab or a longer tool list
+    in the prompt cost it a closing brace."""
     import io
 
     from PIL import Image
@@ -166,22 +173,31 @@ def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> lis
     from weblica.policy.coords import CoordinateFrame
 
     rng = random.Random(seed)
+    words = ("price date name blue kettle flight hotel order account total cart search results help shop "
+             "news jobs bank form city first cheapest newest rating size colour review").split()
+    hosts = ("shop", "help", "news", "bank", "travel", "jobs", "site", "store")
     builder = ContextBuilder(CoordinateFrame.for_convention("relative1000"))
     im_end = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    response = tokenizer(WARM_START_RESPONSE, add_special_tokens=False)["input_ids"] + [im_end]
+    feedback = ["Success: 'click' at (640, 360) hit <button> \"Go\".", "Success: typed into <input>.",
+                "Error: nothing to scroll.", "Success: scrolled down."]
     examples = []
-    for i in range(6):
+    for i in range(count):
+        size = rng.choice([(1280, 720), (1280, 720), (1024, 768), (800, 600)])
         buffer = io.BytesIO()
-        Image.new("RGB", (1280, 720), tuple(rng.randrange(256) for _ in range(3))).save(buffer, "PNG")
-        url = f"http://site{i}.test/"
-        task = Task(id=f"warm{i}", start_url=url, instruction=f"Find the {rng.choice(['price', 'date', 'name'])}.")
-        obs = Observation(buffer.getvalue(), url, [Tab(0, url, "Site")], 0, [], 0)
-        history = []
-        if i % 2:  # a second turn, after one step
-            obs.feedback = ["Success: 'click' at (640, 360) hit <button> \"Go\"."]
-            history = [StepRecord(0, WARM_START_RESPONSE, [], obs.feedback, url, "0" * 64)]
+        Image.new("RGB", size, tuple(rng.randrange(256) for _ in range(3))).save(buffer, "PNG")
+        urls = [f"http://{rng.choice(hosts)}{i}.test/{rng.choice(words)}" for _ in range(rng.randint(1, 3))]
+        tabs = [Tab(n, u, rng.choice(words).title()) for n, u in enumerate(urls)]
+        active = rng.randrange(len(tabs))
+        instruction = " ".join(rng.choice(words) for _ in range(rng.randint(2, 9))).capitalize() + "."
+        task = Task(id=f"warm{i}", start_url=urls[0], instruction=instruction)
+        turns = rng.choice([0, 0, 1, 2])
+        history = [StepRecord(n, WARM_START_RESPONSE, [], rng.sample(feedback, rng.randint(1, 2)), urls[0], "0" * 64)
+                   for n in range(turns)]
+        obs = Observation(buffer.getvalue(), urls[active], tabs, active,
+                          rng.sample(feedback, rng.randint(1, 2)) if turns else [], turns)
         prompt = encode_qwen_prompt(builder.build(task, history, obs), tokenizer, image_processor)
-        response = tokenizer(WARM_START_RESPONSE, add_special_tokens=False)["input_ids"]
-        examples.append({"prompt": prompt, "response": response + [im_end]})
+        examples.append({"prompt": prompt, "response": response})
     return examples
 
 
