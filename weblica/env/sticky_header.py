@@ -26,18 +26,19 @@ HEADER_JS = """() => {
 }"""
 
 SCROLL_TO_HEADER = "Scroll back up to the header."
-_POINTER = ("click", "hover", "write")  # a write that clicks its field (one without a point has no "y")
+_POINTER = ("click", "hover", "write")  # a write only where it clicks its field (Action.pointed_at)
 
 
 def header_fix_before(header: dict[str, Any] | None, action: Action) -> Action | None:
     """The scroll that brings the header back before `action`, or None. It is needed when `action` points
     into the box the whole stuck header would fill at this scroll (where the oracle, compiled with it,
     aimed at the header) and this episode's header is not there."""
-    if not header or action.name not in _POINTER or "y" not in action.args:
+    point = action.pointed_at() if header and action.name in _POINTER else None
+    if point is None:
         return None
     scroll = float(header.get("scroll", 0))
     full_top = max(0.0, float(header.get("home", 0)) - scroll)  # a stuck header's top, else its own place
-    if not full_top <= float(action.args["y"]) < full_top + float(header.get("height", 0)):
+    if not full_top <= float(point[1]) < full_top + float(header.get("height", 0)):
         return None
     if abs(float(header.get("top", 0)) - full_top) < 1 or scroll <= 0:
         return None

@@ -113,7 +113,9 @@ WARM_START_RESPONSE = (
 )
 
 
-WARM_START_STEPS = 320  # 24 varied prompts: enough for the answer to survive sampling at temperature 1 on prompts it never saw
+WARM_START_EXAMPLES = 24  # distinct prompts the warm start answers
+# steps over those prompts: enough for the answer to survive sampling at temperature 1 on prompts it never saw
+WARM_START_STEPS = 320
 
 
 def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: int = 0) -> Path:
@@ -151,11 +153,7 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: in
     return out
 
 
-WARM_START_EXAMPLES = 24  # distinct prompts the warm start answers
-
-
-def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int,
-                         count: int = WARM_START_EXAMPLES) -> list[dict[str, Any]]:
+def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> list[dict[str, Any]]:
     """(prompt, response) pairs from the real context builder, all answered with `WARM_START_RESPONSE`.
     Everything a turn can hold varies: the instruction, URL, tabs, step, history and feedback, and a
     screenshot of a random colour and size, so the answer cannot hinge on any of it. A warm start on a
@@ -182,7 +180,7 @@ def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int,
     feedback = ["Success: 'click' at (640, 360) hit <button> \"Go\".", "Success: typed into <input>.",
                 "Error: nothing to scroll.", "Success: scrolled down."]
     examples = []
-    for i in range(count):
+    for i in range(WARM_START_EXAMPLES):
         size = rng.choice([(1280, 720), (1280, 720), (1024, 768), (800, 600)])
         buffer = io.BytesIO()
         Image.new("RGB", size, tuple(rng.randrange(256) for _ in range(3))).save(buffer, "PNG")
