@@ -9,7 +9,10 @@ Sections (each a function returning Figures, so more can be added to SECTIONS):
 - corrupt inputs (task files, recordings, HAR, WARC, configs) through the CLI with --json: each a clear
   one-line JSON error, no traceback;
 - outbound connections in synth and replay modes: loopback listeners that must see no connection, and
-  the replay check's own count.
+  the replay check's own count;
+- issue 39 (hardening v2): sessions on one task and seed independent, refused addresses in a generated set
+  of spellings (each read as Chromium reads it) with 0 passes, the tab and download caps held, a gzip
+  bomb refused with bounded memory, and a run killed with SIGKILL then resumed with nothing lost.
 
 Prints a table; exits 1 if any figure is off its goal. Run: `.venv/bin/python bench/hardening.py`
 (about two minutes on 2 cores; `--quick` halves the fuzz sizes).
@@ -38,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
+from hardening_v2 import V2_SECTIONS  # noqa: E402
 from sites import LocalServer, create_app as create_test_site  # noqa: E402
 from weblica.env.browser_env import WebEnv  # noqa: E402
 from weblica.env.task import Task, TaskSource  # noqa: E402
@@ -443,8 +447,18 @@ def outbound_connections(work: Path, scale: float) -> list[Figure]:
     return figures
 
 
+# ---- issue 39 (bench/hardening_v2.py): each section's figures as (name, value, goal, ok[, detail]) ---------
+
+def _figures_of(section: Callable[[Path, float], list[tuple[Any, ...]]]) -> Callable[[Path, float], list[Figure]]:
+    def run(work: Path, scale: float) -> list[Figure]:
+        return [Figure(*figure) for figure in section(work, scale)]
+    run.__name__ = section.__name__
+    return run
+
+
 SECTIONS: list[Callable[[Path, float], list[Figure]]] = [
     malformed_input, concurrent_writers, browser_kills, corrupt_inputs, outbound_connections,
+    *(_figures_of(section) for section in V2_SECTIONS),
 ]
 
 

@@ -159,7 +159,8 @@ def prepare(out: Path, args: argparse.Namespace) -> dict[str, Any]:
                 sum(t.instruction in seen for t in splits["heldout_sections"])}
 
 
-def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
+def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool,
+                   obs: str = "screenshot") -> dict[str, Any]:
     """Greedy success of a checkpoint on every split (one episode per task; the splits asked together play
     in one run, one browser pool): {"splits": {split: result}, "seconds": evaluation wall time}. Cached in
     `out` split by split: a later call that asks for more splits plays only those (in `out/<splits>/`) and
@@ -179,28 +180,29 @@ def evaluate_stage(checkpoint: Path, splits: dict[str, Path], out: Path, seed: i
         if run_dir != out and run_dir.exists():
             shutil.rmtree(run_dir)  # a run cut short
         started = time.monotonic()
-        results.update(play_splits(checkpoint, missing, run_dir, seed, blind))
+        results.update(play_splits(checkpoint, missing, run_dir, seed, blind, obs))
         seconds = round(seconds + time.monotonic() - started, 1)
         out.mkdir(parents=True, exist_ok=True)
         cached.write_text(json.dumps({"splits": results, "seconds": seconds}, indent=1, sort_keys=True) + "\n")
     return {"splits": {name: results[name] for name in splits}, "seconds": seconds}
 
 
-def play_splits(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool) -> dict[str, Any]:
+def play_splits(checkpoint: Path, splits: dict[str, Path], out: Path, seed: int, blind: bool,
+                obs: str = "screenshot") -> dict[str, Any]:
     """Play every task of the splits once with the checkpoint, greedy, into the run directory `out`;
     {split: split_result}."""
-    from weblica.commands.run import policy_factory
+    from weblica.policy.factory import make_policy_factory
     from weblica.env.sources import open_backends
     from weblica.env.task import load_tasks
     from weblica.eval.runner import evaluate
 
     members = {name: load_tasks(path) for name, path in splits.items()}
     tasks = [t for group in members.values() for t in group]
-    spec = f"hf:{checkpoint};temperature=0;max_new_tokens=96" + (";blind=1" if blind else "")
+    spec = f"hf:{checkpoint};temperature=0;max_new_tokens=96;obs={obs}" + (";blind=1" if blind else "")
 
     async def go() -> None:
         async with open_backends(tasks) as backends:
-            await evaluate(tasks, policy_factory(spec, seed), out, k=1, parallel=2, seed=seed, backends=backends)
+            await evaluate(tasks, make_policy_factory(spec, seed), out, k=1, parallel=2, seed=seed, backends=backends)
 
     episodes: dict[str, dict[str, Any]] = {}
     if tasks:
@@ -294,7 +296,7 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
     out, started = seed_dir / name, time.monotonic()
     blind = name in BLIND
     sft_options = dict(seed=seed, batch_size=4, learning_rate=args.sft_lr, parallel=2,
-                       oracle_thoughts=args.oracle_thoughts, blind=blind)
+                       oracle_thoughts=args.oracle_thoughts, blind=blind, obs=args.obs)
     if name == "base":
         build_tiny_qwen3_vl(out, seed=seed, warm_start_steps=WARM_START_STEPS)
         set_vision_tokens(out, args.vision_tokens)
@@ -311,7 +313,7 @@ def run_stage(name: str, seed_dir: Path, seed: int, args: argparse.Namespace, tr
                             group_size=args.group_size, temperature=args.temperature, max_new_tokens=96,
                             learning_rate=args.grpo_lr, mini_batches=2, ppo_epochs=args.ppo_epochs,
                             max_refill_rounds=args.refill_rounds, kl_coef=args.kl_coef, parallel=2,
-                            save_every=0, blind=blind)
+                            save_every=0, blind=blind, obs=args.obs)
         done = train_grpo(config)
         metrics = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
         stage = {"checkpoint": done["final"], "compute": grpo_compute(metrics, config.ppo_epochs, config.mini_batches),
@@ -362,7 +364,7 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
         if name not in wanted:
             continue
         evaluated = evaluate_stage(Path(stage["checkpoint"]), {s: args.out / f"{s}.jsonl" for s in splits},
-                                   seed_dir / "eval" / name, seed, stage["blind"])
+                                   seed_dir / "eval" / name, seed, stage["blind"], args.obs)
         stage["eval"], stage["eval_seconds"] = evaluated["splits"], evaluated["seconds"]
         shown = ", ".join(f"{s} {r['solved']}/{r['tasks']}" for s, r in stage["eval"].items())
         print(f"seed {seed} {name}: {shown} ({stage['train_seconds']:.0f} s training, {stage['eval_seconds']:.0f} s "
@@ -370,7 +372,7 @@ def run_seed(seed: int, args: argparse.Namespace, splits: Sequence[str],
     return {n: s for n, s in stages.items() if n in wanted}
 
 
-SETTING = ("data_seed", "episode_headers", "vision_tokens", "pin_grammar", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts",
+SETTING = ("obs", "data_seed", "episode_headers", "vision_tokens", "pin_grammar", "train_sites", "heldout_sites", "layout_sites", "heldout_layouts",
            "heldout_per_department", "max_steps", "oracle_thoughts", "sft_epochs", "sft_lr", "grpo_iterations",
            "groups", "group_size", "temperature", "refill_rounds", "grpo_lr", "control_lr", "ppo_epochs", "kl_coef",
            "match")
@@ -389,6 +391,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--data-seed", type=int, default=0,
                         help="the sites and the section split (the same for every training seed)")
     parser.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated subset of {', '.join(STAGES)}")
+    parser.add_argument("--obs", choices=("screenshot", "axtree", "both"), default="screenshot",
+                        help="what each turn shows the model (weblica.env.axtree): with axtree the page's accessibility "
+                             "tree as text and no screenshot, so the blind stages (zeroed screenshots) do not apply")
     parser.add_argument("--episode-headers", default=",".join(EPISODE_HEADERS),
                         help="page-grammar header variants every site is written in, one per episode instance (the "
                              "menu moves with them: the page must be seen); none: one layout per site, the grammar "
@@ -464,6 +469,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = sorted(set(args.stages) - set(STAGES))
     if unknown:
         parser.error(f"unknown stage(s) {', '.join(unknown)}; use any of {', '.join(STAGES)}")
+    if args.obs == "axtree":  # no screenshot to zero: the blind controls would be the same runs again
+        args.stages = [n for n in args.stages if n not in BLIND]
     if not args.seeds:
         parser.error("--seeds needs at least one seed")
     if args.jobs < 1:

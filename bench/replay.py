@@ -30,7 +30,10 @@ each probe correct, miss or WRONG under ours (inferred rules; no rules), Playwri
 mitmproxy server replay (`--probes-only`). Then held-out-load recall on the local live-like sites
 (news, shop, loader; 4 loads each, rules learned from loads 1..k-1, load k asked of the matcher):
 recall and precision, strict and net of the sites' own randomness (`--heldout-only`). These are local
-sites built to behave like the live web, not the real web.
+sites built to behave like the live web, not the real web. Then the same on real loads of public sites
+(`bench/replay_real.py`, `--real-only`: HARs sitespeed.io's pagexray ships, source cited in the output)
+and the logged-in crawl (`bench/replay_login.py`, `--login-only`: a members' site built with and without
+the episode's session, and what an agent exploring the member pages is served).
 
 Prints figures and ratios; nothing is asserted. Run: `.venv/bin/python bench/replay.py [--repeats 3]`.
 """
@@ -56,6 +59,8 @@ from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
 from test_cache_proxy import Listener  # noqa: E402
 from replay_figures import (_mitm_flows, heldout_recall, print_heldout, print_probe_figures,  # noqa: E402
                             probe_figures)
+from replay_login import login_crawl, print_login  # noqa: E402
+from replay_real import print_real, real_heldout  # noqa: E402
 
 from weblica.browser.session import BrowserHost  # noqa: E402
 from weblica.cache.addons import HostMapper, parse_resolve  # noqa: E402
@@ -357,7 +362,8 @@ def coverage(seeds: tuple[int, ...] = (1, 2, 3), max_steps: int = 10) -> dict[st
     by tier."""
     from test_cache_build import live_tasks
 
-    from weblica.cache.build import BuildOptions, build_cache
+    from weblica.cache.build import BuildOptions
+    from weblica.pipelines.cache_build import build_cache
     from weblica.env.task import Task, load_tasks
     from weblica.policy.factory import make_policy_factory
     from weblica.rollout import run_tasks
@@ -441,7 +447,15 @@ if __name__ == "__main__":
     parser.add_argument("--coverage-only", action="store_true", help="print only the coverage figures")
     parser.add_argument("--probes-only", action="store_true", help="print only the probes side by side")
     parser.add_argument("--heldout-only", action="store_true", help="print only the held-out-load recall")
+    parser.add_argument("--real-only", action="store_true", help="print only held-out loads of public sites")
+    parser.add_argument("--login-only", action="store_true", help="print only the logged-in crawl")
     args = parser.parse_args()
+    for flag, make, show in ((args.real_only, real_heldout, print_real), (args.login_only, login_crawl, print_login)):
+        if flag:
+            fig = make()
+            print(json.dumps(fig, indent=1, default=str))
+            show(fig)
+            sys.exit(0)
     if args.probes_only:
         fig = probe_figures()
         print(json.dumps(fig, indent=1, default=str))
@@ -479,3 +493,5 @@ if __name__ == "__main__":
     print_coverage(coverage())
     print_probe_figures(probe_figures())
     print_heldout(asyncio.run(heldout_recall()))
+    print_real(real_heldout())
+    print_login(login_crawl())

@@ -120,6 +120,10 @@ class _Runs:
     def runs(self, kinds: Any = ("record", "import")) -> list[Any]:
         return [r for r in self._store.runs(kinds) if r.id in self._ids]
 
+    def finished_runs(self, kinds: Any = ("record", "import")) -> tuple[list[Any], list[Any]]:
+        finished, cut = self._store.finished_runs(kinds)
+        return [r for r in finished if r.id in self._ids], [r for r in cut if r.id in self._ids]
+
     def exchanges(self, run_ids: Any = None, with_request_bodies: bool = True) -> list[Any]:
         ids = self._ids if run_ids is None else self._ids & set(run_ids)
         return self._store.exchanges(run_ids=sorted(ids), with_request_bodies=with_request_bodies)

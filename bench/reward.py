@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
+from weblica.scoring.checks import paraphrases_accepted  # noqa: E402
 from weblica.synth.generate import keep_valid, write_unvalidated  # noqa: E402
 from weblica.synth.spec import compatible_categories, sample_spec, skills  # noqa: E402
 
@@ -51,6 +52,9 @@ async def play(tasks: list, policy: str, out: Path, seed: int, parallel: int) ->
     finally:
         await backend.stop()
     return trajectories
+
+
+PARAPHRASE_GOAL = 0.99
 
 
 def _skill(bundle: Path) -> str:
@@ -86,6 +90,7 @@ def main() -> None:
     for policy in POLICIES:
         for traj, task in zip(asyncio.run(play(tasks, policy, args.out, args.seed, args.parallel)), tasks):
             rows[task.skill or "?"][policy].append(float(traj.success))
+    paraphrased = paraphrases_accepted(tasks)  # weblica.scoring.checks
     per_skill = {skill: {p: (sum(v[p]) / len(v[p]) if v[p] else None) for p in POLICIES} for skill, v in rows.items()}
     overall = {p: sum(sum(v[p]) for v in rows.values()) / max(1, sum(len(v[p]) for v in rows.values()))
                for p in POLICIES}
@@ -93,7 +98,8 @@ def main() -> None:
             "dropped_at_generation": [f for r in results for f in r.failures if "negative accepted" in f],
             "negatives_tried": summary["negatives_tried"], "negatives_rejected": summary["negatives_rejected"],
             "kept_per_skill": {_skill(r.path): [r.tasks_kept, r.tasks_generated] for r in results},
-            "success": overall, "per_skill": per_skill, "seconds": round(time.monotonic() - started, 1)}
+            "success": overall, "per_skill": per_skill, "paraphrases": paraphrased,
+            "seconds": round(time.monotonic() - started, 1)}
     if args.json:
         print(json.dumps(data, indent=1, sort_keys=True))
         return
@@ -108,6 +114,11 @@ def main() -> None:
     print("\nnegatives by kind (rejected / tried):")
     for kind, tried in summary["negatives_tried"].items():
         print(f"  {kind:<14} {summary['negatives_rejected'].get(kind, 0):>6} / {tried}")
+    print(f"\nparaphrases accepted by kind (goal >= {PARAPHRASE_GOAL:.0%}):")
+    for kind, (accepted, tried, misses) in paraphrased.items():
+        print(f"  {kind:<14} {accepted:>6} / {tried}  {accepted / max(1, tried):.1%}"
+              + ("" if accepted / max(1, tried) >= PARAPHRASE_GOAL else "  UNDER GOAL")
+              + (f"   e.g. {misses[0][:90]!r}" if misses else ""))
     if data["dropped_at_generation"]:
         print(f"\ntasks dropped at generation because a negative passed ({len(data['dropped_at_generation'])}):")
         for line in data["dropped_at_generation"][:40]:

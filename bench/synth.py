@@ -69,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/synth_replay.p
 
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
 from weblica.synth.generate import MIN_TASKS, write_unvalidated  # noqa: E402
+from weblica.synth.genre_metrics import bundle_figures  # noqa: E402
 from weblica.synth.page_metrics import PageSize, mean_pairwise_jaccard, measure  # noqa: E402
 from weblica.synth.intents.skeleton import names_in, skeleton_share  # noqa: E402
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills  # noqa: E402
@@ -380,6 +381,8 @@ def site_figures(paths: list[Path]) -> dict[str, Any]:
         "median_elements": statistics.median([s.elements for s in sizes]) if sizes else 0,
         "median_links": statistics.median([s.links for s in sizes]) if sizes else 0,
         "median_screens": round(statistics.median([s.screens for s in sizes]), 2) if sizes else 0.0,
+        # issue 38: design systems used, shop phrases per genre, within-genre name overlap (weblica/synth/genre_metrics.py)
+        **bundle_figures(paths),
     }
 
 

@@ -76,6 +76,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     submitted: list[str] = []
     hanging = {"now": 0, "max": 0}
+    hanging_tags: list[str] = []  # the `tag` of each /hang request in progress (a test waits on its own)
     lock = threading.Lock()
 
     def page(path: str) -> Any:
@@ -97,17 +98,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     def hang() -> Any:
         import time
 
+        tag = request.args.get("tag", "")
         with lock:
             hanging["now"] += 1
             hanging["max"] = max(hanging["max"], hanging["now"])
+            hanging_tags.append(tag)
         time.sleep(float(request.args.get("s", "5")))
         with lock:
             hanging["now"] -= 1
+            hanging_tags.remove(tag)
         return "<html><body>late</body></html>"
 
     @app.get("/__state")
     def state() -> Any:
-        return jsonify(submitted=submitted, max_concurrent_hang=hanging["max"])
+        with lock:
+            return jsonify(submitted=submitted, max_concurrent_hang=hanging["max"], hanging=list(hanging_tags))
 
     return app
 

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from weblica.env.task import Check, load_tasks, save_tasks
+from weblica.policy.adversarial import CARELESS
 from weblica.synth.generate import keep_valid, write_unvalidated
 from weblica.synth.spec import compatible_categories, sample_spec, skills
 from weblica.synth.validate import validate_bundles
@@ -70,10 +71,16 @@ def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_
     assert [t.task_id for t in trajectories if t.success] == []
     # the 0 on state tasks is the "do everything" run's: the whole of it was played in this episode
     # (its pop-ups dismissed as they came, none swallowing the extra clicks), not a run cut short
+    careless = 0
     for task, traj in zip(tasks, trajectories):
-        if task.metadata.get("maximal_oracle"):
+        if any(CARELESS in s.response for s in traj.steps):  # the task done with one given value typed wrong
+            careless += 1
+            typed = [a["arguments"]["text"] for s in traj.steps for a in s.actions if a["name"] == "write"]
+            assert any(t not in task.instruction for t in typed), (task.id, typed)
+        elif task.metadata.get("maximal_oracle"):
             played = sum(len(s.actions) for s in traj.steps if "The task, and everything else." in s.response)
             assert played == len(task.metadata["maximal_oracle"]), (task.id, played)
+    assert careless >= 1
     # not a policy that simply failed: on answer tasks it reached the gold's page and said the gold
     # (among everything else), which a check looking for the gold anywhere would have paid 1.0
     holding = 0
@@ -81,7 +88,7 @@ def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_
         if not any(c.type == "answer_match" and c.mode != "refusal" for c in task.checks):
             continue
         gold = task.oracle[-1].args["answer"]
-        if re.search(rf"(?<!\w){re.escape(gold)}(?!\w)", traj.answer or "", re.IGNORECASE):
+        if re.search(rf"(?<!\w){re.escape(gold)}(?!\w)", _as_read(traj.answer or ""), re.IGNORECASE):
             holding += 1
             assert len((traj.answer or "").split()) > 3 * len(gold.split()), (task.id, traj.answer)
         else:  # only a value the page does not show (a computed difference) may be missing
@@ -89,14 +96,33 @@ def test_adversarial_policy_scores_zero_on_every_skill_and_its_answers_hold_the_
     assert holding >= 8, holding
 
 
+def _as_read(answer: str) -> str:
+    """The answer as the checker reads it: invisible characters dropped, look-alike letters as the letters
+    they imitate, letters that imitate digits ("l4") as those digits (the adversary's disguises)."""
+    from weblica.scoring.text import fold, normalize_answer
+    from weblica.scoring.confusables import disguised_number
+
+    text = normalize_answer(answer)
+    text = re.sub(r"[^\W_]+", lambda m: m.group(0) if m.group(0).isascii() else fold(m.group(0)), text)
+    return re.sub(r"[^\W_]*\d[^\W_]*", lambda m: disguised_number(m.group(0)) or m.group(0), text)
+
+
 def test_maximal_negatives_are_rejected_for_every_state_skill(synth_set):
-    results, _ = synth_set
+    from weblica.scoring.negatives import named_fields
+
+    results, tasks = synth_set
     by_skill = {json.loads((r.path / "site.json").read_text())["spec"]["skill"]: r for r in results}
+    typing = {t.skill for t in tasks if named_fields(t) and any(c.type == "state_match" for c in t.checks)}
+    assert {"forms", "account", "date-picker"} <= typing, typing
     for skill in STATE_SKILLS:
         result = by_skill[skill]
         assert result.tasks_kept == len(PICK.get(skill, [0, 1])), (skill, result.failures)
         assert result.negatives_tried.get("maximal", 0) >= 1, (skill, result.negatives_tried)
         assert result.negatives_rejected["maximal"] == result.negatives_tried["maximal"], (skill, result.failures)
+        # every value the instruction gives, typed wrong, is rejected (issue 37: "999 Wrong Street")
+        if skill in typing:
+            assert result.negatives_tried.get("named_field", 0) >= 1, (skill, result.negatives_tried)
+            assert result.negatives_rejected["named_field"] == result.negatives_tried["named_field"], (skill, result.failures)
 
 
 def _rewrite(path, index, change):
@@ -131,24 +157,31 @@ def test_validation_drops_gameable_checks_and_names_the_negative(tmp_path):
     dropped = {(d["task"], d["kind"]) for d in summary["dropped"]}
     weak, strong = (o for _, o in per_bundle[price])
     assert not weak.valid and strong.valid, (weak.failures, strong.failures)
-    assert {(weak.task_id, kind) for kind in ("enumeration", "hedge", "page_dump")} <= dropped, dropped
+    assert (weak.task_id, "enumeration") in dropped, dropped
+    # hedges and page dumps no longer pass even this check: the answer grammar reads past no hedge
+    # (weblica.scoring.grammar), whatever the pattern spells out
+    assert not {(weak.task_id, kind) for kind in ("hedge", "page_dump")} & dropped, dropped
     assert any("enumeration negative accepted" in f and "joined by" in f for f in weak.failures), weak.failures
     (_, form_outcome), = per_bundle[form]
-    assert not form_outcome.valid and (form_outcome.task_id, "maximal") in dropped, form_outcome.failures
-    assert "every other field filled" in " ".join(form_outcome.failures)
+    # the form's other named fields (email, message, ...) typed wrong pass a check that reads the name only;
+    # (the "do everything" runs, played only for a task still valid, are asked in the next test)
+    assert not form_outcome.valid and (form_outcome.task_id, "named_field") in dropped, form_outcome.failures
+    assert "email typed wrong" in " ".join(form_outcome.failures)
     # every kind is counted, and what was dropped is counted as not rejected
     tried, rejected = summary["negatives_tried"], summary["negatives_rejected"]
     for kind in ("enumeration", "hedge", "negation", "echo", "page_dump", "empty", "refusal", "wrong", "noop",
-                 "random", "maximal", "altered_state"):
+                 "random", "altered_state", "named_field", "two_assertions", "foreign_hedge",
+                 "approximation", "invisible", "homoglyph", "open_list", "question", "doubt"):
         assert tried.get(kind, 0) >= 1, (kind, tried)
-    assert rejected["enumeration"] < tried["enumeration"] and rejected["maximal"] < tried["maximal"]
+    assert rejected["enumeration"] < tried["enumeration"] and rejected["named_field"] < tried["named_field"]
 
 
 def test_negatives_of_every_kind_are_built_from_the_task():
     """No browser: what validation will ask the checks, per kind, for an answer, a URL and a state task."""
     from weblica.env.task import Task
     from weblica.synth.checks import answer_infeasible, answer_number, url_is
-    from weblica.synth.negatives import answer_negatives, maximal_plans, url_negatives
+    from weblica.scoring.negatives import answer_negatives, url_negatives
+    from weblica.synth.maximal import maximal_plans
 
     price = Task(id="p", start_url="http://s.test/", instruction="What does the most expensive Jeans cost?",
                  checks=[answer_number(316, 0, confusers=[17, 62, 342], locale="ja-JP")],

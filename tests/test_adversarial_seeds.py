@@ -15,6 +15,7 @@ from weblica.env.actions import Action
 from weblica.env.observation import Observation
 from weblica.env.popups import DISMISS, dismissal_of_any, without_dismissals
 from weblica.env.task import Check, Task, load_tasks, save_tasks
+from weblica.policy.adversarial import CARELESS
 from weblica.synth.generate import keep_valid, write_unvalidated
 from weblica.synth.spec import sample_spec
 
@@ -85,6 +86,10 @@ def test_adversary_scores_zero_and_oracle_solves_at_every_episode_seed(seeded_ta
         # it really played the whole run (no pop-up swallowed the rest, the budget held): every
         # action of the "do everything" run went out, and the end state is the task done and more
         # (a check passes, another fails), not a run that failed to get anywhere
+        # (the careless typist's episodes do the task with one value the instruction gave typed wrong: the
+        # site may refuse it outright, a transfer of the wrong amount, so every check may fail there)
+        if any(CARELESS in s.response for s in traj.steps):
+            continue
         played = sum(len(s.actions) for s in traj.steps if EVERYTHING in s.response)
         assert played == len(task.metadata["maximal_oracle"]), (traj.task_id, traj.seed, played)
         passed = [c.get("passed") for c in traj.check_results]

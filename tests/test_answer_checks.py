@@ -9,8 +9,9 @@ import time
 import pytest
 
 from weblica.env.actions import ActionError, make_action
-from weblica.env.answer_check import MAX_ANSWER_CHARS
-from weblica.env.task import Check, Task, evaluate_checks, run_check
+from weblica.scoring.answer import MAX_ANSWER_CHARS
+from weblica.env.task import Check, Task
+from weblica.scoring.checks import evaluate_checks, run_check
 from weblica.synth.checks import answer_count, answer_date, answer_infeasible, answer_number, answer_text
 
 JEANS = "Which Jeans is the cheapest?"
@@ -397,7 +398,7 @@ PAGE = "Jeans\nSoft Oxford\n¥17\nCropped Cardigan\n¥316\nBold Poncho\n¥342\nF
 
 
 def test_confusers_harvested_from_a_recorded_page():
-    from weblica.env.page_confusers import page_confusers
+    from weblica.scoring.page_confusers import page_confusers
 
     names = page_confusers(PAGE, "Cropped Cardigan", "ja-JP")
     assert {"Soft Oxford", "Bold Poncho"} <= set(names) and "Add to cart" not in names

@@ -1,5 +1,5 @@
 """Attacks on the page confusers a cache build puts on its kept tasks (weblica/cache/confusers.py,
-weblica/env/page_confusers.py), over a real recording store: a cheating answer (every byline, price or
+weblica/scoring/page_confusers.py), over a real recording store: a cheating answer (every byline, price or
 date the recorded pages show; a hedge; a denial; another entity's value) scores 0, the gold in the
 phrasings a person writes scores 1, and a page that shows the gold twice (byline and bio, price and
 total, in other formats) never turns the gold into its own confuser."""
@@ -10,7 +10,8 @@ import pytest
 from weblica.cache.confusers import with_page_confusers
 from weblica.cache.exchange import Exchange
 from weblica.cache.store import Store
-from weblica.env.task import Check, Task, evaluate_checks
+from weblica.env.task import Check, Task
+from weblica.scoring.checks import evaluate_checks
 
 ARTICLE = """<html><head><title>Pasta</title></head><body><header><b>Nyheter</b></header>
 <h1>How to cook pasta</h1><p class=byline>By Anna Berg</p><p>Published 10 March 2026</p>

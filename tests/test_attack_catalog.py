@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from weblica.env.answer_check import check_answer
+from weblica.scoring.answer import check_answer
 from weblica.synth.generate import build_site, write_unvalidated
 from weblica.synth.site import draft_to_task
 from weblica.synth.skills.common import LISTING_PAGE
@@ -147,8 +147,8 @@ AGGREGATES = ("cheapest-of-kind", "top-price-of-kind", "cheapest-kind-to-cart", 
 def test_aggregate_golds_range_over_the_whole_catalog_not_its_first_page():
     """'The cheapest X', 'the most expensive X', 'how many X up to P' on catalogs of several pages: each
     gold is the aggregate over every entity of the kind (the listing pages past the first included)."""
-    from weblica.env import answers as A
-    from weblica.env import text as T
+    from weblica.scoring import numbers as A
+    from weblica.scoring import text as T
 
     checked = 0
     for skill in ("filter-sort", "checkout", "multi-page", "table-reasoning"):

@@ -47,7 +47,7 @@ def _traj(seed: int, answer: str) -> Trajectory:
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_the_reward_scores_the_member_the_seed_played(seed):
-    from weblica.policy.reward import compute_reward
+    from weblica.scoring.reward import compute_reward
 
     task, k = _family(), _expected(seed)
     played = episode_task(task, seed)
@@ -107,7 +107,7 @@ def test_judge_distillation_shows_the_judge_the_played_instruction(tmp_path):
 
 def test_judge_agreement_asks_the_judge_about_the_played_task(tmp_path, monkeypatch):
     from weblica.judge import agree
-    from weblica.policy.judge import JudgeVerdict
+    from weblica.scoring.judge import JudgeVerdict
 
     run = _run_dir(tmp_path, [1, 2])
     labels = tmp_path / "labels.jsonl"
@@ -126,7 +126,7 @@ def test_judge_agreement_asks_the_judge_about_the_played_task(tmp_path, monkeypa
 
 
 def test_the_live_judges_evidence_names_the_played_instruction():
-    from weblica.eval.judge import Evidence
+    from weblica.scoring.benchmark_judges import Evidence
 
     for seed in (1, 2, 5):
         evidence = Evidence.from_trajectory(_traj(seed, "x"), _family(), None)

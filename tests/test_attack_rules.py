@@ -249,7 +249,8 @@ def test_each_instance_is_ruled_by_its_own_rules(tmp_path):
 def test_a_collection_spelled_another_way_is_another_collection_the_checks_never_read(client):
     """POST/PUT to 'Seat_orders' or 'seat_orders ' (URL-encoded) store under that other name: the ruled
     collection the page and the checks read stays as it was; slashes and dot segments reach no route."""
-    from weblica.env.task import Check, run_check
+    from weblica.env.task import Check
+    from weblica.scoring.checks import run_check
 
     for path in ["/api/Seat_orders", "/api/doc/Seat_Orders", "/api/doc/seat_orders%20"]:
         method = "PUT" if "/doc/" in path else "POST"

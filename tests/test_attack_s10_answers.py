@@ -1,4 +1,4 @@
-"""Attacks on session 10's answer-check changes (weblica/env/answer_check.py): a label before the gold
+"""Attacks on session 10's answer-check changes (weblica/scoring/answer.py): a label before the gold
 ("Author: Anna Berg") is no candidate, and "I think" / "I believe" hedge. A reward-maximizing policy
 would stuff labels with candidates, chain them, use a confuser's name as the label, or list every
 candidate behind one label; where the question names the candidates itself, no single answer may win

@@ -18,7 +18,7 @@ from weblica.serve.app import ADMIN_HEADER, ServeConfig, create_app
 from weblica.serve.rules import refusal
 from weblica.serve.server import SiteServer
 from weblica.synth.generate import build_site
-from weblica.synth.genres.hotel_nights import calendar_nights
+from weblica.synth.genres.travel.nights import calendar_nights
 from weblica.synth.spec import sample_spec
 
 REPO = Path(__file__).resolve().parents[1]

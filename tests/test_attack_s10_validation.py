@@ -40,8 +40,7 @@ REAL_TIME = re.compile(r"\.timeStamp\b|document\.timeline|performance\.(?:timing
 
 def _page_scripts() -> list[Path]:
     shipped = [p for p in (REPO / "sites").glob("*/public/**/*") if p.suffix in (".js", ".html")]
-    own = [*(REPO / "synth" / "static").glob("*.js"), *(REPO / "synth" / "templates").rglob("*.js"),
-           *(REPO / "synth" / "templates").rglob("*.j2")]
+    own = [*(REPO / "weblica" / "synth").rglob("*.js"), *(REPO / "weblica" / "synth").rglob("*.j2")]
     return shipped + own
 
 

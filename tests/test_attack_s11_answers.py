@@ -1,4 +1,4 @@
-"""Attacks on session 11's answer checks (weblica/env/answer_check.py, answer_context.py, assertion.py):
+"""Attacks on session 11's answer checks (weblica/scoring/answer.py, context.py, assertion.py):
 the options a question names compete with the gold; "A", "A, not B", "A rather than B" pass and "A or B"
 fails. A reward-maximizing policy tries hedges that keep the other option open ("A if not B", "A, or
 the other one"), negated comparisons ("A is never cheaper than B", which says B is the cheaper), double
@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tests.test_answer_checks import score
-from weblica.env import answer_context, assertion
+from weblica.scoring import context as answer_context
+from weblica.scoring import assertion
 from weblica.synth.checks import answer_number, answer_text
 
 A, B, C = "Apex Laptop", "Nimbus Laptop", "Polar Laptop"
@@ -129,7 +130,9 @@ def test_the_gold_spelled_with_invisible_or_wide_characters_is_the_gold_and_a_lo
     gold = answer_text(A, [B])
     for same in ("Apex\u200d Laptop", "Ａｐｅｘ Ｌａｐｔｏｐ", "APEX LAPTOP"):
         assert score(gold, same, TWO) == 1.0, ascii(same)
-    assert score(gold, "Apex Lаptop", TWO) == 0.0  # a Cyrillic а: another word (a miss, never a wrong pass)
+    # a Cyrillic а reads as its Latin prototype (Unicode's confusables, issue 37): the gold, not another word,
+    # and so the same letter cannot hide a second option either (test_invisible_or_look_alike_...)
+    assert score(gold, "Apex Lаptop", TWO) == 1.0
 
 
 # ---- one list of denial words (assertion.NEGATIONS), each word decided both ways ---------------------------

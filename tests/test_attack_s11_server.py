@@ -20,7 +20,7 @@ from weblica.serve.rules import refusal
 from weblica.serve.server import SiteServer
 from weblica.stay_nights import stay_nights
 from weblica.synth.generate import build_site
-from weblica.synth.genres.events import available
+from weblica.synth.genres.events.flow import available
 from weblica.synth.spec import sample_spec
 
 HOST = "tickets11.synth.test"

@@ -362,7 +362,8 @@ def test_controls_train_from_sft_for_grpos_compute_on_their_episodes(site, tmp_p
     torch.set_num_threads(1)
     train_file = tmp_path / "train.jsonl"
     save_tasks([hand_tasks(site.url)[0], hand_tasks(site.url)[3]], train_file)  # 2 steps + 1 step
-    args = argparse.Namespace(sft_epochs=1, sft_lr=1e-3, control_lr=2e-4, oracle_thoughts=False, match="samples")
+    args = argparse.Namespace(sft_epochs=1, sft_lr=1e-3, control_lr=2e-4, oracle_thoughts=False, match="samples",
+                              obs="screenshot")
     seed_dir = tmp_path / "seed-0"
     stages = {"base": {"checkpoint": str(tiny_checkpoint())}}
     stages["sft"] = learn.run_stage("sft", seed_dir, 0, args, train_file, stages)
@@ -421,7 +422,7 @@ def test_evaluation_plays_only_the_splits_not_yet_cached(tmp_path, monkeypatch):
 
     played: list[tuple[list[str], Path]] = []
 
-    def fake_play(checkpoint, splits, out, seed, blind):
+    def fake_play(checkpoint, splits, out, seed, blind, obs="screenshot"):
         played.append((sorted(splits), out))
         out.mkdir(parents=True, exist_ok=True)
         return {name: {"solved": len(name), "solved_ids": [name]} for name in splits}

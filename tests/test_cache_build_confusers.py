@@ -14,8 +14,9 @@ from test_cache_build import invoke, write_tasks  # noqa: E402
 
 from weblica.cache.confusers import html_text  # noqa: E402
 from weblica.cache.demo_site import NewsSite, news_tasks  # noqa: E402
-from weblica.env.page_confusers import check_confusers, same_frame_confusers  # noqa: E402
-from weblica.env.task import Check, Task, evaluate_checks, run_check  # noqa: E402
+from weblica.scoring.page_confusers import check_confusers, same_frame_confusers  # noqa: E402
+from weblica.env.task import Check, Task  # noqa: E402
+from weblica.scoring.checks import evaluate_checks, run_check
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +64,14 @@ def test_the_gold_alone_scores_1_under_the_cache_task(built, answer):
 @pytest.mark.parametrize("answer", ["Anna Berg. Sara Ek wrote the lamp article.", "Anna Berg; see also Sara Ek",
                                     "Anna Berg (with Olle Lind)"])
 def test_the_confusers_catch_what_the_shape_check_alone_lets_through(built, answer):
-    """Without the harvested list these answers (the gold, then another author in a clause of its own) pass;
-    with it they fail."""
+    """The gold, then another author in a clause of its own: the answer grammar rejects it without any list
+    (a second name beside a name; these passed a bare check before it), and the harvested list names the
+    author in the detail."""
     task = built[1]["news-author"]
-    bare = Check("answer_match", "Anna Berg")
-    assert run_check(bare, answer, task.start_url, None, instruction=task.instruction).passed
-    assert not run_check(task.checks[0], answer, task.start_url, None, instruction=task.instruction).passed
+    bare = run_check(Check("answer_match", "Anna Berg"), answer, task.start_url, None, instruction=task.instruction)
+    assert not bare.passed and "which is not the gold" in bare.detail
+    listed = run_check(task.checks[0], answer, task.start_url, None, instruction=task.instruction)
+    assert not listed.passed and "confusers: page" in listed.detail
 
 
 ARTICLE = """<!doctype html><html><head><title>How to cook pasta</title><style>p{color:red}</style></head><body>
@@ -107,7 +110,9 @@ def test_pages_without_the_gold_and_value_free_modes_give_nothing():
 
 
 def test_a_confuser_the_recorded_solution_names_is_left_out(tmp_path):
-    # the solving answer said the site's name beside the author: the harvested 'Nyheter' would fail it
+    # a confuser that would fail the answer a recorded solution gave is left out ("By Anna Berg" passes
+    # with every harvested byline); a solution the answer grammar rejects anyway ("Anna Berg of Nyheter":
+    # a second name beside the gold) protects nothing, so the site's name stays a confuser
     from weblica.cache.confusers import with_page_confusers
     from weblica.cache.store import Store
     from weblica.env.task import Check, Task
@@ -120,12 +125,15 @@ def test_a_confuser_the_recorded_solution_names_is_left_out(tmp_path):
     task = Task(id="t", start_url="https://news.test/", instruction="Who wrote it?",
                 checks=[Check("answer_match", "Anna Berg")])
     strict, added = with_page_confusers(task, rec, run)
-    lenient, _ = with_page_confusers(task, rec, run, ["Anna Berg of Nyheter"])
-    assert "Nyheter" not in (lenient.checks[0].confusers or []) and added >= 1
-    assert {"Sara Ek", "Olle Lind"} <= set(lenient.checks[0].confusers)
-    assert "Nyheter" in strict.checks[0].confusers   # with no solution to keep, the site's name is a confuser
-    assert run_check(lenient.checks[0], "Anna Berg of Nyheter", "", None, instruction=task.instruction).passed
-    assert not run_check(lenient.checks[0], "Anna Berg, Sara Ek", "", None, instruction=task.instruction).passed
+    kept, _ = with_page_confusers(task, rec, run, ["By Anna Berg"])
+    ungrammatical, _ = with_page_confusers(task, rec, run, ["Anna Berg of Nyheter"])
+    assert added >= 1 and {"Sara Ek", "Olle Lind"} <= set(kept.checks[0].confusers)
+    assert "Nyheter" in strict.checks[0].confusers and "Nyheter" in ungrammatical.checks[0].confusers
+    for check in (kept.checks[0], strict.checks[0]):
+        assert run_check(check, "By Anna Berg", "", None, instruction=task.instruction).passed
+        assert not run_check(check, "Anna Berg, Sara Ek", "", None, instruction=task.instruction).passed
+    said = run_check(ungrammatical.checks[0], "Anna Berg of Nyheter", "", None, instruction=task.instruction)
+    assert not said.passed and "'Nyheter'" in said.detail
 
 
 def _html_exchange(run_id: int, url: str):

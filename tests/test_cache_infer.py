@@ -154,16 +154,20 @@ def test_path_embedded_parameters_become_fields():
     assert request_view("GET", "https://a.test/a;b/c").path == "/a;b/c"  # a `;` that is no parameter stays
 
 
-def test_path_parameters_fresh_in_every_run_are_ignored(tmp_path):
+@pytest.mark.parametrize("rotating", [False, True])
+def test_path_parameters_are_ignored_on_same_response_evidence_only(tmp_path, rotating):
+    # issue 41: a path parameter is part of the path; fresh in every run is not enough when the creative
+    # changes with it (the held-out load's creative is not the recorded one), the same answer is
     store = Store.open_dir(tmp_path / "rec", create=True)
     for run_no in range(2):
         run = store.new_run("record")
         for i in range(2):
             _add(store, run, i, "GET", f"https://ad.a.test/ad/side;ord={run_no}873421{i};misc={int(NOW) + 10 * run_no + i}",
-                 "", f"creative {(run_no + i) % 2}")
+                 "", f"creative {(run_no + i) % 2}" if rotating else "creative 0")
         store.finish_run(run)
-    ignored = {r.field for r in infer_rules(store, NOW)["a.test"].of_kind("ignore")}
-    assert {"path:ord", "path:misc"} <= ignored
+    rules = infer_rules(store, NOW).get("a.test")
+    ignored = {r.field for r in rules.of_kind("ignore")} if rules else set()
+    assert ({"path:ord", "path:misc"} & ignored) == (set() if rotating else {"path:ord", "path:misc"})
     store.close()
 
 

@@ -7,7 +7,6 @@ import pytest
 
 from weblica.env.actions import TOOLS
 from weblica.env.browser_env import EnvConfig, WebEnv
-from weblica.env.tabs import SettleOptions
 from weblica.env.task import Task
 from tests_helpers import run
 

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -199,10 +200,17 @@ def test_too_many_waiting_steps_are_refused_and_close_ends_the_queue(site, monke
         assert codes.count(200) == 2 and codes.count(429) == 2, codes  # one ran, one waited, two refused
         assert all("requests on one session run one at a time" in a.json()["error"]
                    for a in answers if a.status_code == 429)
-        # a close while a step runs: the step finishes, a step queued behind it gets 404, nothing hangs
+        # a close while a step runs: the step finishes, a step queued behind it gets 404, nothing hangs.
+        # The close goes once the step is seen running (its page load waits in the site's /hang), not after
+        # a fixed pause a loaded machine can outlast
+        tag = f"close-race-{sid}"
+        running_step = {**slow, "action": {"name": "goto_url", "arguments": {"url": site.url + f"/hang?s=1.5&tag={tag}"}}}
         with ThreadPoolExecutor(3) as pool:
-            first = pool.submit(httpx.post, running.url + "/step", json=slow, timeout=60)
-            threading.Event().wait(0.3)
+            first = pool.submit(httpx.post, running.url + "/step", json=running_step, timeout=60)
+            deadline = time.monotonic() + 30
+            while tag not in httpx.get(site.url + "/__state").json()["hanging"] and not first.done() \
+                    and time.monotonic() < deadline:
+                time.sleep(0.01)
             closing = pool.submit(httpx.post, running.url + "/close", json={"session_id": sid}, timeout=60)
             threading.Event().wait(0.1)
             late = pool.submit(httpx.post, running.url + "/step", json=slow, timeout=60)

@@ -135,7 +135,7 @@ def test_rewards_and_sft_prompts_use_the_member_of_the_trajectory_s_seed(family)
     import asyncio
 
     from weblica.env.episode import StepRecord, Trajectory
-    from weblica.policy.reward import compute_reward
+    from weblica.scoring.reward import compute_reward
 
     _, _, task = family
     member = episode_task(task, 2)

@@ -15,7 +15,7 @@ from tests_helpers import run
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task
 from weblica.eval.benchmarks import BenchmarkFormatError, load_benchmark
-from weblica.eval.judge import Evidence, Judge, JudgeError, OpenAIChatProvider, make_provider
+from weblica.scoring.benchmark_judges import Evidence, Judge, JudgeError, OpenAIChatProvider, make_provider
 from weblica.eval.live import (HostBlocklist, LiveConfig, attribute_fault, probe_sites, run_live, site_of)
 from weblica.policy.random_policy import RandomPolicy
 
@@ -139,7 +139,7 @@ def test_webvoyager_protocol_over_the_wire(fake):
 
 def test_every_answer_judging_prompt_says_lists_and_hedges_fail(fake):
     """Issue 16 point 7: webvoyager, webjudge's outcome, deepshop and webtailbench requests carry the rule."""
-    from weblica.env.answer_check import ANSWER_RULE
+    from weblica.scoring.answer import ANSWER_RULE
 
     fake.replies["As an evaluator"] = lambda body: "It lists three kettles.\nNOT SUCCESS"
     fake.replies["You identify the key points"] = lambda body: "**Key Points**:\n1. red kettle"

@@ -16,7 +16,7 @@ if Path(_path).is_dir() and _path not in sys.path:
 bg_env = pytest.importorskip("browsergym.core.env",
                              reason="browsergym-core not installed (.ci/setup puts it in .browsergym/)")
 
-from weblica.env.task import Task, TaskSource  # noqa: E402
+from weblica.env.task import Task  # noqa: E402
 from weblica.integrations import browsergym as wbg  # noqa: E402
 
 

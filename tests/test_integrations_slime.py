@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from framework_contracts import slime_types as st
+from scripted_rollouts import ANSWER, NO_ANSWER, SCROLL, ScriptedTokenBackend
 from weblica.env.task import Task
 from weblica.integrations import slime
 from tests_helpers import run
@@ -25,6 +26,12 @@ def args_for(**kw):
     return types.SimpleNamespace(**base)
 
 
+# the group's episodes, in the order they first reach the engine: scroll then answer (two turns, reward 1),
+# answer "" (reward 0: the check wants a character), answer (reward 1). The tiny model's weights give every
+# forced token its log-prob; what it would sample decides nothing (tests/scripted_rollouts.py)
+SCRIPTS = ([SCROLL, ANSWER], [NO_ANSWER], [ANSWER])
+
+
 @pytest.fixture(scope="module")
 def played_group(site):
     """One slime group (3 samples of one prompt) played through slime's generate_and_rm path."""
@@ -34,7 +41,7 @@ def played_group(site):
 
     torch.set_num_threads(1)
     backend = HFBackend(tiny_checkpoint())
-    server = ServeInThread(create_sglang_app(backend))
+    server = ServeInThread(create_sglang_app(ScriptedTokenBackend(backend, SCRIPTS)))
     args = args_for(hf_checkpoint=str(tiny_checkpoint()), weblica_engine_url=server.url)
     row = slime.prompt_row(any_task(site))
     template = st.dataset_sample(json.loads(json.dumps(row)), "prompt", "metadata", processor_loaded=True)
@@ -88,14 +95,15 @@ def test_generate_fans_out_turns_slime_accepts(played_group):
             assert mm["pixel_values"].shape[0] == int(mm["image_grid_thw"].prod(-1).sum())
             assert t.reward == t.metadata["episode_reward"] and t.status in (
                 st.Sample.Status.COMPLETED, st.Sample.Status.TRUNCATED)
-    # the warm-started tiny model answers click + done: some episode ends done with reward 1
-    assert any(ep[0].metadata["termination_reason"] == "done" and ep[0].reward == 1.0 for ep in group)
+    # the scripts: one episode of two turns and two of one, all ended by done; rewards 1, 0, 1
+    assert sorted((len(ep), ep[0].reward) for ep in group) == [(1, 0.0), (1, 1.0), (2, 1.0)]
+    assert all(t.metadata["termination_reason"] == "done" for ep in group for t in ep)
 
 
 def test_filter_and_post_process_on_real_groups(played_group):
     args, group, _ = played_group
     rewards = [ep[0].reward for ep in group]
-    assert slime.dynamic_filter(args, group) == (len(set(rewards)) > 1)
+    assert slime.dynamic_filter(args, group) is True  # the scripted rewards differ
     same = [ep for ep in group if ep[0].reward == rewards[0]]
     assert slime.dynamic_filter(args, same) is False
     data = st.convert_samples_to_train_data(args, st.flatten([group]), post_process=slime.reward_post_process)
@@ -105,6 +113,9 @@ def test_filter_and_post_process_on_real_groups(played_group):
     for rid, adv in zip(data["rollout_ids"], data["rewards"]):
         per_episode.setdefault(rid, set()).add(round(adv, 6))
     assert all(len(v) == 1 for v in per_episode.values())  # every turn gets its episode's advantage
+    # normalised over the group's episodes (1, 0, 1): the failure below the mean, the successes above
+    by_reward = {ep[0].reward: per_episode[ep[0].rollout_id] for ep in group}
+    assert max(by_reward[0.0]) < 0 < min(by_reward[1.0])
 
 
 def sample(group, index, reward, turns, removed=False):

@@ -15,25 +15,62 @@ from fixtures_models import tiny_checkpoint  # noqa: E402
 from sites import LocalServer, create_app  # noqa: E402
 
 G = 2  # episodes per task (TRL's num_generations)
-# The site's URL is in every prompt, so on an ephemeral port the sampled episodes (and whether any group's
-# rewards differ, which the update needs) change from run to run; this file's one server sits on a port
-# no other test uses, so the run is the same every time (seeded sampling, same prompts).
-PINNED_PORT = 28417
+SCROLL = '<think>Look further down.</think>\n<tool_call>{"name": "scroll", "arguments": {"direction": "down"}}</tool_call>'
+DONE = '<think>Answer.</think>\n<tool_call>{{"name": "done", "arguments": {{"answer": "{}"}}}}</tool_call>'
+# Each group's first episode to start scrolls, then answers right (reward 1, two turns: an observation turn
+# between them); its second answers wrong at once (reward 0). The group's rewards differ by construction,
+# so the advantage is not zero and the step must move the weights, whatever the weights would sample.
+SCRIPTS = ([SCROLL, DONE.format("yes")], [DONE.format("no")])
 
 
-@pytest.fixture(scope="module")
-def pinned_site():
-    try:
-        server = LocalServer(create_app(), port=PINNED_PORT)
-    except OSError as exc:
-        pytest.fail(f"port {PINNED_PORT} is taken ({exc}); this test needs it free to be repeatable")
-    with server:
-        yield server
+class ScriptedBackend:
+    """The trainer's weights made to answer a fixed script: each response is forced token by token and
+    carries its log-probs under those weights (what sampling that text logs), so the rows TRL trains on
+    are real model rows whose outcome does not depend on what the tiny model happens to sample."""
+
+    def __init__(self, inner, claim):
+        self.inner, self.claim, self.script = inner, claim, None
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    async def generate(self, messages, seed):
+        import asyncio
+
+        from weblica.policy.backends.base import Generation
+
+        turn = sum(m.role == "assistant" for m in messages)
+        if self.script is None:
+            self.script = self.claim(messages)
+        text = self.script[turn]  # an episode that outlives its script fails the test loudly
+        tokenizer = self.inner.tokenizer
+        ids = tokenizer.encode(text, add_special_tokens=False) + [tokenizer.convert_tokens_to_ids("<|im_end|>")]
+        prompt = self.inner.encode(messages)
+        logprobs = await asyncio.to_thread(self.inner.sequence_logprobs, prompt, ids)
+        return Generation(text, list(prompt.input_ids), ids, logprobs, "stop")
 
 
-def any_answer(site, i, path, steps=2):
-    return Task.from_dict({"id": f"any-{i}", "start_url": site.url + path, "instruction": "Finish with any answer.",
-                           "max_steps": steps, "checks": [{"type": "answer_match", "expected": ".", "mode": "regex"}]})
+class ScriptedRollout(WeblicaRollout):
+    """Hands each episode's policy the next script of its task's group (first come, first served)."""
+
+    def make_policy(self, backend, horizon):
+        return super().make_policy(ScriptedBackend(backend, self._claim), horizon)
+
+    def _claim(self, messages):
+        key = next(t for t in self.tasks if self.tasks[t].instruction in " ".join(m.text for m in messages))
+        taken = self.claimed.setdefault(key, 0)
+        self.claimed[key] = taken + 1
+        return SCRIPTS[taken % len(SCRIPTS)]
+
+    def __call__(self, prompts, trainer):
+        self.claimed = {}
+        return super().__call__(prompts, trainer)
+
+
+def answer_yes(site, i, path, steps=3):
+    return Task.from_dict({"id": f"yes-{i}", "start_url": site.url + path,
+                           "instruction": f"Say yes (task {i}).", "max_steps": steps,
+                           "checks": [{"type": "answer_match", "expected": "yes"}]})
 
 
 def recompute(model, processor, row_prompt, row_completion, images, temperature):
@@ -50,15 +87,15 @@ def recompute(model, processor, row_prompt, row_completion, images, temperature)
     return scores.gather(-1, torch.tensor(row_completion)[:, None])[:, 0].tolist()
 
 
-def test_one_grpo_step_through_our_rollout(pinned_site, tmp_path):
+def test_one_grpo_step_through_our_rollout(site, tmp_path):
     from transformers import AutoModelForImageTextToText
 
     torch.set_num_threads(1)
-    path = tiny_checkpoint()  # warm-started: answers in the protocol
+    path = tiny_checkpoint(0)  # untrained: the scripts decide every outcome, whatever the weights sample
     model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch.float32)
     processor = load_processor(path)
-    tasks = [any_answer(pinned_site, 0, "/"), any_answer(pinned_site, 1, "/second")]
-    rollout = WeblicaRollout(tasks, max_new_tokens=48, parallel=2, seed=3, run_dir=tmp_path / "rollouts")
+    tasks = [answer_yes(site, 0, "/"), answer_yes(site, 1, "/second")]
+    rollout = ScriptedRollout(tasks, max_new_tokens=48, parallel=2, seed=3, run_dir=tmp_path / "rollouts")
     seen = {}
 
     def recording_rollout(prompts, trainer):
@@ -92,13 +129,14 @@ def test_one_grpo_step_through_our_rollout(pinned_site, tmp_path):
         assert not traj.removed and traj.steps
         # the row decodes to our prompt, and its model tokens are exactly the sampled turns
         assert prompt == traj.steps[0].prompt_token_ids
-        assert "Finish with any answer." in tokenizer.decode(prompt)
+        assert f"Say yes (task {traj.task_id[-1]})." in tokenizer.decode(prompt)
         sampled = [i for i, m in zip(completion, mask) if m]
         assert sampled == [i for s in traj.steps for i in s.token_ids]
         for step in traj.steps:
             assert tokenizer.decode(step.token_ids).startswith(tokenizer.decode(step.token_ids[:1]))
             assert prompt + completion[:len(step.prompt_token_ids) - len(prompt)] == step.prompt_token_ids
         # observation turns the env added between responses are masked out; they hold the new screenshot
+        assert len(traj.steps) == (2 if traj.reward else 1)
         if len(traj.steps) > 1:
             added = [i for i, m in zip(completion, mask) if not m]
             assert "Step 1." in tokenizer.decode(added) and added.count(processor.image_token_id if hasattr(
@@ -114,6 +152,9 @@ def test_one_grpo_step_through_our_rollout(pinned_site, tmp_path):
         assert reward == traj.reward
         if traj.termination_reason == "done":
             assert traj.check_results and reward == float(traj.success)
+    # every group holds one rewarded and one unrewarded episode, so the update has a signal
+    for task in tasks:
+        assert sorted(t.reward for t in trajs if t.task_id == task.id) == [0.0, 1.0]
     # the step really moved the weights
     changed = sum(not torch.equal(before[n], p.detach()) for n, p in model.named_parameters())
     assert changed > 0
@@ -138,8 +179,8 @@ def test_removed_episode_is_unscorable_and_masked():
 
 
 def test_prompts_out_of_group_order_are_refused(site):
-    rollout = WeblicaRollout([any_answer(site, 0, "/"), any_answer(site, 1, "/second")])
+    rollout = WeblicaRollout([answer_yes(site, 0, "/"), answer_yes(site, 1, "/second")])
     with pytest.raises(ValueError, match="num_generations"):
-        rollout._groups([[{"role": "user", "content": i}] for i in ["any-0", "any-1", "any-0", "any-1"]])
+        rollout._groups([[{"role": "user", "content": i}] for i in ["yes-0", "yes-1", "yes-0", "yes-1"]])
     with pytest.raises(ValueError, match="not given"):
         rollout._groups([[{"role": "user", "content": "nope"}]] * 2)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from scripted_rollouts import ANSWER, NO_ANSWER, SCROLL, ScriptedTokenBackend
 from weblica.env.task import Task
 from weblica.integrations import verl as wv
 from tests_helpers import run
@@ -99,7 +100,10 @@ def played(site):
     torch.set_num_threads(1)
     backend = HFBackend(tiny_checkpoint())
     processor = tiny_processor(tiny_checkpoint())
-    manager = VerlStyleServerManager(backend)
+    # the sessions' responses, in order: scroll then answer (two turns, reward 1), answer "" (reward 0: the
+    # check wants a character), answer (reward 1); the weights give every forced token its log-prob, and
+    # what the tiny model would sample decides nothing (tests/scripted_rollouts.py)
+    manager = VerlStyleServerManager(ScriptedTokenBackend(backend, [[SCROLL, ANSWER], [NO_ANSWER], [ANSWER]]))
 
     async def env_factory(task):
         return WebEnv()
@@ -130,7 +134,8 @@ def test_each_turn_is_one_output_with_its_images_under_images(played):
             assert o.prompt_ids.count(pad) == int(grid.prod(-1).sum()) // merge ** 2 > 0
             assert "success" in o.extra_fields["reward_extra_info"]
             assert o.extra_fields["termination_reason"] in ("done", "max_steps", "format_error")
-    assert any(s[-1].extra_fields["termination_reason"] == "done" and s[-1].reward_score == 1.0 for s in sessions)
+    assert [(len(s), s[-1].reward_score) for s in sessions] == [(2, 1.0), (1, 0.0), (1, 1.0)]
+    assert all(o.extra_fields["termination_reason"] == "done" for s in sessions for o in s)
 
 
 def test_a_removed_episode_gives_no_output(played):
@@ -193,6 +198,7 @@ def test_real_verl_takes_the_outputs(played, tmp_path):
     out = compute_advantage_for_multi_trajectories(data, keys, AdvantageEstimator.GRPO, num_repeat=3)
     rewards = [s[-1].reward_score for s in sessions]
     mean, std = float(np.mean(rewards)), float(np.std(rewards, ddof=1))
+    assert std > 0  # the scripted sessions' rewards differ: the advantages are not all zero
     for key, adv, mask in zip(keys, out.batch["advantages"], out.batch["response_mask"]):
         sid = int(key.split("_")[1])
         expected = (rewards[sid] - mean) / (std + 1e-6)

@@ -149,8 +149,13 @@ def live_env(hostile, allow_private=False, enforcer="gateway"):
 
 
 def task(url, kind="probe", source=None, **extra):
-    return Task.from_dict({"id": "nav", "source": source or {"kind": kind}, "start_url": url,
-                           "instruction": "leave the sandbox", "max_steps": 30, **extra})
+    """A task starting at `url`. One that is no http(s) URL is refused when a task file loads (weblica.env.task):
+    it is set on the loaded task here, as code building Task objects could, so the env's own refusal is tested."""
+    from dataclasses import replace
+
+    loaded = Task.from_dict({"id": "nav", "source": source or {"kind": kind}, "start_url": "https://loaded.invalid/",
+                             "instruction": "leave the sandbox", "max_steps": 30, **extra})
+    return replace(loaded, start_url=url)
 
 
 def act(name, **args):
@@ -250,18 +255,19 @@ def test_start_url_outside_the_sandbox_is_a_bad_task(hostile, victim, enforcer):
     assert "loopback address" in errors[1] and "link-local address" in errors[2]
 
 
-def test_weblica_run_records_a_clear_failure_for_a_file_start_url(tmp_path):
+def test_weblica_run_refuses_a_file_start_url_when_the_tasks_load(tmp_path):
+    """A file: start URL is a bad task file (issue 42: a `file:line` error when tasks load), not an
+    env_error episode that counts against success; no browser starts, nothing of the file is rendered."""
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps({"id": "passwd", "start_url": PASSWD, "instruction": "read it",
                                  "oracle": [act("done", answer="x")]}) + "\n")
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "weblica.cli", "run", "--tasks", str(tasks), "--out", str(out),
                            "--json"], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    episode = json.loads((out / "episodes.jsonl").read_text().splitlines()[0])
-    assert episode["termination_reason"] == "env_error" and episode["removed"]
-    assert "file:// URLs are outside the sandbox" in episode["error"]
-    assert not list(out.rglob("*.png"))  # nothing of the file was ever rendered
+    assert proc.returncode == 1, proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert f"{tasks}:1: task passwd: 'start_url' must be an http(s) URL" in error
+    assert not out.exists()
 
 
 # ---- what pages do: links, redirects, new tabs, subresources -----------------------------------
@@ -502,7 +508,8 @@ def test_env_server_refuses_file_urls(site):
     try:
         client = httpx.Client(base_url=f"http://127.0.0.1:{srv.server_port}", timeout=60)
         r = client.post("/reset", json={"task": {"id": "p", "start_url": PASSWD, "instruction": "read"}})
-        assert r.status_code == 400 and "file:// URLs are outside the sandbox" in r.json()["error"]
+        # refused as the task loads: a start page must be an http(s) URL (weblica.env.task)
+        assert r.status_code == 400 and "'start_url' must be an http(s) URL" in r.json()["error"]
         r = client.post("/reset", json={"task": {"id": "p", "start_url": site.url + "/", "instruction": "x"}})
         sid = r.json()["session_id"]
         r = client.post("/step", json={"session_id": sid, "action": [act("goto_url", url=PASSWD)]})

@@ -1,6 +1,7 @@
 """The `hf:` backend on a tiny Qwen3-VL checkpoint: real forward passes on CPU."""
 import asyncio
 import json
+import math
 import time
 
 import pytest
@@ -64,24 +65,20 @@ def test_greedy_decoding_logprobs_are_under_temperature_one():
 
 
 def test_warm_started_model_emits_tool_calls_that_parse_into_viewport_pixels():
-    # temperature 0.7 (OpenWebRL samples at 0.6-0.8): the tiny model still slips a character now and then
-    # (which seed slips moves with any change to the prompt, such as a tool's description), so four
-    # seeded samples are read and at most one may fail to parse
+    # greedy decoding: what is under test is the path of the trained answer (parsing, Qwen3-VL's 0-1000 grid
+    # to viewport pixels, the second turn's prompt), not whether a sample at temperature 0.7 slips a
+    # character (which seed slips moves with any change to the prompt or the torch build). How well the
+    # answer holds under sampling is test_warm_start_answer_holds_on_prompts_it_never_saw's, by probability
     task, obs = make_task("Open the cart."), make_obs(color=(12, 200, 90))
-    samples = []
-    for seed in range(4):
-        policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=0.7", seed=seed)
-        assert policy.frame.convention == "relative1000"  # from config.json's model_type
-        policy.reset(task, seed)
-        samples.append((policy, run(policy.act(obs, task, []))))
-    parsed = [(policy, out) for policy, out in samples if out.format_ok]
-    assert len(parsed) >= 3, [(out.text, out.parse_errors) for _, out in samples]
-    for _, out in parsed:
-        assert [a.name for a in out.actions] == ["click", "done"]
-        # the model said (500, 500) on the 0-1000 grid: the env gets the viewport centre
-        assert (out.actions[0].args["x"], out.actions[0].args["y"]) == (640.0, 360.0)
-        assert out.actions[1].args == {"answer": "ok"}
-    policy, first = parsed[0]
+    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=0", seed=0)
+    assert policy.frame.convention == "relative1000"  # from config.json's model_type
+    policy.reset(task, 0)
+    first = run(policy.act(obs, task, []))
+    assert first.format_ok, (first.text, first.parse_errors)
+    assert [a.name for a in first.actions] == ["click", "done"]
+    # the model said (500, 500) on the 0-1000 grid: the env gets the viewport centre
+    assert (first.actions[0].args["x"], first.actions[0].args["y"]) == (640.0, 360.0)
+    assert first.actions[1].args == {"answer": "ok"}
 
     # second turn: the first turn's sampled ids are in the prompt verbatim, right after the assistant header
     record = StepRecord(0, first.text, [a.to_dict() for a in first.actions], ["Success: clicked."],
@@ -98,8 +95,13 @@ def test_warm_start_answer_holds_on_prompts_it_never_saw(monkeypatch):
     # The warm start answers 24 varied turns (weblica/policy/tiny.py). These differ from all of them: a
     # long instruction over two tabs, a later turn with two feedback lines, and a tool list with a tool
     # it never saw (advertising write's x, y and enter once cost the answer a closing brace on every
-    # sample). Temperature 1, and every sample must parse into the trained click and done.
+    # sample). At temperature 1 at least 9 samples in 10 must be the trained click and done, read off the
+    # model's distribution rather than off a few samples (each of which slips with a chance of ~2%, so
+    # which seed slips would decide the test): the probability of the whole answer, from one forward pass.
     from weblica.policy import context
+    from weblica.policy.context import check_response
+    from weblica.policy.tiny import WARM_START_RESPONSE
+    from scripted_rollouts import response_ids
 
     describe = context.describe_tools
     zoom = json.dumps({"name": "zoom", "description": "Zoom the page.", "arguments": {"factor": "number"},
@@ -109,19 +111,20 @@ def test_warm_start_answer_holds_on_prompts_it_never_saw(monkeypatch):
              ("later turn", make_task("Find the price."),
               make_obs(4, feedback=["Success: scrolled down.", "Error: nothing to scroll."])),
              ("new tool", make_task("Open the cart."), make_obs(color=(12, 200, 90)))]
-    failures = []
+    policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=1.0", seed=0)
+    backend = policy.backend
+    answer = response_ids(backend.tokenizer, WARM_START_RESPONSE)
+    check = check_response(WARM_START_RESPONSE, policy.frame)
+    assert check.ok and [a.name for a in check.actions] == ["click", "done"]
+    chances = {}
     for name, task, obs in cases:
         if name == "new tool":
             monkeypatch.setattr(context, "describe_tools", lambda: describe() + "\n" + zoom)
-        for seed in range(3):
-            policy = make_policy(f"hf:{tiny_checkpoint()};max_new_tokens=64;temperature=1.0", seed=seed)
-            policy.reset(task, seed)
-            out = run(policy.act(obs, task, []))
-            if name == "new tool":
-                assert '"zoom"' in policy.context.build(task, [], obs)[0].text
-            if not out.format_ok or [a.name for a in out.actions] != ["click", "done"]:
-                failures.append((name, seed, out.text, out.parse_errors))
-    assert not failures
+        messages = policy.context.build(task, [], obs)
+        if name == "new tool":
+            assert '"zoom"' in messages[0].text
+        chances[name] = math.exp(sum(backend.sequence_logprobs(backend.encode(messages), answer)))
+    assert min(chances.values()) >= 0.9, chances  # measured: 0.98 on each
 
 
 def test_thinking_template_prefix_is_in_the_prompt_and_in_front_of_the_text():
@@ -152,15 +155,22 @@ def test_forward_pass_takes_milliseconds_on_cpu(capsys):
     policy = make_policy(f"hf:{tiny_checkpoint()}", seed=0)
     prompt = policy.backend.encode(policy.context.build(make_task(), [], make_obs()))
     inputs = policy.backend._model_inputs(prompt)
-    with torch.inference_mode():
-        policy.backend.model(**inputs)  # warm-up
-        start = time.perf_counter()
-        for _ in range(5):
-            policy.backend.model(**inputs)
-        ms = (time.perf_counter() - start) / 5 * 1000
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # the forward runs in this thread, so its CPU time is the work's
+    try:
+        with torch.inference_mode():
+            policy.backend.model(**inputs)  # warm-up
+            # CPU time of this thread, not wall time: a loaded machine (another xdist worker, other jobs)
+            # stretches the wall clock, not the work
+            start = time.thread_time()
+            for _ in range(5):
+                policy.backend.model(**inputs)
+            ms = (time.thread_time() - start) / 5 * 1000
+    finally:
+        torch.set_num_threads(threads)
     with capsys.disabled():
-        print(f"\ntiny Qwen3-VL forward: {len(prompt.input_ids)} tokens + 1 image in {ms:.1f} ms")
-    assert ms < 2000  # generous: the machine is shared; it is ~5 ms when idle
+        print(f"\ntiny Qwen3-VL forward: {len(prompt.input_ids)} tokens + 1 image in {ms:.1f} ms of CPU")
+    assert ms < 2000  # generous; it is ~5 ms
 
 
 def test_bad_specs_say_what_to_do(tmp_path):

@@ -7,8 +7,8 @@ from fixtures_models import ProviderServer, make_task, png
 
 from weblica.env.episode import StepRecord, Trajectory
 from weblica.env.task import Check
-from weblica.policy.judge import JudgeVerdict, judge_messages, make_judge, parse_verdict
-from weblica.policy.reward import FORMAT_PENALTY, compute_reward, format_error_streak, load_screenshots
+from weblica.scoring.judge import JudgeVerdict, judge_messages, make_judge, parse_verdict
+from weblica.scoring.reward import FORMAT_PENALTY, compute_reward, format_error_streak, load_screenshots
 
 GOOD = '<think>ok</think><tool_call>{"name": "click", "arguments": {"x": 1, "y": 2}}</tool_call>'
 CLICK = {"name": "click", "arguments": {"x": 1.0, "y": 2.0, "button": "left", "clicks": 1}}
@@ -219,7 +219,7 @@ def test_load_screenshots_takes_the_last_three_distinct_states(tmp_path):
 
 def test_the_judge_request_says_that_lists_hedges_and_refuse_and_guess_fail():
     """Issue 16 point 7: the rubric judge is told the checks' rule, over both wire formats."""
-    from weblica.env.answer_check import ANSWER_RULE
+    from weblica.scoring.answer import ANSWER_RULE
 
     listed = "Soft Oxford, Cropped Cardigan, Bold Poncho"
     with ProviderServer() as server:

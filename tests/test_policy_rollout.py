@@ -7,7 +7,7 @@ from fixtures_models import tiny_checkpoint
 
 from weblica.env.task import Task
 from weblica.policy.factory import make_policy_factory
-from weblica.policy.reward import compute_reward, load_screenshots
+from weblica.scoring.reward import compute_reward, load_screenshots
 
 
 def test_tiny_model_plays_episodes_in_the_browser(site, tmp_path):
@@ -16,7 +16,9 @@ def test_tiny_model_plays_episodes_in_the_browser(site, tmp_path):
     tasks = [Task.from_dict({"id": f"say-ok-{i}", "start_url": site.url + "/", "instruction": "Say ok.",
                              "checks": [{"type": "answer_match", "expected": "ok"}], "max_steps": 3})
              for i in range(2)]
-    factory = make_policy_factory(f"hf:{tiny_checkpoint()};temperature=0.7;max_new_tokens=64", seed=0)
+    # greedy: the path of the trained answer through the engine is under test, not whether a sample at
+    # temperature 0.7 slips a character (it does now and then; which seed slips moves with the torch build)
+    factory = make_policy_factory(f"hf:{tiny_checkpoint()};temperature=0;max_new_tokens=64", seed=0)
     trajs, summary = asyncio.run(run_tasks(tasks, factory, tmp_path / "run", parallel=2, seed=0))
     assert summary.removed == 0
     for traj in trajs:

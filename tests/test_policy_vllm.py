@@ -226,9 +226,11 @@ def test_sync_fails_loudly_when_a_worker_loads_less_than_it_was_sent(parts, tmp_
 
 
 def test_grpo_trainer_sleeps_the_engine_for_each_update_and_syncs_after(site, tmp_path, monkeypatch):
-    """The trainer's side of the vLLM contract, with a stand-in engine that samples from its own copy of
-    the tiny model: every iteration is rollouts -> release_memory -> update -> sync_weights, and the
-    synced copy holds the trainer's new weights."""
+    """The trainer's side of the vLLM contract, with a stand-in engine over its own copy of the tiny
+    model: every iteration is rollouts -> release_memory -> update -> sync_weights, and the synced copy
+    holds the trainer's new weights. The stand-in answers each group once right and once with an empty
+    answer (forced responses with its copy's log-probs, tests/scripted_rollouts.py), so every update has
+    a signal and really moves the weights, whatever the tiny model would sample."""
     import weblica.policy.backends.vllm_engine as vllm_engine
     from weblica.env.task import Task, save_tasks
     from weblica.policy.backends.hf import HFBackend
@@ -240,6 +242,14 @@ def test_grpo_trainer_sleeps_the_engine_for_each_update_and_syncs_after(site, tm
         def __init__(self, path, sampling, *, sleep_level, for_training, **engine_args):
             assert for_training and sleep_level == 1 and engine_args["gpu_memory_utilization"] == 0.35
             super().__init__(path, sampling, device="cpu", dtype="float32")
+
+        answered = 0
+
+        async def generate(self, messages, seed):
+            from scripted_rollouts import ANSWER, NO_ANSWER, forced
+
+            StandIn.answered += 1  # one turn an episode (max_steps 1): the group's two get one script each
+            return await forced(self, messages, ANSWER if StandIn.answered % 2 else NO_ANSWER)
 
         def release_memory(self):
             events.append("release")
@@ -260,8 +270,11 @@ def test_grpo_trainer_sleeps_the_engine_for_each_update_and_syncs_after(site, tm
                                      rollout_backend="vllm", device="cpu", iterations=2, groups_per_batch=1,
                                      group_size=2, max_new_tokens=24, temperature=1.5, dynamic_sampling=False,
                                      mini_batches=1, ppo_epochs=1, parallel=2, save_every=0, learning_rate=1e-2))
-    trainer.train()
+    start = [p.detach().clone() for p in trainer.trainable.model.parameters()]
+    summary = trainer.train()
     assert events == ["release", "sync", "release", "sync"]
+    assert summary["last"]["reward"] == 0.5 and StandIn.answered == 4  # 2 iterations of a scripted 1 and 0
+    assert any(not torch.equal(a, p) for a, p in zip(start, trainer.trainable.model.parameters()))  # it moved
     for mine, theirs in zip(trainer.backend.model.parameters(), trainer.trainable.model.parameters()):
         assert torch.equal(mine, theirs)
     assert all(p.grad is None for p in trainer.trainable.model.parameters())  # freed before the rollouts

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from weblica.env.refusal import guess_phrase, is_refusal
-from weblica.env.task import Task, evaluate_checks
+from weblica.scoring.refusal import guess_phrase, is_refusal
+from weblica.env.task import Task
+from weblica.scoring.checks import evaluate_checks
 from weblica.synth.checks import answer_infeasible, answer_number, answer_text
 
 PRICE = "What is the price of the Quantum Kettle 3000? If the site does not offer it, say so."

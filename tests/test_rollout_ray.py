@@ -1,7 +1,6 @@
 """Rollouts on a local Ray instance write the same run as a local pool (determinism across workers)."""
 import pytest
 
-from weblica.env.task import save_tasks
 from weblica.rollout import run_tasks
 from weblica.policy.random_policy import RandomPolicy
 from test_run import hand_tasks
@@ -11,7 +10,7 @@ ray = pytest.importorskip("ray")
 
 
 def test_ray_run_matches_local_run(site, tmp_path):
-    from weblica.rollout_ray import run_tasks_ray
+    from weblica.pipelines.rollouts_ray import run_tasks_ray
 
     tasks = hand_tasks(site.url)
     for t in tasks:

@@ -2,11 +2,10 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from weblica.env.backend import EPISODE_HEADER, NetworkConfig
 from weblica.env.pool import EnvPool
-from weblica.env.task import Check, Task, TaskSource, save_tasks
+from weblica.env.task import Task, save_tasks
 from weblica.rollout import run_tasks
 from tests_helpers import run
 

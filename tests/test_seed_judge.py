@@ -81,7 +81,7 @@ def test_agree_against_another_label_file(tmp_path: Path) -> None:
     assert result["accuracy"] == round(1 / 3, 4)
 
 
-def test_distill_then_agree_end_to_end_on_cpu(tmp_path: Path) -> None:
+def test_distill_then_agree_end_to_end_on_cpu(tmp_path: Path, monkeypatch) -> None:
     """The real path: SFT a tiny Qwen3-VL on judge inputs, then run it as a judge on the held-out set.
     `--model tiny` builds its own base in OUT/base-tiny (the CLI default path, and no shared /tmp state)."""
     import torch
@@ -101,6 +101,20 @@ def test_distill_then_agree_end_to_end_on_cpu(tmp_path: Path) -> None:
     assert len(losses) == 2 and losses[1] < losses[0]  # the same 3 targets, seen again after one step
     assert (out / "final" / "config.json").is_file()
 
+    # what the distilled model generates (greedily) for each held-out episode: two SFT steps leave its first
+    # token nearly uniform, so whether that token is the stop token (an empty text) is the weights' luck;
+    # that each episode's text is the model's own generation is not
+    from weblica.policy.backends.hf import HFBackend
+
+    generated = []
+    sample = HFBackend._sample
+
+    def recording(self, prompt, seed):
+        generation = sample(self, prompt, seed)
+        generated.append(generation)
+        return generation
+
+    monkeypatch.setattr(HFBackend, "_sample", recording)
     rows = out / "rows.jsonl"
     result = runner.invoke(cli, ["judge", "agree", "--judge", f"hf:{out / 'final'};device=cpu", "--labels",
                                  summary["heldout_labels"], "--max-new-tokens", "16", "--out", str(rows), "--json"])
@@ -110,12 +124,13 @@ def test_distill_then_agree_end_to_end_on_cpu(tmp_path: Path) -> None:
     assert metrics["n"] == len(verdicts) == 2
     recomputed = agreement([v["verdict"] for v in verdicts], [v["success"] for v in verdicts]).to_dict()
     assert {k: metrics[k] for k in recomputed} == recomputed
-    assert all(v["text"] for v in verdicts)  # the model generated something for each episode
+    assert len(generated) == 2 and all(g.token_ids for g in generated)  # the model generated for each episode
+    assert [v["text"] for v in verdicts] == [g.text[-500:] for g in generated]
 
 
 def test_strict_agreement_ignores_verdicts_echoed_from_feedback(tmp_path: Path, monkeypatch) -> None:
     from weblica.judge import agree as agree_module
-    from weblica.policy.judge import JudgeVerdict, parse_verdict
+    from weblica.scoring.judge import JudgeVerdict, parse_verdict
 
     replies = {"c0": "Success: clicked <button>. Step 2.", "c1": "The answer is wrong.\nVerdict: unsuccessful",
                "c2": "Price 42 shown.\nVerdict: successful"}

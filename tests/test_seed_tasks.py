@@ -12,10 +12,11 @@ from click.testing import CliRunner
 
 from test_seed_analysis import cli_with, png_bytes
 from weblica.env.task import Check, Task, TaskError, load_tasks, save_tasks
-from weblica.eval.judge import Evidence, OpenAIChatProvider
+from weblica.scoring.benchmark_judges import Evidence, OpenAIChatProvider
 from weblica.tasks.decompose import LLMRewriter, decompose_task, template_instruction, valid_subsets
 from weblica.tasks.importers import import_tasks
-from weblica.tasks.rubric import FactGroup, RubricJudge, difficulty, fact_groups, parse_fact_groups, parse_success
+from weblica.scoring.fact_groups import FactGroup, difficulty, fact_groups, parse_fact_groups
+from weblica.scoring.rubric import RubricJudge, parse_success
 
 SAMPLES = Path(__file__).resolve().parents[1] / "eval" / "tasks"
 
@@ -137,7 +138,10 @@ def test_tasks_cli_import_then_decompose(tmp_path: Path) -> None:
     out = tmp_path / "tasks.jsonl"
     result = runner.invoke(cli, ["tasks", "import", str(SAMPLES / "webgym.sample.jsonl"), "--out", str(out), "--json"])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == {"tasks": 3, "with_rubric": 3, "out": str(out)}
+    summary = json.loads(result.stdout)
+    assert {k: summary[k] for k in ("tasks", "with_rubric", "with_checks", "out")} == \
+        {"tasks": 3, "with_rubric": 3, "with_checks": 0, "out": str(out)}
+    assert summary["report"]["skipped"] == {} and summary["report"]["not_imported"] == {}
     result = runner.invoke(cli, ["tasks", "decompose", str(out), "--out", str(tmp_path / "d.jsonl"), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
@@ -237,9 +241,9 @@ def test_rubric_judge_plugs_into_the_trajectory_reward() -> None:
     import asyncio
 
     from weblica.env.episode import StepRecord, Trajectory
-    from weblica.policy.judge import JudgeTimeout
-    from weblica.policy.reward import compute_reward
-    from weblica.tasks.rubric import RubricTrajectoryJudge
+    from weblica.scoring.judge import JudgeTimeout
+    from weblica.scoring.reward import compute_reward
+    from weblica.scoring.rubric import RubricTrajectoryJudge
 
     task = rubric_task([["price shown", "item is blue", "store is Shop"]])
     steps = [StepRecord(1, "<think>ok</think>", [{"name": "done", "arguments": {"answer": "$12"}}],

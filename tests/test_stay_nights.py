@@ -12,7 +12,7 @@ import pytest
 from weblica.serve import rules
 from weblica.serve.rules import refusal
 from weblica.stay_nights import MAX_NIGHTS, stay_nights
-from weblica.synth.genres import hotel_nights
+from weblica.synth.genres.travel import nights as hotel_nights
 
 
 def test_one_definition_serves_both_layers():

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from weblica.synth.agent_tools import BundleFiles, ToolError, anthropic_tools, openai_tools
-from weblica.synth.gate import GateThresholds, gold_answers, gold_on_page, page_paths
+from weblica.synth.gate import GateThresholds, page_paths, unseen_golds
 from weblica.synth.llm import LLMConfig
 from weblica.synth.llm_chat import (IMAGE_PLACEHOLDER, ProviderError, RetryPolicy, _anthropic_images, _openai_images,
                                     _prune_images, parse_model_spec, retry_after_seconds, with_retries)
@@ -144,18 +144,26 @@ def test_model_specs():
 
 
 def test_gold_answers_by_check_mode(tmp_path):
-    from weblica.env.task import Task, normalize_text
+    from weblica.env.task import Check, Task
+    from weblica.scoring.state import normalize_text
+    from weblica.synth.checks import answer_infeasible
 
     task = Task.from_dict({"id": "t", "start_url": "http://s.test/", "instruction": "i", "checks": [
         {"type": "answer_match", "expected": "Blue Kettle"},
         {"type": "answer_match", "expected": "12.5", "mode": "numeric", "tol": 0.01},
         {"type": "state_match", "path": "a", "expected": "x"}]})
-    assert [m for m, _ in gold_answers(task)] == ["exact", "numeric"]
     text = normalize_text("The BLUE  kettle costs $12.50.")
-    assert gold_on_page("exact", "Blue Kettle", text, [12.5]) and gold_on_page("numeric", ("12.5", 0.01), text, [12.5])
-    assert not gold_on_page("numeric", ("13", 0.0), text, [12.5])
-    assert gold_on_page("set", ["blue kettle", "costs"], text, []) and not gold_on_page("set", "red, blue", text, [])
-    assert gold_on_page("regex", r"12\.50", text, []) and not gold_on_page("regex", "([", text, [])
+    assert unseen_golds(task, text, [12.5]) == []  # the state check has no gold to look for
+    assert unseen_golds(task, text, [13.0]) == ["12.5"]
+    assert unseen_golds(task, normalize_text("A red kettle"), [12.5]) == ["Blue Kettle"]
+
+    def shown(check, text, numbers):
+        return not unseen_golds(Task(id="t", start_url="http://s.test/", instruction="i", checks=[check]), text, numbers)
+    assert not shown(Check("answer_match", "13", "numeric"), text, [12.5])
+    assert shown(Check("answer_match", ["blue kettle", "costs"], "set"), text, [])
+    assert not shown(Check("answer_match", "red, blue", "set"), text, [])
+    assert shown(Check("answer_match", r"12\.50", "regex"), text, []) and not shown(Check("answer_match", "([", "regex"), text, [])
+    assert shown(answer_infeasible(), text, [])  # a refusal has no gold on any page
     (tmp_path / "public" / "a").mkdir(parents=True)
     for rel in ("index.html", "help.html", "a/b.html", "a/style.css"):
         (tmp_path / "public" / rel).write_text("x")

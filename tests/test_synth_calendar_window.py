@@ -11,7 +11,7 @@ import json
 
 from weblica.env.task import load_tasks
 from weblica.synth.generate import write_unvalidated
-from weblica.synth.genres.hotel_nights import calendar_nights
+from weblica.synth.genres.travel.nights import calendar_nights
 from weblica.synth.spec import sample_spec
 from tests_helpers import synth_episode
 

@@ -6,7 +6,8 @@ from collections import Counter
 
 import pytest
 
-from weblica.env.task import Check, run_check
+from weblica.env.task import Check
+from weblica.scoring.checks import run_check
 from weblica.synth.checks import answer_count, answer_infeasible, answer_number
 from weblica.synth.generate import build_site
 from weblica.synth.intents.difficulty import planned

@@ -29,8 +29,9 @@ def test_synth_writes_bundles_and_one_seed_gives_the_same_bytes(tmp_path):
     summary = json.loads(first.output)
     assert len(summary["sites"]) == 2 and all(s["site_id"].startswith("forms-") for s in summary["sites"])
     site = tmp_path / "a" / summary["sites"][0]["site_id"]
-    for name in ("site.json", "data.json", "tasks.jsonl", "public/index.html", "public/assets/site.js"):
+    for name in ("site.json", "data.json", "tasks.jsonl", "public/index.html", "public/assets/site.css"):
         assert (site / name).is_file(), name
+    assert not (site / "public" / "assets" / "site.js").exists()  # the site server serves it from the package
     assert list((site / "public" / "img").glob("*.png"))
     assert len(load_tasks(site / "tasks.jsonl")) >= 10
     second = runner.invoke(cli, args + ["--out", str(tmp_path / "b")])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from weblica.synth.generate import build_site
+from weblica.synth.genres.registry import new_site
 from weblica.synth.site import SiteBuilder
 from weblica.synth.skills import SKILLS
 from weblica.synth.skills.common import count_confusers, unique_extreme
@@ -42,7 +43,7 @@ def test_numbers_carry_the_site_locale_and_counts_their_neighbours():
 
 def _table_site(seed: int, tie: str | None) -> SiteBuilder:
     """A table-reasoning site, optionally with a constructed tie in its data before the tasks are made."""
-    site = SiteBuilder(sample_spec(seed, "table-reasoning"))
+    site = new_site(sample_spec(seed, "table-reasoning"))
     items = site.items(24)  # the skill asks for the same 24 items: it gets these (and the same rng state)
     if tie == "cheapest":
         ranked = sorted(items, key=lambda i: i["price"])

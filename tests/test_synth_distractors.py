@@ -325,7 +325,7 @@ def test_an_oracle_compiled_in_one_episode_plays_in_others(tmp_path, seed):
 def test_the_runtime_says_why_blocking_pop_ups_come_after_clicks():
     """Validation runs the env's virtual clock: the runtime's comment on the blocking-delay rule must
     not say it guards a real-clock race (it kept saying so after the clock changed)."""
-    source = (Path(__file__).resolve().parents[1] / "synth" / "static" / "distractors.js").read_text()
+    source = (Path(__file__).resolve().parents[1] / "weblica" / "site_runtime" / "distractors.js").read_text()
     rule = next(i for i, line in enumerate(source.splitlines()) if 'v.timing === "delay") v.timing = "clicks"' in line)
     said = " ".join(source.splitlines()[rule - 3:rule + 1])
     assert "real-clock validation must not race" not in said and "virtual clock" in said, said

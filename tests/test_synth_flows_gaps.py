@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from weblica.env.task import evaluate_checks, load_tasks, save_tasks
+from weblica.env.task import load_tasks, save_tasks
+from weblica.scoring.checks import evaluate_checks
 from weblica.serve.rules import refusal
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
-from weblica.synth.genres.events_seats import together
-from weblica.synth.genres.hotel_nights import free_stays, nights
-from weblica.synth.genres.travel_hotels import rates_of
+from weblica.synth.genres.events.seats import together
+from weblica.synth.genres.travel.nights import free_stays, nights
+from weblica.synth.genres.travel.hotels import rates_of
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 

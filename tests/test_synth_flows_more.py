@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from weblica.env.task import evaluate_checks, load_tasks, save_tasks
+from weblica.env.task import load_tasks, save_tasks
+from weblica.scoring.checks import evaluate_checks
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
-from weblica.synth.genres import FLOWS
+from weblica.synth.genres.registry import FLOWS
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
@@ -157,7 +158,7 @@ def _wrong_news(path: Path, data: dict):
 
 
 def test_mortgage_formula_matches_the_calculator():
-    from weblica.synth.genres.real_estate import monthly_payment
+    from weblica.synth.genres.real_estate.flow import monthly_payment
     assert round(monthly_payment(300000, 60000, 6, 30), 2) == 1438.92  # the standard amortization table
     assert monthly_payment(1200, 0, 0, 1) == 100
 

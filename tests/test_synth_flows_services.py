@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from weblica.env.task import evaluate_checks, load_tasks, save_tasks
+from weblica.env.task import load_tasks, save_tasks
+from weblica.scoring.checks import evaluate_checks
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
-from weblica.synth.genres import FLOWS
+from weblica.synth.genres.registry import FLOWS
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 
@@ -188,7 +189,7 @@ def test_the_planner_page_lists_the_itineraries_the_gold_is_computed_from(valida
 
     from weblica.browser.launcher import context_kwargs, launch_browser
     from weblica.serve.server import SiteServer
-    from weblica.synth.genres.transit import SHOWN, hhmm, itineraries
+    from weblica.synth.genres.transit.flow import SHOWN, hhmm, itineraries
 
     paths, _, _ = validated
     path = paths["transit"]

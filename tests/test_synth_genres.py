@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from weblica.env.task import run_check
+from weblica.scoring.checks import run_check
 from weblica.synth import images
 from weblica.synth.data import FIRST_NAMES, LAST_NAMES, make_items
 from weblica.synth.entities import absent_names, entity_names, is_person_named, kind_nouns, near_duplicates
 from weblica.synth.generate import build_site, write_unvalidated
 from weblica.synth.skills.common import name_check
-from weblica.synth.spec import (CatalogError, categories, compatible_categories, incompatibility, sample_spec,
-                                skills, synth_dir)
+from weblica.synth.spec import (CatalogError, categories, compatible_categories, incompatibility, read_genres,
+                                sample_spec, skills, synth_dir)
 from weblica.synth.splits import allowed
 
 NEW = {"government", "news", "saas", "classifieds", "local-services", "transit"}
@@ -181,28 +181,21 @@ def test_a_new_genre_bundle_is_byte_identical_for_one_seed(tmp_path):
     assert sample_spec(9, "search", "transit").to_dict() == spec.to_dict()
 
 
-def test_a_broken_genre_file_is_refused_naming_the_file_and_the_fix(tmp_path, monkeypatch):
-    shutil.copytree(synth_dir() / "genres", tmp_path / "genres")
-    path = tmp_path / "genres" / "fashion.yaml"
+def test_a_broken_genre_file_is_refused_naming_the_file_and_the_fix(tmp_path):
+    shutil.copytree(synth_dir() / "genres", tmp_path / "genres", ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = tmp_path / "genres" / "fashion" / "genre.yaml"
     text = path.read_text()
     path.write_text(text.replace("Trousers: [Chinos, Jeans, Trousers]", "Trousers: [Chinos, Jeans, Sneakers]"))
-    monkeypatch.setenv("WEBLICA_SYNTH_DIR", str(tmp_path))
-    categories.cache_clear()
-    try:
-        with pytest.raises(CatalogError, match=r"fashion\.yaml: a noun belongs to two kinds"):
-            categories()
-        path.write_text(text.replace("traits: [cart, places]", "traits: [cart, shipping]"))
-        categories.cache_clear()
-        with pytest.raises(CatalogError, match="unknown traits"):
-            categories()
-        path.write_text("\n".join(l for l in text.splitlines() if not l.startswith("labels:")))
-        categories.cache_clear()
-        with pytest.raises(CatalogError, match="missing labels"):
-            categories()
-    finally:
-        monkeypatch.delenv("WEBLICA_SYNTH_DIR")
-        categories.cache_clear()
-    assert Path(synth_dir()).name == "synth" and "fashion" in categories()
+    with pytest.raises(CatalogError, match=r"fashion/genre\.yaml: a noun belongs to two kinds"):
+        read_genres(tmp_path / "genres")
+    path.write_text(text.replace("traits: [cart, places]", "traits: [cart, shipping]"))
+    with pytest.raises(CatalogError, match="unknown traits"):
+        read_genres(tmp_path / "genres")
+    path.write_text("\n".join(l for l in text.splitlines() if not l.startswith("labels:")))
+    with pytest.raises(CatalogError, match="missing labels"):
+        read_genres(tmp_path / "genres")
+    path.write_text(text)
+    assert read_genres(tmp_path / "genres") == categories() and "fashion" in categories()
 
 
 def test_name_tasks_try_the_near_duplicate_as_a_wrong_answer():

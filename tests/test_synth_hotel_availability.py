@@ -18,8 +18,8 @@ import pytest
 from weblica.env.task import load_tasks, save_tasks
 from weblica.serve.rules import refusal
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
-from weblica.synth.genres.hotel_nights import is_free, nights, open_rates, shown, stay_price
-from weblica.synth.genres.travel_hotels import rates_of
+from weblica.synth.genres.travel.nights import is_free, nights, open_rates, shown, stay_price
+from weblica.synth.genres.travel.hotels import rates_of
 from weblica.synth.intents import INTENTS, MIN_PHRASINGS
 from weblica.synth.spec import sample_spec
 from tests_helpers import fetch_json, synth_episode

@@ -10,8 +10,8 @@ import json
 from weblica.env.task import load_tasks
 from weblica.serve.rules import refusal
 from weblica.synth.generate import build_site, write_unvalidated
-from weblica.synth.genres.hotel_nights import free_stays, is_free, nights
-from weblica.synth.genres.travel_hotels import rates_of
+from weblica.synth.genres.travel.nights import free_stays, is_free, nights
+from weblica.synth.genres.travel.hotels import rates_of
 from weblica.synth.spec import sample_spec
 from tests_helpers import fetch_json, run, synth_episode
 

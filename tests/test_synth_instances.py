@@ -123,7 +123,7 @@ def test_an_oracle_episode_succeeds_on_each_instance_and_a_wrong_instance_s_gold
 
 
 def test_instances_need_validation():
-    from weblica.synth.generate import synthesize
+    from weblica.synth.synthesize import synthesize
 
     with pytest.raises(ValueError, match="--instances needs validation"):
         synthesize(skill="search", out=Path("/nonexistent-weblica"), validate=False, instances=2)

@@ -21,7 +21,8 @@ from weblica.synth.intents.dedupe import dedupe
 from weblica.synth.intents.difficulty import EASY_BELOW, MEDIUM_BELOW, Effort, oracle_effort, plan_effort, planned
 from weblica.synth.intents.lint import problems
 from weblica.synth.intents.skeleton import bundle_names, skeleton, skeleton_share, site_names
-from weblica.synth.site import SiteBuilder, TaskDraft
+from weblica.synth.genres.registry import new_site
+from weblica.synth.site import TaskDraft
 from weblica.synth.skills import SKILLS
 from weblica.synth.spec import categories, compatible_categories, incompatibility, sample_spec, skills
 
@@ -166,7 +167,7 @@ def test_instructions_lint_clean_in_every_category():
 def test_genre_labels_replace_shop_words():
     """With a genre's labels (an employer, a salary), no instruction says "brand", "maker" or "price"."""
     for skill in compatible_categories_skills("jobs"):
-        site = SiteBuilder(sample_spec(2, skill, "jobs"))
+        site = new_site(sample_spec(2, skill, "jobs"))
         site.cat = {**site.cat, "labels": {"maker": "employer", "makers": "employers", "price": "salary",
                                            "buy": "Apply", "sells": False}}
         SKILLS[skill](site)

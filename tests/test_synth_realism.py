@@ -147,14 +147,13 @@ def test_homes_for_sale_are_in_neighbourhoods_and_mortgages_ask_about_them():
 
 
 def test_flows_js_is_split_by_concept_and_served_as_one_script():
-    """flows.js grew past 500 lines; its hotel and ticket flows are files of their own, spliced back into
-    its closure when served, so every function the handler line calls is defined in the one script."""
-    from weblica.synth.genres.kit import SCRIPT_PARTS, flows_script
-    from weblica.synth.spec import synth_dir
+    """flows.js grew past 500 lines; each genre's flows are a file of their own (its folder's flows.js),
+    spliced back into its closure when served, so every function the handler line calls is defined in the
+    one script."""
+    from weblica.site_runtime import GENRES, flows_parts, flows_script
 
-    folder = synth_dir() / "templates" / "genres"
-    for name in ("flows.js", *SCRIPT_PARTS):
-        assert len((folder / name).read_text().splitlines()) < 500, name
+    for path in (GENRES / "flows.js", *(GENRES / genre / "flows.js" for genre in flows_parts())):
+        assert len(path.read_text().splitlines()) < 500, path
     served = flows_script().decode()
     assert "@parts" not in served and "part of flows.js" not in served
     called = re.findall(r"(\w+)\(\);", served.split('on("*"')[-1])
@@ -175,7 +174,7 @@ def test_a_fee_is_named_once_in_a_question_about_its_extreme():
 
 
 def test_a_second_hand_ad_is_never_new():
-    from weblica.synth.genres.classifieds import USED_WORDS
+    from weblica.synth.genres.classifieds.flow import USED_WORDS
 
     for seed in SEEDS:
         site = _site("search", "classifieds", seed)

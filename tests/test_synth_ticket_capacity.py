@@ -13,7 +13,7 @@ import pytest
 from weblica.env.task import load_tasks, save_tasks
 from weblica.serve.rules import refusal
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
-from weblica.synth.genres.events import _fields, available
+from weblica.synth.genres.events.flow import _fields, available
 from weblica.synth.genres.kit import fill_plan
 from weblica.synth.spec import sample_spec
 from tests_helpers import fetch_json, synth_episode

@@ -12,7 +12,7 @@ import pytest
 from weblica.serve.app import ServeConfig, create_app
 from weblica.serve.rules import checked_rules, refusal
 from weblica.synth.generate import build_site
-from weblica.synth.genres.events import available
+from weblica.synth.genres.events.flow import available
 from weblica.synth.spec import sample_spec
 
 SEED = 51  # a site with seated and unseated events

@@ -13,7 +13,13 @@ stopped keeping their own episode's dismissals (the adversary dismisses its epis
 forms site's one dismissal click fewer in three runs), and both once more when a field's click, its
 write and its Enter became one write that clicks the field (40 actions fewer: each new oracle and run,
 with its writes split back into click, write and Enter, is the recorded one); every decision stayed
-as recorded."""
+as recorded. The decisions were re-recorded once, for Rewards v2 (issue 37), and only where it meant
+them to move: every answer task is now also asked the phrasing negatives (two assertions, foreign
+hedges, approximations, look-alikes, open lists, questions, another task's answer), every state task
+the named-field ones; the checkout task whose frozen checks ignore the street it types is now dropped
+("street typed wrong"), the weakened forms task by its named fields before its "do everything" runs,
+and the weakened price task keeps failing, now by two assertions and an invisible confuser where the
+answer grammar rejects the hedges and page dumps it used to let through."""
 from __future__ import annotations
 
 import asyncio

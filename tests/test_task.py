@@ -1,6 +1,8 @@
 import pytest
 
-from weblica.env.task import Check, Task, TaskError, evaluate_checks, load_tasks, match_value, save_tasks
+from weblica.env.task import Check, Task, TaskError, load_tasks, save_tasks
+from weblica.scoring.checks import evaluate_checks
+from weblica.scoring.registry import Evidence, score_check
 
 
 def make(checks, **kw):
@@ -20,7 +22,8 @@ def make(checks, **kw):
     ("x", "(", "regex", 0, False),
 ])
 def test_match_modes(actual, expected, mode, tol, ok):
-    assert match_value(actual, expected, mode, tol) is ok
+    check = Check("state_match", expected, mode, path="v", tol=tol)
+    assert score_check(check, Evidence(None, "", {"v": actual})).passed is ok
 
 
 def test_checks_reward():
@@ -60,7 +63,7 @@ def test_jsonl_round_trip(tmp_path):
 
 def test_bad_task_file_names_line(tmp_path):
     path = tmp_path / "tasks.jsonl"
-    path.write_text('{"id": "a", "start_url": "u", "instruction": "i"}\n{"id": "b"}\n')
+    path.write_text('{"id": "a", "start_url": "https://u.test/", "instruction": "i"}\n{"id": "b"}\n')
     with pytest.raises(TaskError, match=r"tasks.jsonl:2: task is missing 'start_url'"):
         load_tasks(path)
     path.write_text('{"id": "a", "start_url": "u", "instruction": "i", "checks": [{"type": "vibe"}]}\n')

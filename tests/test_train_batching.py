@@ -1,7 +1,5 @@
 """Micro-batched training passes: several samples of different lengths (with and without a screenshot)
 left-padded into one forward pass give the log-probs, loss and gradients of one sample at a time."""
-import asyncio
-
 import pytest
 import torch
 from fixtures_models import make_obs, make_task, tiny_checkpoint
@@ -18,8 +16,15 @@ from weblica.train.sft import sft_step
 
 @pytest.fixture(scope="module")
 def samples():
-    """Five sampled turns: three first turns on differently coloured pages (different instructions, so
-    different lengths), one text-only prompt, one second turn; responses of different lengths."""
+    """Five turns of the tiny model: three first turns on differently coloured pages (different
+    instructions, so different lengths), one text-only prompt, one second turn; responses of different
+    lengths, some closed by the stop token and some cut at a length limit, as sampling at temperature 2
+    gives them. The responses are forced (tests/scripted_rollouts.py) and carry the log-probs the weights
+    give them at temperature 2: the padding under test needs every sequence length to differ, which
+    sampled lengths leave to luck (all five sampled responses can run to the limit)."""
+    from scripted_rollouts import ANSWER, SCROLL
+    from weblica.policy.tiny import WARM_START_RESPONSE
+
     backend = HFBackend(tiny_checkpoint(), SamplingOptions(temperature=2.0, max_new_tokens=40), device="cpu")
     builder = ContextBuilder(backend.frame)
     conversations = [builder.build(make_task(text), [], make_obs(color=color)) for text, color in (
@@ -27,20 +32,23 @@ def samples():
         ("Add two blue kettles to the cart and check out.", (240, 240, 240)))]
     conversations.append([Message("user", [Part("text", "Say done.")])])
     conversations.append(builder.build(make_task(), [], make_obs(step=1, color=(9, 9, 9), feedback=["Success."])))
+    tokenizer = backend.tokenizer
+    stop = tokenizer.convert_tokens_to_ids("<|im_end|>")
+    text = tokenizer.encode("\n".join([WARM_START_RESPONSE, SCROLL, ANSWER] * 4), add_special_tokens=False)
     out = []
     for index, conversation in enumerate(conversations):
-        # the first sampling seed whose sequence length no earlier sample has: the padding under test needs
-        # every length to differ, and the system prompt's wording must not decide whether two collide
         prompt = backend.encode(conversation)
+        # the first response length from the list that gives a sequence length no earlier sample has
         taken = {len(s.prompt.input_ids) + len(s.response_ids) for s in out}
-        for seed in range(index * 100, index * 100 + 20):
-            generation = asyncio.run(backend.generate(conversation, seed=seed))
-            if len(prompt.input_ids) + len(generation.token_ids) not in taken:
-                break
-        out.append(TurnSample(prompt, list(generation.token_ids), list(generation.logprobs),
-                              advantage=(-1.0) ** index * (1 + index / 4)))
+        n = next(n for n in (29, 40, 17, 11, 35, 23, 8, 31, 14, 5) if len(prompt.input_ids) + n not in taken
+                 and n not in {len(s.response_ids) for s in out})
+        ids = text[7 * index:7 * index + n]
+        if index % 2 == 0:  # stopped: the stop token closes it; else cut at the length limit
+            ids = ids[:-1] + [stop]
+        logprobs = backend.sequence_logprobs(prompt, ids)
+        out.append(TurnSample(prompt, ids, logprobs, advantage=(-1.0) ** index * (1 + index / 4)))
     assert len({len(s.prompt.input_ids) + len(s.response_ids) for s in out}) == len(out)
-    assert len({len(s.response_ids) for s in out}) > 1
+    assert len({len(s.response_ids) for s in out}) == len(out)
     return out
 
 
@@ -77,7 +85,8 @@ def test_micro_batched_grpo_update_matches_per_sample(samples):
                              reference=reference)
         results.append((metrics, _grads(trainable.model)))
     (one, grads_one), (three, grads_three) = results
-    assert one.keys() == three.keys() == {"loss", "clip_fraction", "kl", "entropy", "grad_norm"}
+    assert one.keys() == three.keys() == {"loss", "clip_fraction", "dual_clip_fraction", "kl", "entropy", "grad_norm",
+                                          "mismatch_mean", "mismatch_max", "mismatch_k3"}
     for key in one:
         assert three[key] == pytest.approx(one[key], rel=1e-4, abs=1e-6), key
     assert torch.allclose(grads_three, grads_one, rtol=1e-3, atol=1e-6)

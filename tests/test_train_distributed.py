@@ -10,7 +10,8 @@ import pytest
 import torch
 import yaml
 from fixtures_models import tiny_checkpoint
-from test_train_batching import samples  # noqa: F401  (the fixture: five sampled turns)
+from scripted_rollouts import scripted_env
+from test_train_batching import samples  # noqa: F401  (the fixture: five forced turns)
 from test_train_loops import any_answer_tasks, fixed_port_site  # noqa: F401  (tasks on a site at a fixed port)
 
 from weblica.env.task import save_tasks
@@ -82,8 +83,9 @@ def test_world_shares_round_robin():
     assert World().share(items) == items and World().main and not World().distributed
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "weblica.cli", *args], capture_output=True, text=True, timeout=900)
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "weblica.cli", *args], capture_output=True, text=True, timeout=900,
+                          env=env)
 
 
 def _lines(path):
@@ -107,7 +109,9 @@ def test_grpo_on_two_ranks_plays_learns_and_resumes_like_one_process(any_answer_
     update terms agree; the second iteration's episodes, played with the weights updated before the stop,
     agree too, so both ranks held and restored the same weights. (An uninterrupted two-rank run used to
     be launched as well; its lines had to equal these, and each of these is checked against the
-    one-process run, shared with test_train_fsdp, here.)"""
+    one-process run, shared with test_train_fsdp, here.) Every run plays the scripted groups of
+    tests/scripted_rollouts.py (`scripted_env` reaches the torchrun ranks): a success and a failure in
+    each group, so every iteration updates; the third episode of each group is sampled for real."""
     torch.set_num_threads(1)
     common = dict(model=str(tiny_checkpoint()), tasks=str(any_answer_tasks), groups_per_batch=2, group_size=3,
                   max_new_tokens=64, temperature=1.5, parallel=1, mini_batches=1, learning_rate=1e-3,
@@ -117,14 +121,15 @@ def test_grpo_on_two_ranks_plays_learns_and_resumes_like_one_process(any_answer_
     for iterations in (1, 2):
         recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "two"),
                                           **{**common, "iterations": iterations}}))
-        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--json")
+        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--json", env=scripted_env())
         assert done.returncode == 0, done.stderr[-3000:]
         summary = json.loads(done.stdout)  # one summary: rank 1 stays quiet
         assert summary["ranks"] == 2 and summary["iterations"] == iterations
         if iterations == 1:
             assert len(_lines(tmp_path / "two" / "metrics.jsonl")) == 1  # it did stop there
     one, two = _lines(alone_dir / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
-    assert len(one) == len(two) == 2 and one[0]["groups"] >= 1 and one[0]["grad_norm"] > 0
+    assert len(one) == len(two) == 2
+    assert all(m["groups"] == 2 and m["zero_variance_groups"] == 0 and m["grad_norm"] > 0 for m in one)
     for a, b in zip(one, two):
         assert {k: v for k, v in a.items() if k not in UPDATE_TERMS} == {k: v for k, v in b.items() if k not in UPDATE_TERMS}
         for key in UPDATE_TERMS:

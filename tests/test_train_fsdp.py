@@ -13,7 +13,8 @@ import pytest
 import torch
 import yaml
 from fixtures_models import tiny_checkpoint
-from test_train_batching import samples  # noqa: F401  (the fixture: five sampled turns, one text-only)
+from test_train_batching import samples  # noqa: F401  (the fixture: five forced turns, one text-only)
+from scripted_rollouts import scripted_env
 from test_train_distributed import GRPO, OWNERS, SFT, UPDATE_TERMS, _cli, _episode, _lines, one_process
 from test_train_loops import any_answer_tasks, fixed_port_site  # noqa: F401  (tasks on a site at a fixed port)
 
@@ -88,7 +89,8 @@ def test_memory_estimate_matches_the_shards_and_adds_up(two_sharded_ranks):
     assert estimate.weights == memory["weights"]  # rank 0 holds ceil(rows / 2) of every tensor
     assert estimate.optimizer == memory["optimizer"]  # two fp32 moments per trainable shard element
     assert estimate.total == sum(getattr(estimate, k) for k in
-                                 ("weights", "masters", "gradients", "optimizer", "unsharded", "activations"))
+                                 ("weights", "masters", "gradients", "optimizer", "unsharded", "activations",
+                                  "runtime"))
     assert estimate.masters == 0 and estimate.gradients == estimate.weights  # all trainable, fp32
 
 
@@ -101,7 +103,7 @@ def test_memory_estimates_of_the_8b_recipe():
     # fp32 masters: 4 bytes a weight, sharded over 8 ranks; trainable (vision frozen) moments 8 bytes / 8
     assert 4.3e9 < sharded.weights < 4.45e9 and 8.1e9 < sharded.optimizer < 8.3e9
     assert replica.masters > 32e9 and replica.total > 130e9
-    assert sharded.total < 30e9  # leaves an 80 GB card room for a sleeping vLLM and its wake-up
+    assert sharded.total < 37e9  # leaves an 80 GB card room for a sleeping vLLM and its wake-up
     assert sharded.activations == replica.activations
 
 
@@ -124,7 +126,8 @@ def test_grpo_sharded_on_two_ranks_plays_and_resumes_like_one_process(any_answer
     """`weblica train grpo --nproc 2 --set parallelism=fsdp`, stopped after one iteration and resumed from
     its sharded checkpoint: the metric lines are the one-process run's (update terms within float noise),
     and the second iteration's episodes, sampled from the replica refreshed with the gathered weights, are
-    its episodes too."""
+    its episodes too. Both play the scripted groups of tests/scripted_rollouts.py, so every iteration
+    updates (`scripted_env` reaches the torchrun ranks)."""
     torch.set_num_threads(1)
     common = dict(model=str(tiny_checkpoint()), tasks=str(any_answer_tasks), groups_per_batch=2, group_size=3,
                   max_new_tokens=64, temperature=1.5, parallel=1, mini_batches=1, learning_rate=1e-3,
@@ -134,11 +137,12 @@ def test_grpo_sharded_on_two_ranks_plays_and_resumes_like_one_process(any_answer
     for iterations in (1, 2):
         recipe.write_text(yaml.safe_dump({"kind": "grpo", "output_dir": str(tmp_path / "two"),
                                           **{**common, "iterations": iterations}}))
-        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--set", "parallelism=fsdp", "--json")
+        done = _cli("train", "grpo", "--config", str(recipe), "--nproc", "2", "--set", "parallelism=fsdp", "--json",
+                    env=scripted_env())
         assert done.returncode == 0, done.stderr[-3000:]
         assert "memory per rank (estimate, fsdp on 2 rank(s)" in done.stderr
     one, two = _lines(alone_dir / "metrics.jsonl"), _lines(tmp_path / "two" / "metrics.jsonl")
-    assert len(one) == len(two) == 2 and one[0]["grad_norm"] > 0
+    assert len(one) == len(two) == 2 and all(m["groups"] == 2 and m["grad_norm"] > 0 for m in one)
     for a, b in zip(one, two):
         assert {k: v for k, v in a.items() if k not in UPDATE_TERMS} == {k: v for k, v in b.items() if k not in UPDATE_TERMS}
         for key in UPDATE_TERMS:

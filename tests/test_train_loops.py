@@ -10,10 +10,12 @@ import torch
 
 from weblica.env.task import Task, save_tasks
 from weblica.train.config import GRPOConfig, SFTConfig
-from weblica.train.grpo import horizon_for, train_grpo
+from weblica.train.grpo import train_grpo
+from weblica.train.outcomes import horizon_for
 from weblica.train.metrics import MetricsLogger
 from weblica.train.sft import train_sft
 from fixtures_models import tiny_checkpoint
+from scripted_rollouts import GROUP_SCRIPTS, install_grpo_scripts
 from sites import LocalServer, create_app
 from test_run import hand_tasks
 
@@ -25,8 +27,8 @@ def lines(path):
 @pytest.fixture(scope="module")
 def fixed_port_site():
     """The test site on the first free port of a fixed range: the URL is part of every prompt, so a
-    random port would make the sampled rollouts (and whether a group's rewards differ) vary from one
-    pytest process to the next."""
+    random port would make the freely sampled episodes vary from one pytest process to the next (whether
+    a group's rewards differ does not: the scripted repeats decide that, tests/scripted_rollouts.py)."""
     for port in range(41000, 41100):
         try:
             server = LocalServer(create_app(), port=port)
@@ -65,8 +67,12 @@ def test_sft_learns_and_resumes_exactly(site, tmp_path):
     assert lines(tmp_path / "split" / "metrics.jsonl") == metrics
 
 
-def test_grpo_repeatable_and_resumes_exactly(any_answer_tasks, tmp_path):
+def test_grpo_repeatable_and_resumes_exactly(any_answer_tasks, tmp_path, monkeypatch):
     torch.set_num_threads(1)
+    # each group: a scripted answer (reward 1), a scripted empty answer (reward 0) and a free sample of
+    # the warm-started model at temperature 1.5, so every group is informative whatever the model samples
+    install_grpo_scripts(monkeypatch.setattr)
+    assert len(GROUP_SCRIPTS) == 3 and GROUP_SCRIPTS[-1] is None
     base = str(tiny_checkpoint())  # warm-started: answers in the protocol; temperature adds variance
     common = dict(model=base, tasks=str(any_answer_tasks), groups_per_batch=2, group_size=3, max_new_tokens=64,
                   temperature=1.5, parallel=2, mini_batches=1, learning_rate=1e-4, max_refill_rounds=2, seed=11)
@@ -74,9 +80,16 @@ def test_grpo_repeatable_and_resumes_exactly(any_answer_tasks, tmp_path):
     a = lines(tmp_path / "a" / "metrics.jsonl")
     assert len(a) == 2
     for m in a:
-        assert m["groups"] >= 1 and m["samples"] > 0 and m["grad_norm"] > 0  # an update really happened
+        assert m["groups"] == 2 and m["zero_variance_groups"] == 0 and m["refill_rounds"] == 0
+        assert m["samples"] >= 2 * (2 + 1 + 1) and m["grad_norm"] > 0  # an update really happened
         assert 0 < m["reward"] < 1 and set(m["terminations"]) <= {"done", "max_steps", "format_error"}
-        assert m["response_length"] > 0 and m["steps_per_episode"] >= 1
+        assert m["terminations"]["done"] >= 4 and m["response_length"] > 0 and m["steps_per_episode"] >= 1
+    for rollout in (tmp_path / "a" / "rollouts").iterdir():  # the scripted repeats played their scripts
+        episodes = [json.loads(l) for l in (rollout / "episodes.jsonl").read_text().splitlines()]
+        for task_id in {e["task_id"] for e in episodes}:
+            answered, empty, _free = [e for e in episodes if e["task_id"] == task_id]
+            assert (answered["reward"], len(answered["steps"]), answered["answer"]) == (1.0, 2, "ok")
+            assert (empty["reward"], len(empty["steps"]), empty["answer"]) == (0.0, 1, "")
     # run b: one iteration, then resumed for the second; identical to the uninterrupted run a
     train_grpo(GRPOConfig(output_dir=str(tmp_path / "b"), iterations=1, **common))
     train_grpo(GRPOConfig(output_dir=str(tmp_path / "b"), iterations=2, **common))

@@ -130,3 +130,32 @@ def test_hover_and_drag_markers(tmp_path, page):
             (640, 360, "click"), (10, 20, "drag-start"), (300, 400, "drag-end"), (1279, 719, "hover")]
         assert_on_target(markers)
         assert page.locator(".step").first.locator("svg.drag-lines line").count() == 1
+
+
+def test_long_task_ids_keep_their_distinct_ends_in_view(tmp_path, page):
+    """Tasks of one site share a long id prefix (forms-travel-2a9523da-t01, -t02, ...): the list cuts an id in
+    its middle, so the ends that tell them apart stay readable (issue 42: t01-t04 looked alike)."""
+    import json
+
+    from weblica.env.episode import Trajectory
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    ids = [f"forms-travel-2a9523da-contact-form-with-a-long-name-t0{i}" for i in range(1, 5)]
+    (run_dir / "episodes.jsonl").write_text("".join(
+        json.dumps(Trajectory(task_id=i, seed=0, episode_id=f"ep-{n}", start_url="https://x.test/",
+                              start_screenshot_sha256="", termination_reason="done").to_dict()) + "\n"
+        for n, i in enumerate(ids)))
+    with LocalServer(create_app([run_dir])) as server:
+        page.goto(server.url + "/")
+        page.wait_for_selector("body[data-ready='1']")
+        rows = page.evaluate("""() => [...document.querySelectorAll('#episodes li .task')].map(t => {
+            const tail = t.querySelector('.tail'), head = t.querySelector('.head');
+            return {tail: tail.textContent, tailFits: tail.scrollWidth <= tail.clientWidth + 1,
+                    tailShown: tail.getBoundingClientRect().right <= t.getBoundingClientRect().right + 1,
+                    headCut: head.scrollWidth > head.clientWidth, title: t.title};
+        })""")
+    assert [r["tail"] for r in rows] == [f"{i[-12:]} #0" for i in ids]
+    assert all(r["tailFits"] and r["tailShown"] for r in rows), rows
+    assert all(r["headCut"] for r in rows)  # the id is longer than the list is wide: its middle is what gives
+    assert [r["title"].split(" #")[0] for r in rows] == ids

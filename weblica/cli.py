@@ -5,13 +5,17 @@ Every command takes `--json` and then prints one machine-readable JSON object on
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
 import sys
 import traceback
-from typing import Any
+from typing import Any, Callable, Iterator, TypeVar
 
 import click
+
+T = TypeVar("T")
 
 # modules exposing `register(cli: click.Group) -> None`
 COMMAND_MODULES = (
@@ -39,8 +43,49 @@ def emit(summary: dict[str, Any], as_json: bool, human: str | None = None) -> No
     elif human is not None:
         click.echo(human)
     else:
-        for key, value in summary.items():
-            click.echo(f"{key}: {value}")
+        click.echo("\n".join(readable_lines(summary)))
+
+
+def readable_lines(summary: dict[str, Any], indent: int = 0) -> list[str]:
+    """A summary as `key: value` lines a person reads: nested objects indented under their key, lists of
+    plain values joined, lists of objects as `-` items; never a Python repr."""
+    pad = "  " * indent
+    lines = []
+    for key, value in summary.items():
+        if isinstance(value, dict) and value:
+            lines += [f"{pad}{key}:", *readable_lines(value, indent + 1)]
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"{pad}{key}:")
+            for item in value:
+                inner = readable_lines(item, indent + 2)
+                lines.append(f"{pad}  - {inner[0].strip()}" if inner else f"{pad}  -")
+                lines += inner[1:]
+        elif isinstance(value, (list, tuple)):
+            lines.append(f"{pad}{key}: {', '.join(str(v) for v in value) if value else 'none'}")
+        elif isinstance(value, dict):
+            lines.append(f"{pad}{key}: none")
+        else:
+            lines.append(f"{pad}{key}: {value}")
+    return lines
+
+
+def bind_or_fail(host: str, port: int, make: Callable[[], T]) -> T:
+    """`make()` (which binds host:port: a server), or a one-line UserError naming the port and the fix.
+    Werkzeug prints its own lines and calls sys.exit(1) when the port is taken: both are caught here."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(printed):
+            return make()
+    except (OSError, SystemExit) as exc:
+        said = printed.getvalue().strip().splitlines()
+        reason = exc.strerror or str(exc) if isinstance(exc, OSError) else (said[0] if said else "cannot bind")
+        raise UserError(f"cannot listen on {host}:{port} ({reason}): pick another --port, or --port 0 for any "
+                        "free one (the port taken is printed)") from None
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """'1 site', '2 sites' (`nouns` where the plural is not noun + s)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
 
 
 _json_printed = False  # set once a command printed its JSON summary: a later failure must not print a second
@@ -54,12 +99,19 @@ def load_task_file(path: str) -> list[Any]:
     """The tasks of a tasks.jsonl given on the command line; a bad or empty file is a UserError."""
     from weblica.env.task import TaskError, load_tasks
 
+    from weblica.env.server_requests import check_json_text
+
     try:
         tasks = load_tasks(path)
     except TaskError as exc:
         raise UserError(str(exc)) from None
     if not tasks:
         raise UserError(f"{path} holds no tasks")
+    for number, task in enumerate(tasks, 1):  # text a run would fail to write later, with its output half done
+        try:
+            check_json_text(task.to_dict(), max_depth=256)
+        except ValueError as exc:
+            raise UserError(f"{path}: task {number} ({ascii(task.id)[:60]}): {exc}; fix that line") from None
     return tasks
 
 
@@ -96,6 +148,21 @@ def _register_all() -> None:
 def wants_json(args: list[str]) -> bool:
     """Whether the command line asks for --json (options end at `--`)."""
     return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """weblica's own errors raised inside (`is_project_error`: their message names the fix) as a UserError, so
+    the click command itself shows them as one line, also where it is invoked without `main` (CliRunner, a
+    program embedding the command)."""
+    try:
+        yield
+    except click.ClickException:
+        raise
+    except Exception as exc:
+        if not is_project_error(exc):
+            raise
+        raise UserError(str(exc) or type(exc).__name__) from None
 
 
 def is_project_error(exc: BaseException) -> bool:

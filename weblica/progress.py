@@ -43,3 +43,59 @@ class OptionalBar:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+class TrainingProgress:
+    """The progress hook a trainer reports to: optimizer steps (SFT) or iterations (GRPO) done of the total,
+    the last step's headline metrics (loss, reward, success, episodes), elapsed time and ETA, on stderr.
+
+    Until the trainer calls `start` (it is still loading the model, building a tiny one, playing a
+    teacher's episodes, encoding samples) the bar says it is preparing. With `enabled` False every call is
+    a no-op, so a trainer reports without asking whether anyone watches. A context manager."""
+
+    SHOWN = ("loss", "reward", "success", "episodes", "grad_norm")   # the metrics a line has room for
+
+    def __init__(self, label: str, enabled: bool = True) -> None:
+        self.label = label
+        self.bar: Any = None
+        self.task: Any = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn,
+                                       TimeElapsedColumn, TimeRemainingColumn)
+
+            self.bar = Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
+                                MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                                TextColumn("{task.fields[metrics]}"), console=Console(stderr=True),
+                                transient=False, redirect_stdout=False)
+            self.task = self.bar.add_task(f"{label}: preparing", total=None, metrics="")
+
+    def start(self, total: int, done: int = 0) -> None:
+        """The work is known: `total` steps, `done` of them already (a resumed run)."""
+        if self.bar is not None:
+            self.bar.reset(self.task, total=total, completed=done, description=self.label, metrics="")
+
+    def step(self, done: int, metrics: dict[str, Any] | None = None) -> None:
+        """`done` steps are finished; `metrics` is the last one's."""
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, metrics=describe_metrics(metrics or {}, self.SHOWN))
+
+    def __enter__(self) -> "TrainingProgress":
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def describe_metrics(metrics: dict[str, Any], keys: tuple[str, ...]) -> str:
+    """'loss 0.4213  reward 0.50': the named metrics a step has, numbers to 4 significant digits."""
+    parts = []
+    for key in keys:
+        value = metrics.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        parts.append(f"{key} {value:.4g}" if isinstance(value, float) else f"{key} {value}")
+    return "  ".join(parts)

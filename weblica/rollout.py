@@ -1,7 +1,9 @@
 """Rollouts: play tasks with a policy in a pool of environments and write what happened.
 
 A run directory holds `episodes.jsonl` (one trajectory a line, in task order), `screens/<sha256>.png`
-(content-addressed screenshots) and `summary.json`.
+(content-addressed screenshots), `summary.json` and `run.json` (what the run plays). Episodes are appended
+to `episodes.jsonl` as they end, so a killed run keeps them and `resume=True` plays only the rest
+(weblica/run_log.py); the directory is locked while a run writes it.
 """
 from __future__ import annotations
 
@@ -20,7 +22,8 @@ from weblica.env.observation import Observation
 from weblica.env.pool import EnvPool
 from weblica.env.task import Task, episode_task, save_tasks
 from weblica.policy.base import Policy
-from weblica.progress import progress_bar as _progress
+from weblica.progress import progress_bar
+from weblica.run_log import CUT_OFF, RunLog, tasks_digest
 
 PolicyFactory = Callable[[], Policy]
 
@@ -67,6 +70,10 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
     traj.start_tabs = _tabs(obs)
     policy.reset(task, seed)
     reads_page = getattr(policy, "reads_page", False)  # a scripted policy that reads the page's text
+    reads_axtree = getattr(policy, "reads_axtree", False)  # a policy shown the accessibility tree
+    if reads_axtree:
+        obs.axtree = await env.axtree()
+        traj.metadata["start_axtree"] = obs.axtree
     while True:
         try:
             if reads_page:
@@ -78,6 +85,8 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
             break
         step_input: Any = output.actions if output.actions is not None else output.text
         obs, reward, terminated, truncated, info = await env.step(step_input, parse_errors=output.parse_errors)
+        if reads_axtree and not (terminated or truncated):
+            obs.axtree = await env.axtree()
         traj.steps.append(StepRecord(
             step=info["step"], response=output.text,
             # a model policy's actions are already in viewport pixels (empty when its response broke the
@@ -87,7 +96,7 @@ async def run_episode(env: WebEnv, task: Task, policy: Policy, seed: int,
             feedback=list(obs.feedback), url=obs.url, screenshot_sha256=screens.save(obs), reward=reward,
             parse_errors=list(info["parse_errors"]), tabs=_tabs(obs), active_tab=obs.active_tab,
             prompt_token_ids=output.prompt_token_ids,
-            token_ids=output.token_ids, logprobs=output.logprobs))
+            token_ids=output.token_ids, logprobs=output.logprobs, axtree=obs.axtree))
         if terminated or truncated:
             traj.termination_reason = info["termination_reason"]
             traj.reward = reward
@@ -108,7 +117,7 @@ def _cut_off(task: Task, run_seed: int, repeat: int) -> Trajectory:
     seed = episode_seed(run_seed, task, repeat)
     return Trajectory(task_id=task.id, seed=seed, episode_id=episode_id_for(task, seed, repeat),
                       start_url=task.start_url, start_screenshot_sha256="", termination_reason="timeout",
-                      removed=True, error="cut off: the run's completion threshold was reached")
+                      removed=True, error=CUT_OFF)
 
 
 def _parsed_actions(text: str) -> list[dict[str, Any]]:
@@ -137,44 +146,78 @@ def summarize(trajectories: list[Trajectory]) -> RunSummary:
                       sum(t.removed for t in trajectories))
 
 
+def job_key(task: Task, run_seed: int, repeat: int) -> tuple[str, str]:
+    """(task id, episode id) of a run's episode: what its trajectory records, known before it is played."""
+    seed = episode_seed(run_seed, task, repeat)
+    played = episode_task(task, seed)
+    return played.id, episode_id_for(played, seed, repeat)
+
+
 async def run_tasks(tasks: list[Task], policy_factory: PolicyFactory, out: str | Path | None, *,
                     parallel: int = 1, seed: int = 0, repeats: int = 1,
                     backends: dict[str, SiteBackend] | None = None, config: EnvConfig | None = None,
                     progress: bool = False, completion_threshold: float | None = None,
-                    grace_s: float = 30.0) -> tuple[list[Trajectory], RunSummary]:
+                    grace_s: float = 30.0, resume: bool = False,
+                    identity: dict[str, Any] | None = None) -> tuple[list[Trajectory], RunSummary]:
     """Play every task (`repeats` times each) with a fresh policy per episode; write the run directory.
 
-    With `completion_threshold`, episodes still running `grace_s` seconds after that fraction finished
-    are cut off and recorded as removed with termination reason `timeout`."""
+    Each episode is appended to `out/episodes.jsonl` as it ends; with `resume`, the episodes already
+    there are kept and only the others are played (`identity`, e.g. the policy, must match the run's
+    as `run.json` names it). With `completion_threshold`, episodes still running `grace_s` seconds after
+    that fraction finished are cut off and recorded as removed with termination reason `timeout`."""
     out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    screens = ScreenshotStore(out_dir / "screens" if out_dir else None)
     jobs = [(task, r) for task in tasks for r in range(repeats)]
-
-    async def play(env: WebEnv, job: tuple[Task, int]) -> Trajectory:
-        task, repeat = job
-        return await run_episode(env, task, policy_factory(), episode_seed(seed, task, repeat), screens, repeat)
-
-    bar = _progress(len(jobs)) if progress else None
-    async with EnvPool(parallel, config, backends) as pool:
-        kwargs: dict[str, Any] = {"completion_threshold": completion_threshold, "grace_s": grace_s}
-        if bar is not None:
-            with bar:
-                tid = bar.add_task("episodes", total=len(jobs))
-                results = await pool.map(jobs, play, lambda i, t: bar.advance(tid), **kwargs)
-        else:
-            results = await pool.map(jobs, play, **kwargs)
-    trajectories = [r if r is not None else _cut_off(task, seed, repeat) for r, (task, repeat) in zip(results, jobs)]
-    summary = summarize(trajectories)
-    if out_dir is not None:
-        with (out_dir / "episodes.jsonl").open("w", encoding="utf-8") as f:
-            for traj in trajectories:
-                f.write(json.dumps(traj.to_dict(), sort_keys=True, ensure_ascii=False) + "\n")
+    if out_dir is None:
+        return await _play_jobs(tasks, jobs, {}, None, policy_factory, None, parallel, seed, backends, config,
+                                progress, completion_threshold, grace_s)
+    run_identity = {"seed": seed, "repeats": repeats, "tasks": tasks_digest(t.to_dict() for t in tasks),
+                    **(identity or {})}
+    with RunLog(out_dir, run_identity, resume) as log:
+        kept = {(t.task_id, t.episode_id): t for t in log.kept}
+        trajectories, summary = await _play_jobs(tasks, jobs, kept, log, policy_factory, out_dir, parallel, seed,
+                                                 backends, config, progress, completion_threshold, grace_s)
+        log.finish(trajectories)
         (out_dir / "summary.json").write_text(json.dumps(summary.to_dict(), indent=2, sort_keys=True) + "\n")
         save_tasks(tasks, out_dir / "tasks.jsonl")  # the viewer and reports read instructions and skills here
     return trajectories, summary
 
+
+async def _play_jobs(tasks: list[Task], jobs: list[tuple[Task, int]], kept: dict[tuple[str, str], Trajectory],
+                     log: RunLog | None, policy_factory: PolicyFactory, out_dir: Path | None, parallel: int,
+                     seed: int, backends: dict[str, SiteBackend] | None, config: EnvConfig | None, progress: bool,
+                     completion_threshold: float | None, grace_s: float) -> tuple[list[Trajectory], RunSummary]:
+    screens = ScreenshotStore(out_dir / "screens" if out_dir else None)
+    keys = [job_key(task, seed, repeat) for task, repeat in jobs]
+    todo = [i for i, key in enumerate(keys) if key not in kept]
+
+    async def play(env: WebEnv, i: int) -> Trajectory:
+        task, repeat = jobs[i]
+        return await run_episode(env, task, policy_factory(), episode_seed(seed, task, repeat), screens, repeat)
+
+    def ended(_index: int, traj: Trajectory) -> None:
+        if log is not None:
+            log.append(traj)
+        if bar is not None:
+            bar.advance(tid)
+
+    bar = progress_bar(len(jobs)) if progress else None
+    tid = None
+    results: list[Trajectory | None] = []
+    if todo:
+        async with EnvPool(parallel, config, backends) as pool:
+            kwargs: dict[str, Any] = {"completion_threshold": completion_threshold, "grace_s": grace_s}
+            if bar is not None:
+                with bar:
+                    tid = bar.add_task("episodes", total=len(jobs), completed=len(jobs) - len(todo))
+                    results = await pool.map(todo, play, ended, **kwargs)
+            else:
+                results = await pool.map(todo, play, ended, **kwargs)
+    played = dict(zip(todo, results))
+    trajectories = []
+    for i, ((task, repeat), key) in enumerate(zip(jobs, keys)):
+        traj = kept.get(key) if i not in played else played[i]
+        trajectories.append(traj if traj is not None else _cut_off(task, seed, repeat))
+    return trajectories, summarize(trajectories)
 
 
 def load_trajectories(run_dir: str | Path) -> list[Trajectory]:

@@ -1,5 +1,5 @@
 """The nights of a stay, shared by the synth genres that draw hotel availability
-(weblica/synth/genres/hotel_nights.py) and the server rule that counts booked rooms
+(weblica/synth/genres/travel/nights.py) and the server rule that counts booked rooms
 (weblica/serve/rules.py `open_dates`): both must name the same nights, and neither layer imports the
 other. A night is named by its date: the night of March 12 runs to the morning of March 13, so a stay
 holds the nights from the check-in up to the night before the check-out."""

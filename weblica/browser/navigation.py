@@ -19,6 +19,12 @@ they checked, so redirects, links, window.open, frames and subresources are cove
 A context whose backend has no such proxy yet checks addresses gets a Playwright route on the URLs
 matching `route_pattern()` (address literals, other schemes); it cannot see a redirect's later hops.
 Launch flags (`launcher.py`) keep WebRTC and DNS prefetch from reaching the network beside the proxy.
+
+Hosts are read as Chromium reads them (`browser_host`): the authority after any run of `/` and `\\`,
+percent-decoded, mapped by IDNA/UTS-46 (circled and fullwidth digits, ideographic full stops), and an
+address when its last label is a number (`127.1`, `0x7f.1`). Addresses that embed a refused IPv4 address
+(IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64, 6to4) are refused as that address. In local mode a
+name the agent opens is resolved and its addresses checked, as the proxies do for live mode.
 """
 from __future__ import annotations
 
@@ -28,7 +34,9 @@ import re
 import socket
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote_to_bytes
+
+import idna
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 # Pages the browser itself opens: new tabs start blank.
@@ -56,6 +64,85 @@ _OTHER_SCHEME = r"(?!https?:)"
 
 class NavigationRefused(ValueError):
     """A URL the policy does not let the browser open; the message says why."""
+
+
+class UnreadableHost(ValueError):
+    """A URL whose host no browser reads: it is refused wherever addresses are checked."""
+
+
+# what a host may not hold once mapped (the URL standard's forbidden domain code points)
+_FORBIDDEN_HOST = re.compile(r"[\x00-\x20#%/:<>?@\[\\\]^|\x7f]")
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_NUMBER_LABEL = re.compile(r"^(?:[0-9]+|0[xX][0-9a-fA-F]*)$")
+
+
+def _ascii_host(host: str) -> str:
+    """`host` (percent-decoded) as Chromium canonicalizes a name: IDNA/UTS-46 mapping (non-transitional,
+    no STD3 rules), lowercase, each non-ASCII label in punycode. UnreadableHost when no browser reads it."""
+    try:
+        mapped = idna.uts46_remap(host, std3_rules=False, transitional=False)
+    except (idna.IDNAError, UnicodeError, ValueError) as exc:
+        raise UnreadableHost(f"the host {host[:80]!r} is not a name a browser reads ({exc})") from None
+    if _FORBIDDEN_HOST.search(mapped):
+        raise UnreadableHost(f"the host {host[:80]!r} holds a character no host name may hold")
+    labels = []
+    for label in mapped.split("."):
+        if label.isascii():
+            labels.append(label)
+            continue
+        try:
+            labels.append("xn--" + label.encode("punycode").decode("ascii"))
+        except UnicodeError as exc:
+            raise UnreadableHost(f"the host {host[:80]!r} is not a name a browser reads ({exc})") from None
+    return ".".join(labels)
+
+
+def browser_host(url: str) -> tuple[str, int | None] | None:
+    """The host and port Chromium reads in an http(s) `url` (None for other schemes and for URLs without
+    a host): an IPv4 address in dotted decimal, an IPv6 address in brackets (compressed), or an ASCII name.
+    UnreadableHost when the browser would find no valid host (it opens nothing then either)."""
+    cleaned = _clean(url)
+    match = _SCHEME.match(cleaned)
+    if not match or match.group(1).lower() not in ALLOWED_SCHEMES:
+        return None
+    rest = cleaned[match.end():].lstrip("/\\")  # http: reads any run of slashes and backslashes as `//`
+    authority = re.split(r"[/\\?#]", rest, maxsplit=1)[0]
+    hostport = authority.rpartition("@")[2]
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0:
+            raise UnreadableHost(f"the host of {url[:80]!r} opens '[' without closing it")
+        raw_host, after = hostport[:end + 1], hostport[end + 1:]
+        if after and not after.startswith(":"):
+            raise UnreadableHost(f"the host of {url[:80]!r} has text after its ']'")
+        port_text = after[1:]
+        try:
+            host = f"[{ipaddress.IPv6Address(raw_host[1:-1]).compressed}]"
+        except ValueError:
+            raise UnreadableHost(f"{raw_host[:80]!r} is not an IPv6 address") from None
+    else:
+        raw_host, _, port_text = hostport.partition(":")
+        decoded = unquote_to_bytes(raw_host)
+        try:
+            text = decoded.decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnreadableHost(f"the host {raw_host[:80]!r} is not UTF-8 once percent-decoded") from None
+        if not text:
+            return None
+        host = _ascii_host(text)
+        labels = host.split(".")
+        last = labels[-2] if labels[-1] == "" and len(labels) > 1 else labels[-1]
+        if _NUMBER_LABEL.match(last):  # a host whose last label is a number is an IPv4 address, or no host
+            address = parse_ipv4_host(host)
+            if address is None:
+                raise UnreadableHost(f"the host {raw_host[:80]!r} ends in a number but is no IPv4 address")
+            host = str(address)
+    port: int | None = None
+    if port_text:
+        if not port_text.isdigit() or not port_text.isascii() or int(port_text) > 65535:
+            raise UnreadableHost(f"the port {port_text[:20]!r} of {url[:80]!r} is not a port number")
+        port = int(port_text)
+    return host, port
 
 
 def parse_ipv4_host(host: str) -> ipaddress.IPv4Address | None:
@@ -86,8 +173,17 @@ def parse_ipv4_host(host: str) -> ipaddress.IPv4Address | None:
 
 
 def host_address(host: str) -> IPAddress | None:
-    """The address a URL host denotes without DNS: an IPv4 or IPv6 literal; `localhost` names loopback."""
-    host = unquote(host).strip().lower().rstrip(".")
+    """The address a URL host denotes without DNS: an IPv4 or IPv6 literal, in any spelling Chromium
+    reads as one (`①②⑦.0.0.1`, fullwidth digits, `。`); `localhost` names loopback."""
+    host = host.strip()
+    if not (host.startswith("[") and host.endswith("]")):
+        try:
+            read = browser_host(f"http://{host}/")
+        except UnreadableHost:
+            read = None
+        if read is not None:
+            host = read[0]
+    host = host.lower().rstrip(".")
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     if host == "localhost" or host.endswith(".localhost"):
@@ -100,11 +196,38 @@ def host_address(host: str) -> IPAddress | None:
     return parse_ipv4_host(host)
 
 
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> tuple[ipaddress.IPv4Address, str] | None:
+    """The IPv4 address an IPv6 address carries, and the form it is in: IPv4-mapped (`::ffff:a.b.c.d`),
+    IPv4-compatible (`::a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d` and the
+    local-use `64:ff9b:1::/48`, RFC 6052's /96 layout) or 6to4 (`2002:AABB:CCDD::`); None otherwise."""
+    low32 = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped, "IPv4-mapped"
+    if ip in _IPV4_TRANSLATED:
+        return low32, "IPv4-translated"
+    if ip in _IPV4_COMPATIBLE and int(ip) > 1:  # :: and ::1 are themselves
+        return low32, "IPv4-compatible"
+    if any(ip in net for net in _NAT64):
+        return low32, "NAT64"
+    if ip.sixtofour is not None:
+        return ip.sixtofour, "6to4"
+    return None
+
+
 def address_kind(address: IPAddress | str) -> str | None:
-    """What kind of non-public address this is (loopback, link-local, private…), or None if public."""
+    """What kind of non-public address this is (loopback, link-local, private…), or None if public. An
+    IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4) is that IPv4 address."""
     ip = ipaddress.ip_address(address) if isinstance(address, str) else address
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        inner = embedded_ipv4(ip)
+        if inner is not None:
+            kind = address_kind(inner[0])
+            return f"{kind} (as {inner[1]} IPv6)" if kind else None
     for network, kind in _RANGES:
         if ip.version == network.version and ip in network:
             return kind
@@ -129,6 +252,8 @@ class NavigationPolicy:
     # the context's proxy checks every upstream address itself (record's proxy, the live gateway), so
     # the browser needs no route: a route would also change what the browser sends (see route_pattern)
     proxy_checks_addresses: bool = False
+    # local mode reaches loopback only at `allowed_endpoints` (an env server's --local-origin servers)
+    loopback_endpoints_only: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -143,7 +268,7 @@ class NavigationPolicy:
         cleaned = _clean(url)
         if cleaned.lower() in INTERNAL_URLS:
             return None
-        match = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]*):", cleaned)
+        match = _SCHEME.match(cleaned)
         if not match:
             return f"{url!r} is not an absolute http(s) URL"
         scheme = match.group(1).lower()
@@ -153,14 +278,31 @@ class NavigationPolicy:
         if not self.checks_addresses:
             return None
         try:
-            parts = urlsplit(cleaned)
-            host, port = parts.hostname or "", parts.port
-        except ValueError:
-            return f"{url!r} is not a valid URL"
+            read = browser_host(cleaned)
+        except UnreadableHost as exc:
+            return f"{url[:200]!r} is not a URL a browser opens: {exc}"
+        if read is None:
+            return f"{url[:200]!r} names no host"
+        host, port = read
         address = host_address(host)
         if address is None:
             return None
         return self.address_refusal(address, port or (443 if scheme == "https" else 80), host)
+
+    async def resolved_refusal(self, url: str) -> str | None:
+        """`url_refusal`, and in local mode a name's resolved addresses checked too (a name that maps to
+        0.0.0.0 or a private address is that address). Live and record modes leave names to their proxy,
+        which checks the address it connects to."""
+        reason = self.url_refusal(url)
+        if reason or not self.checks_addresses or self.mode != "local":
+            return reason
+        read = browser_host(url)
+        if read is None or host_address(read[0]) is not None:
+            return None
+        host, port = read
+        scheme = _SCHEME.match(_clean(url)).group(1).lower()  # type: ignore[union-attr]
+        _addresses, reason = await checked_addresses(self, host, port or (443 if scheme == "https" else 80))
+        return reason
 
     def address_refusal(self, address: IPAddress | str, port: int, host: str | None = None) -> str | None:
         """Why a connection to `address:port` (reached for `host`) is refused, or None when allowed."""
@@ -169,13 +311,17 @@ class NavigationPolicy:
         kind = address_kind(address)
         if kind is None:
             return None
-        if kind == "loopback" and self.mode == "local":
+        if kind == "loopback" and self.mode == "local" and not self.loopback_endpoints_only:
             return None
         names = {str(address), (host or "").lower().strip("[]")}
         if any((name, port) in self.allowed_endpoints for name in names if name):
             return None
         shown = f"{host} ({address})" if host and host.strip("[]") != str(address) else str(address)
         article = "an" if kind[0] in "aeiou" else "a"
+        if kind == "loopback" and self.loopback_endpoints_only:
+            served = ", ".join(f"{h}:{p}" for h, p in sorted(self.allowed_endpoints)) or "none"
+            return (f"{shown}:{port} is a loopback service this server was not started to serve (local origins: "
+                    f"{served}; start it with --local-origin URL)")
         return f"{shown} is {article} {kind} address, outside the sandbox"
 
     def check(self, url: str) -> None:
@@ -227,9 +373,10 @@ def with_endpoints(policy: NavigationPolicy, urls: list[str] = (), endpoints: li
     """`policy` that also reaches the servers of `urls` (their host and port) and `endpoints`."""
     extra = set(endpoints)
     for url in urls:
-        parts = urlsplit(_clean(url))
-        if parts.hostname:
-            extra.add((parts.hostname.lower(), parts.port or (443 if parts.scheme == "https" else 80)))
+        read = browser_host(url)
+        if read is not None:
+            https = _clean(url).lower().startswith("https:")
+            extra.add((read[0].strip("[]"), read[1] or (443 if https else 80)))
     return replace(policy, allowed_endpoints=policy.allowed_endpoints | frozenset(extra))
 
 

@@ -20,6 +20,7 @@ class BrowserHost:
         self._playwright: Any = None
         self._playwright_cm: Any = None
         self._browser: Any = None
+        self._browser_session: tuple[Any, Any] | None = None  # (browser, its CDP session)
         self._lock = asyncio.Lock()
         self.launches = 0
 
@@ -49,6 +50,13 @@ class BrowserHost:
             self.launches += 1
             return self._browser
 
+    async def browser_session(self) -> Any:
+        """The running browser's own CDP session (browser-wide commands: a context's download folder)."""
+        browser = await self.ensure()
+        if self._browser_session is None or self._browser_session[0] is not browser:
+            self._browser_session = (browser, await browser.new_browser_cdp_session())
+        return self._browser_session[1]
+
     async def new_context(self, seed: int, proxy: str | None = None, extra_headers: dict[str, str] | None = None,
                           ignore_https_errors: bool = False, service_workers: bool = False) -> Any:
         browser = await self.ensure()
@@ -64,6 +72,7 @@ class BrowserHost:
             except Exception:
                 pass
             self._browser = None
+        self._browser_session = None
         if self._playwright_cm is not None:
             await self._playwright_cm.__aexit__(None, None, None)
             self._playwright_cm = self._playwright = None

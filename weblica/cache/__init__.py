@@ -11,7 +11,11 @@ replay sites offline and deterministically.
     backend.py    SiteBackend for tasks whose source is a recording
     infer.py      rule inference from K >= 2 runs and replay misses
     interop.py    HAR and WARC import (checked, atomic) and export
+    har_entries.py  HAR entries read as their exporters write them (params as JSON, ws:// handshakes)
     warc.py       reading WARC records, each checked for length, truncation and digests
+    websocket.py / socket_player.py   WebSockets and event streams; the loopback player of replayed sockets
+    dates.py      recorded dates shifted to the replay's virtual clock; how old a recording is
+    crawl.py / session.py   crawl expansion with the session each recorded episode left
     redact.py     secrets out of exports, by name and by value pattern
-    commands.py   `weblica record | rules infer | replay | import | export`
+    commands.py   `weblica record | rules infer | replay | cache age | import | export`
 """

@@ -19,18 +19,21 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from mitmproxy import command, ctx, http
+from mitmproxy import command, http
 from mitmproxy.websocket import Opcode
 from mitmproxy.proxy.server_hooks import ServerConnectionHookData
 
 from weblica.cache.canonical import request_view
+from weblica.cache.dates import shift_headers
+from weblica.cache.decompress import decoded_body
 from weblica.cache.delivery import DeliveryOrder
 from weblica.cache.exchange import HOP_HEADERS, Exchange
-from weblica.cache.matcher import TIERS, ReplayIndex
-from weblica.cache.ranges import apply_range
-from weblica.cache.rules import Rule, RuleBook
+from weblica.cache.matcher import TIERS, ReplayIndex, Validators
+from weblica.cache.ranges import apply_range, not_modified
+from weblica.cache.rules import Rule
 from weblica.cache.store import Store, StoreError, WsMessage
-from weblica.cache.websocket import SocketScript, accept_key, is_event_stream
+from weblica.cache.socket_player import PLAYER_HOST, SocketPlayer
+from weblica.cache.websocket import SocketScript, is_event_stream
 from weblica.env.backend import EPISODE_HEADER
 
 logger = logging.getLogger(__name__)
@@ -97,7 +100,7 @@ EPISODE_KEY = "weblica_episode"
 EXCHANGE_KEY = "weblica_exchange"   # the id a recorded flow got in the store (its WebSocket messages name it)
 STREAM_KEY = "weblica_stream"       # the chunks of a streamed event stream
 WS_SEQ_KEY = "weblica_ws_seq"
-SCRIPT_KEY = "weblica_socket"       # the SocketScript a replayed WebSocket plays
+SCRIPT_KEY = "weblica_socket"       # a replayed WebSocket sent to the socket player: the tier that matched it
 LOCAL_KEY = "weblica_local"       # answered by weblica itself: neither recorded nor counted
 
 
@@ -227,10 +230,11 @@ class Recorder:
             body = b"".join(flow.metadata[STREAM_KEY])
             headers = [h for h in headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
         else:
-            try:
-                body = flow.response.content or b""  # decoded: gzip bytes differ run to run for the same page
+            try:  # decoded (gzip bytes differ run to run for the same page), within weblica/cache/decompress.py's caps
+                body = decoded_body(flow.response.raw_content or b"", flow.response.headers.get("content-encoding", ""),
+                                    flow.request.pretty_url[:200])
                 headers = [h for h in headers if h[0].lower() not in HOP_HEADERS]
-            except ValueError:  # an encoding mitmproxy cannot decode: keep the bytes and their header
+            except ValueError:  # an encoding that cannot be decoded, or a bomb: keep the bytes and their header
                 body = flow.response.raw_content or b""
                 headers = [h for h in headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
         request_headers = [h for h in _headers_of(flow.request) if h[0].lower() != EPISODE_HEADER.lower()]
@@ -260,6 +264,7 @@ class ReplaySource:
     delivery: DeliveryOrder = field(init=False)
     streams: dict[str, set] = field(default_factory=dict)   # event streams each episode was shown
     origins: set[tuple[str, str, int]] | None = None         # the recorded requests' origins (see backend)
+    clocks: dict[str, float] = field(default_factory=dict)   # episodes whose dates move to a virtual clock
 
     def __post_init__(self) -> None:
         index = self.index
@@ -283,15 +288,20 @@ class ReplaySource:
         return first
 
 
-def make_response(store: Store, exchange: Exchange, now: float | None = None) -> http.Response:
-    """The recorded response, with dates and cookie expiry moved forward as mitmproxy's `refresh` does."""
+def make_response(store: Store, exchange: Exchange, now: float | None = None, clock: float | None = None
+                  ) -> http.Response:
+    """The recorded response, its dates and cookie expiries moved to the replay's virtual `clock`
+    (`weblica.cache.dates`), or without one forward to the wall clock as mitmproxy's `refresh` does."""
     # stored bodies are decoded unless the recorder kept an undecodable encoding with its header
     headers = [h for h in exchange.response_headers if h[0].lower() not in HOP_HEADERS - {"content-encoding"}]
+    if clock is not None:
+        headers = shift_headers(headers, clock, exchange.started or exchange.ended)
     response = http.Response.make(exchange.status, store.bodies.get(exchange.response_body_digest),
                                   _headers_to_mitm(headers))
     response.reason = exchange.reason or response.reason
     response.timestamp_start = exchange.ended or exchange.started or time.time()
-    response.refresh(now)
+    if clock is None:
+        response.refresh(now)
     return response
 
 
@@ -359,6 +369,7 @@ class Replayer:
         self.resolve_source = resolve_source
         self.stats = ReplayStats()
         self._lock = threading.Lock()
+        self.player = SocketPlayer()
 
     async def request(self, flow: http.HTTPFlow) -> None:
         episode = episode_of(flow)
@@ -374,13 +385,12 @@ class Replayer:
             return
         req = flow.request
         view = request_view(req.method, req.pretty_url, _headers_of(req), _request_body(req))
-        conditional = "if-none-match" in req.headers or "if-modified-since" in req.headers
-        match = source.index.match(view, episode, conditional)
+        match = source.index.match(view, episode, validators=Validators.of(_headers_of(req)))
         if match.exchange is not None:
             # held until the responses recorded as landing before it (while it was in flight) are out
             await source.delivery.turn(episode, match.exchange)
             try:
-                flow.response = make_response(source.store, match.exchange)
+                flow.response = make_response(source.store, match.exchange, clock=source.clocks.get(episode))
             except StoreError as exc:  # a body missing or corrupt: answered and reported, never sent upstream
                 flow.response = local_error(502, f"weblica replay: {exc}\n", "miss")
                 self._count("miss", flow, {"method": req.method, "url": req.pretty_url, "closest": match.exchange.url,
@@ -388,11 +398,16 @@ class Replayer:
                 with self._lock:
                     self.stats.errors.append(str(exc))
                 return
+            if match.exchange.status == 101:   # a WebSocket: the player is its server end (socket_player.py)
+                flow.response = None
+                self._count(match.tier, flow)
+                await self._to_player(flow, source, match.exchange, match.tier)
+                return
             if match.byte_range is not None:  # a Range request answered from a recorded full body
                 apply_range(flow.response, match.byte_range)
-            if match.exchange.status == 101:
-                self._open_socket(flow, source, match.exchange)
-            elif is_event_stream(match.exchange.content_type) and not source.first_stream(episode, match.exchange):
+            elif match.not_modified:   # the browser holds the recorded version: as the server would say
+                not_modified(flow.response)
+            if is_event_stream(match.exchange.content_type) and not source.first_stream(episode, match.exchange):
                 # EventSource reconnecting after the recorded stream ended: 204 tells it to stop
                 flow.response = http.Response.make(204, b"", {"Cache-Control": "no-store"})
             flow.response.headers[REPLAY_HEADER] = match.tier
@@ -412,37 +427,23 @@ class Replayer:
             except Exception:
                 logger.exception("could not log the replay miss of %s", req.pretty_url)
 
-    def _open_socket(self, flow: http.HTTPFlow, source: ReplaySource, handshake: Exchange) -> None:
-        assert flow.response is not None
-        key = flow.request.headers.get("sec-websocket-key", "")
-        flow.response.headers["Connection"] = "Upgrade"   # a hop header, not kept in the recording
-        flow.response.headers["Upgrade"] = "websocket"
-        flow.response.headers["Sec-WebSocket-Accept"] = accept_key(key)
-        # the recorded messages are stored uncompressed; the replayed socket negotiates no extension
-        flow.response.headers.pop("Sec-WebSocket-Extensions", None)
-        flow.response.headers.pop("content-length", None)
+    async def _to_player(self, flow: http.HTTPFlow, source: ReplaySource, handshake: Exchange, tier: str) -> None:
+        """Send a recorded WebSocket handshake to the socket player, which plays the recorded frames (the
+        recorded frames are stored uncompressed: the player's handshake negotiates no extension)."""
+        await self.player.start()
         messages = source.store.ws_messages([handshake.id]).get(handshake.id, []) if handshake.id else []
-        flow.metadata[SCRIPT_KEY] = SocketScript.from_messages(messages)
+        path = self.player.book(SocketScript.from_messages(messages), handshake.response_headers)
+        flow.metadata[SCRIPT_KEY] = tier
+        req = flow.request
+        req.scheme, req.host, req.port, req.path = "http", PLAYER_HOST, self.player.port, path
 
-    @staticmethod
-    def _send(flow: http.HTTPFlow, messages: list[WsMessage]) -> None:
-        for message in messages:
-            ctx.master.commands.call("inject.websocket", flow, True, message.content, message.is_text)
+    def response(self, flow: http.HTTPFlow) -> None:
+        tier = flow.metadata.get(SCRIPT_KEY)
+        if tier is not None and flow.response is not None:   # the player's handshake answer
+            flow.response.headers[REPLAY_HEADER] = tier
 
-    def websocket_start(self, flow: http.HTTPFlow) -> None:
-        script = flow.metadata.get(SCRIPT_KEY)
-        if script is not None:
-            self._send(flow, script.opening)
-
-    def websocket_message(self, flow: http.HTTPFlow) -> None:
-        script = flow.metadata.get(SCRIPT_KEY)
-        if script is None or flow.websocket is None:
-            return
-        message = flow.websocket.messages[-1]
-        if message.injected or not message.from_client:
-            return
-        message.drop()   # there is no server to hear it
-        self._send(flow, script.on_client_message())
+    async def done(self) -> None:
+        await self.player.stop()
 
     @command.command("weblica.replay.reset")
     def reset(self, episode: str = "") -> None:
@@ -464,8 +465,11 @@ class Replayer:
                 self.stats.misses.append(miss)
 
     def server_connect(self, data: ServerConnectionHookData) -> None:
-        # Every request is answered in `request`, so this only runs if something slipped through
-        # (a protocol the replayer does not answer). Refuse it: replay never dials out.
+        # Every request is answered in `request` (a WebSocket by the loopback socket player), so this
+        # only runs if something slipped through (a protocol the replayer does not answer). Refuse it:
+        # replay never dials out.
+        if self.player.serves(data.server.address):
+            return
         with self._lock:
             self.stats.outbound_attempts += 1
         data.server.error = "weblica replay: upstream connections are disabled"

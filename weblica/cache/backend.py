@@ -2,7 +2,9 @@
 
 One replay proxy serves every recording of a run (mitmproxy allows one engine per process); the
 episode header tells the Replayer which recording answers, and `begin` starts the episode's
-repeated-request counters over.
+repeated-request counters over. An episode's dates move to the replay's virtual clock when the backend
+is given one (`weblica replay --shift-dates`) or the task asks (`source.dates: "shift"`: the env's
+clock); see `weblica.cache.dates`.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from weblica.cache.addons import EpisodeHeader, OrphanEpisode, Replayer, ReplaySource, Stubber, origin_of
+from weblica.cache.dates import VIRTUAL_CLOCK
 from weblica.cache.matcher import ReplayIndex
 from weblica.cache.proxy import ProxyServer
 from weblica.cache.rules import RuleBook
@@ -21,6 +24,7 @@ from weblica.env.backend import EPISODE_HEADER, NetworkConfig
 from weblica.env.task import Task
 
 DEFAULT_RULES_DIR = "cache_rules"
+DATES = (None, "shift")   # a cache task's `source.dates`
 ORPHAN = "orphan:"   # episodes made up for requests that came without the episode header
 
 
@@ -54,9 +58,11 @@ class CacheBackend:
     """SiteBackend for recordings: a shared replay proxy, one ReplaySource per recording."""
 
     def __init__(self, recordings: Iterable[str | Path] = (), rules_dirs: Iterable[str | Path] | None = None,
-                 log_misses: bool = True):
+                 log_misses: bool = True, clock: float | None = None, port: int = 0):
         self.rules_dirs = list(rules_dirs) if rules_dirs is not None else default_rules_dirs()
         self.log_misses = log_misses
+        self.clock = clock   # every episode's dates move to this virtual clock (epoch seconds); None: as the task says
+        self.port = port     # the replay proxy's port (0: any free one)
         self.sources: dict[str, ReplaySource] = {}
         self.episodes: dict[str, ReplaySource] = {}
         self._lock = threading.Lock()
@@ -105,7 +111,7 @@ class CacheBackend:
     async def start(self) -> None:
         if self.proxy is None:
             proxy = ProxyServer([EpisodeHeader(), OrphanEpisode(self._orphan_episode), Stubber(self._resolve),
-                                 self.replayer])
+                                 self.replayer], port=self.port)
             await asyncio.to_thread(proxy.start)
             self.proxy = proxy
 
@@ -122,11 +128,17 @@ class CacheBackend:
     async def begin(self, task: Task, episode_id: str, seed: int) -> NetworkConfig:
         if not task.source.recording:
             raise ValueError(f"task {task.id}: a cache task needs source.recording (a recording directory)")
+        if task.source.dates not in DATES:
+            raise ValueError(f"task {task.id}: source.dates {task.source.dates!r} is unknown; give \"shift\" "
+                             "(dates move to the replay's clock) or leave it out")
         source = self.source(task.source.recording)
         await self.start()
         source.reset(episode_id)
         with self._lock:
             self.episodes[episode_id] = source
+            clock = self.clock if self.clock is not None else VIRTUAL_CLOCK if task.source.dates == "shift" else None
+            if clock is not None:
+                source.clocks[episode_id] = clock
         assert self.proxy is not None
         return NetworkConfig(proxy=self.proxy.url, extra_headers={EPISODE_HEADER: episode_id},
                              ignore_https_errors=True, offline_hint="(replay: not recorded)", service_workers=True)
@@ -141,6 +153,7 @@ class CacheBackend:
                 self.episodes.pop(f"{ORPHAN}{id(source)}", None)   # its last episode ended
         if source is not None:
             source.reset(episode_id)
+            source.clocks.pop(episode_id, None)
 
 
 def create_backend(tasks: list[Task]) -> CacheBackend:

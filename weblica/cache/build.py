@@ -7,7 +7,9 @@ For each live task:
    recording's `actions.json`;
 2. with `crawl_depth` D, same-site links and GET form targets visible on the recorded pages are
    opened through the recorder too, level by level up to D (one recorded run per level), so that
-   exploration stays inside the cache (see `crawl.py`);
+   exploration stays inside the cache (see `crawl.py`); each with the session (cookies, storage) the
+   episode that links it left, so a logged-in episode's pages are crawled logged in (`crawl_session`),
+   and never a link or form that would log out, delete or otherwise act;
 3. rules are inferred and tried on the recorded runs themselves (`rulecheck.py`: rules never hurt),
    written to `REC/rules/`, which every replay of the recording reads;
 4. with the network cut (the replay proxy never dials out) the policy plays the task again at a seed
@@ -20,10 +22,8 @@ For each live task:
    request missed` (the cached replay missed requests and failed), `unsolvable under cache` (all served,
    still not solved).
 
-Every task's outcome is written to `OUT/results/<task>.json` when it finishes, so a re-run skips
-finished tasks (resumable); `OUT/tasks.jsonl` (the kept tasks, `source.kind = cache`) and
-`OUT/report.json` are rewritten from the results at the end. Tasks run in `parallel` worker processes
-(mitmproxy allows one proxy per process), or on the actors of a Ray cluster (`build_ray.py`).
+This module builds one task (`build_task`); `weblica.pipelines.cache_build` builds many, in worker
+processes or on Ray actors, resumably, and writes `OUT/tasks.jsonl` and `OUT/report.json`.
 
 Each recording keeps its rows in its own SQLite file, or, with `store_url` and `store_bodies`, in a
 shared database (any SQLAlchemy URL) under the name `<store_prefix>/<task>`, bodies in a shared
@@ -33,11 +33,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import re
 import shutil
 from collections import Counter
-from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -57,6 +55,7 @@ class BuildOptions:
     resolve: tuple[str, ...] = ()
     seed: int = 0
     max_crawl_pages: int = 30    # per task and level: a crawl is coverage, not a mirror of the site
+    crawl_session: bool = True   # the crawl carries each episode's session (cookies, storage) as it was left
     judge: str | None = None     # openai:URL#MODEL or anthropic:MODEL: decides tasks that have no checks
     allow_private: bool = False  # the browse may reach private and link-local addresses (as `record --allow-private`)
     store_url: str | None = None     # a shared database (SQLAlchemy URL) for every recording's rows
@@ -119,7 +118,7 @@ def make_solved(judge_spec: str | None) -> Judged:
     the episode (answer, steps, screenshots) when one is configured, else unsolved."""
     judge = None
     if judge_spec:
-        from weblica.policy.judge import make_judge
+        from weblica.scoring.judge import make_judge
 
         judge = make_judge(judge_spec)
 
@@ -146,17 +145,20 @@ def make_solved(judge_spec: str | None) -> Judged:
 async def record_policy(task: Task, policy_factory: Callable[[], Any], out: str | Path, runs: int = 2,
                         resolve: tuple[str, ...] | list[str] = (), seed: int = 0, crawl_depth: int = 0,
                         max_crawl_pages: int = 30, solved: Judged | None = None,
-                        allow_private: bool = False) -> Recorded:
+                        allow_private: bool = False, crawl_session: bool = True, progress: bool = False) -> Recorded:
     """Record `runs` episodes of the policy on `task` (live, through the recording proxy) into `out`.
     The browse may reach what `weblica record` lets it reach (`recording_policy`): private and link-local
-    addresses other than the start URL's server and the --resolve targets only with `allow_private`."""
+    addresses other than the start URL's server and the --resolve targets only with `allow_private`.
+    With `progress`, a bar of the episodes on stderr."""
     from weblica.cache.addons import EpisodeHeader, HostMapper, Recorder, parse_resolve
     from weblica.cache.crawl import crawl
     from weblica.cache.egress import EgressGuard
     from weblica.cache.record import recording_policy
     from weblica.cache.play import PROXY_SOURCE, ProxyBackend, make_env
     from weblica.cache.proxy import ProxyServer
+    from weblica.cache.session import SessionHost
     from weblica.cache.store import Store, save_actions
+    from weblica.progress import OptionalBar
     from weblica.rollout import ScreenshotStore, run_episode
 
     out = Path(out)
@@ -170,17 +172,24 @@ async def record_policy(task: Task, policy_factory: Callable[[], Any], out: str 
     result = Recorded(str(out))
     live_task = replace(task, source=TaskSource(kind=PROXY_SOURCE))
     solving_actions: list[dict[str, Any]] | None = None
+    host = SessionHost()   # keeps the session each episode leaves, for the crawl
+    sessions: dict[int, dict[str, Any] | None] = {}
     try:
-        with ProxyServer([EpisodeHeader(), host_mapper, egress, recorder]) as proxy:
-            env = make_env({PROXY_SOURCE: ProxyBackend(proxy.url, policy)})
+        with ProxyServer([EpisodeHeader(), host_mapper, egress, recorder]) as proxy, \
+                OptionalBar(runs, f"record: {runs} episode(s) of the policy", progress) as bar:
+            env = make_env({PROXY_SOURCE: ProxyBackend(proxy.url, policy)}, host)
             try:
                 for k in range(runs):
                     episode_seed = seed + k + 1
                     run_id = store.new_run("record", seed=episode_seed, start_url=task.start_url,
-                                           info={"task": task.id, "policy_episode": k, "resolve": list(resolve)})
+                                           info={"task": task.id, "policy_episode": k, "resolve": list(resolve)},
+                                           in_progress=True)
                     recorder.begin_run(run_id)
                     shots = out / "screens" / f".by-sha-{run_id}"
+                    host.left = None
                     traj = await run_episode(env, live_task, policy_factory(), episode_seed, ScreenshotStore(shots))
+                    await env.close_episode()   # ended already unless the policy failed; its session is read here
+                    sessions[run_id] = host.left
                     traj.success = await (solved or make_solved(None))(task, traj, shots)
                     _save_episode_screens(out, run_id, shots, traj)
                     episode = EpisodeRecord(run_id, episode_seed, traj.success, traj.termination_reason,
@@ -192,11 +201,14 @@ async def record_policy(task: Task, policy_factory: Callable[[], Any], out: str 
                     store.finish_run(run_id, {"task": task.id, "success": traj.success,
                                               "termination_reason": traj.termination_reason,
                                               "steps": len(traj.steps), "error": traj.error})
+                    bar.advance(f"record: episode {k + 1}/{runs} {'solved' if traj.success else 'unsolved'}")
                 if crawl_depth > 0:
                     result.crawled = await crawl(env, store, recorder, task.start_url, crawl_depth,
-                                                 seed + runs + 1, max_crawl_pages)
+                                                 seed + runs + 1, max_crawl_pages,
+                                                 sessions if crawl_session else None, host)
             finally:
                 await env.close()
+                await host.close()
         save_actions(out, solving_actions or [], task.start_url)
         first = store.runs(("record",))[0].id if store.runs(("record",)) else None
         starts = [ex for ex in store.exchanges(run_ids=[first] if first else [], with_request_bodies=False)
@@ -313,10 +325,14 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
     try:
         recorded = await record_policy(task, factory, recording, options.runs, options.resolve, options.seed,
                                        options.crawl_depth, options.max_crawl_pages, solved,
-                                       allow_private=options.allow_private)
+                                       allow_private=options.allow_private, crawl_session=options.crawl_session)
     except Exception as exc:   # the proxy, the store or the browser failed while recording
         return {**outcome, "kept": False, "reason": "recording failed", "detail": f"{type(exc).__name__}: {exc}"}
     outcome["record"] = recorded.to_dict()
+    if options.crawl_depth > 0:
+        from weblica.cache.crawl import summarize
+
+        outcome["crawl"] = summarize(recorded.crawled)
     if recorded.failures:
         return {**outcome, "kept": False, "reason": "recording failed", "detail": recorded.failures[0]}
     opened = [e for e in recorded.episodes if e.termination_reason != "env_error"]
@@ -350,149 +366,14 @@ async def build_task(task: Task, options: BuildOptions, out: Path) -> dict[str, 
                       f"unsolved (answer {verified['policy']['answer']!r})"}
 
 
-def _build_in_worker(task_data: dict[str, Any], options: dict[str, Any], out: str) -> dict[str, Any]:
-    """One task in a worker process (a process of its own: one mitmproxy per process)."""
+def build_in_worker(task_data: dict[str, Any], options: dict[str, Any], out: str) -> dict[str, Any]:
+    """One task in a worker process (a process of its own: one mitmproxy per process), from and to JSON-able
+    values (`weblica.pipelines.cache_build` runs many)."""
     options["resolve"] = tuple(options.get("resolve") or ())
     return asyncio.run(build_task(Task.from_dict(task_data), BuildOptions(**options), Path(out)))
-
-
-# ---- many tasks -------------------------------------------------------------------------------------
-
-def build_cache(tasks: list[Task], options: BuildOptions, out: str | Path, parallel: int = 1,
-                progress: bool = False, ray_address: str | None = None, ray_workers: int = 2) -> dict[str, Any]:
-    """Build a cache task set from live tasks; resumable (finished tasks are read back, not redone).
-    With `ray_address` ('local', 'auto' or a cluster's address) the tasks run on `ray_workers` Ray actors."""
-    out = Path(out)
-    if options.store_url:
-        options = replace(options, store_url=absolute_sqlite_url(options.store_url),
-                          store_bodies=str(Path(options.store_bodies).resolve()) if options.store_bodies else None,
-                          store_prefix=options.store_prefix or build_prefix(out))
-        open_shared_store(options)
-    results_dir = out / "results"
-    results_dir.mkdir(parents=True, exist_ok=True)
-    results: dict[str, dict[str, Any]] = {}
-    todo = []
-    for task in tasks:
-        path = results_dir / f"{task_slug(task.id)}.json"
-        if path.exists():
-            try:
-                results[task.id] = {**json.loads(path.read_text(encoding="utf-8")), "resumed": True}
-                continue
-            except ValueError:   # a result cut off mid-write: build the task again
-                pass
-        todo.append(task)
-
-    def finished(result: dict[str, Any]) -> None:
-        path = results_dir / f"{task_slug(result['id'])}.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(result, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        tmp.replace(path)
-        results[result["id"]] = result
-
-    bar = _progress() if progress else None
-    counts = Counter(("kept" if r["kept"] else "dropped") for r in results.values())
-    with bar if bar is not None else nullcontext():
-        tid = bar.add_task(_describe(counts), total=len(tasks), completed=len(results)) if bar else None
-
-        def advance(result: dict[str, Any]) -> None:
-            finished(result)
-            counts["kept" if result["kept"] else "dropped"] += 1
-            if bar is not None:
-                bar.update(tid, advance=1, description=_describe(counts))
-
-        if ray_address and todo:
-            from weblica.cache.build_ray import build_on_ray
-
-            build_on_ray(todo, options, out, ray_address, ray_workers, advance)
-        elif parallel <= 1 or len(todo) <= 1:
-            for task in todo:
-                advance(asyncio.run(build_task(task, options, out)))
-        else:
-            _run_pool(todo, options, out, parallel, advance)
-    return write_outputs(tasks, results, options, out)
-
-
-def absolute_sqlite_url(url: str) -> str:
-    """A SQLite URL with a relative path made absolute (workers do not share the driver's directory)."""
-    prefix = "sqlite:///"
-    if url.startswith(prefix) and not url.startswith(prefix + "/") and url != prefix + ":memory:":
-        return prefix + str(Path(url[len(prefix):]).resolve())
-    return url
-
-
-def open_shared_store(options: BuildOptions) -> None:
-    """Make the shared store's schema once, before any worker starts (a bad URL or an unreachable server
-    fails here, in one line, before any task is recorded)."""
-    from weblica.cache.store import Store
-
-    if not options.store_bodies:
-        raise ValueError("a shared store needs a body directory every worker reaches: give --bodies DIR")
-    Path(options.store_bodies).mkdir(parents=True, exist_ok=True)
-    Store(options.store_url, options.store_bodies, create=True).close()
-
-
-def _run_pool(todo: list[Task], options: BuildOptions, out: Path, parallel: int,
-              advance: Callable[[dict[str, Any]], None]) -> None:
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    context = multiprocessing.get_context("spawn")   # no forked asyncio loops or browser handles
-    with ProcessPoolExecutor(max_workers=parallel, mp_context=context) as pool:
-        futures = {pool.submit(_build_in_worker, t.to_dict(), asdict(options), str(out)): t for t in todo}
-        for future in as_completed(futures):
-            task = futures[future]
-            try:
-                advance(future.result())
-            except Exception as exc:   # the worker itself died (a crash, out of memory)
-                advance(failed_worker_result(task, exc))
 
 
 def failed_worker_result(task: Task, exc: BaseException) -> dict[str, Any]:
     """The outcome of a task whose build worker died under it."""
     return {"id": task.id, "start_url": task.start_url, "kept": False, "reason": "recording failed",
             "detail": f"the build worker failed: {type(exc).__name__}: {str(exc)[:500]}"}
-
-
-def write_outputs(tasks: list[Task], results: dict[str, dict[str, Any]], options: BuildOptions,
-                  out: Path) -> dict[str, Any]:
-    """OUT/tasks.jsonl (kept tasks, in input order) and OUT/report.json, from every task's result."""
-    from weblica.env.task import save_tasks
-
-    ordered = [results[t.id] for t in tasks if t.id in results]
-    kept = [Task.from_dict(r["task"]) for r in ordered if r["kept"]]
-    save_tasks(kept, out / "tasks.jsonl")
-
-    def row(r: dict[str, Any]) -> dict[str, Any]:
-        replay = r.get("replay", {})
-        out_row = {"id": r["id"], "recording": r.get("recording"), "resumed": r.get("resumed", False),
-                   "exchanges": r.get("record", {}).get("exchanges"),
-                   "live_solved": sum(e["success"] for e in r.get("record", {}).get("episodes", [])),
-                   "replay_tiers": replay.get("policy", {}).get("tiers"),
-                   "replay_misses": len(replay.get("policy", {}).get("misses", [])) if replay else None,
-                   "recorded_actions": {k: replay["recorded_actions"][k] for k in ("tiers", "screens_identical")}
-                   if replay else None,
-                   "outbound_connections": replay.get("policy", {}).get("outbound_connections") if replay else None,
-                   "rules": {k: v for k, v in r.get("rules", {}).items() if k != "never_hurt"} or None,
-                   "crawled": len(r.get("record", {}).get("crawled", [])), "confusers": r.get("confusers")}
-        if not r["kept"]:
-            out_row.update(reason=r["reason"], detail=r.get("detail"))
-        return out_row
-
-    report = {"policy": options.policy, "runs": options.runs, "crawl_depth": options.crawl_depth,
-              "tasks": len(tasks), "kept": [row(r) for r in ordered if r["kept"]],
-              "dropped": [row(r) for r in ordered if not r["kept"]],
-              "reasons": dict(Counter(r["reason"] for r in ordered if not r["kept"])),
-              "tasks_file": str(out / "tasks.jsonl")}
-    (out / "report.json").write_text(json.dumps(report, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-                                     encoding="utf-8")
-    return report
-
-
-def _describe(counts: Counter) -> str:
-    return f"cache build: kept {counts['kept']}, dropped {counts['dropped']}"
-
-
-def _progress() -> Any:
-    from weblica.rollout import _progress as rollout_progress
-
-    return rollout_progress(0)

@@ -12,8 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Sequence
 
-from weblica.env.answer_check import check_answer
-from weblica.env.page_confusers import check_confusers
+from weblica.scoring.answer import check_answer
+from weblica.scoring.page_confusers import check_confusers
 from weblica.env.task import Task
 
 # elements that start a line of their own on screen (cells too: page_confusers reads each as a line)

@@ -6,19 +6,30 @@ render times). JSON is compared value by value and only values that look volatil
 
 Without bodies (a HAR written without content): status, content type, validators (ETag and
 Last-Modified decide when both sides carry them) and the size in *bands*, so that a few bytes of
-jitter (a timestamp rendered one digit longer) still count as the same response.
+jitter (a timestamp rendered one digit longer) still count as the same response. An equal Last-Modified
+decides for static files (scripts, styles, images, fonts) only: their size in a HAR may be the bytes
+sent, which depend on the encoding the CDN chose that time, while a page or an API answer often keeps a
+stale Last-Modified over changing content.
+
+A redirect's target is compared as a request is: the same URL once masked, or the same scheme, host,
+path and fields where the values that differ look random on both sides (a tracker's redirect carries
+fresh ids every time) under names that do not say they carry content (`id`, `q`, `page` must be equal).
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
+from weblica.cache.canonical import request_view
 from weblica.cache.exchange import Exchange, header
-from weblica.cache.volatile import detect, mask
+from weblica.cache.volatile import detect, mask, semantic_name
 
 SIZE_JITTER_BYTES = 64       # sizes this close are one band ...
 SIZE_JITTER_SHARE = 0.02     # ... or within 2% of the larger one
+STATIC_TYPES = ("application/javascript", "text/javascript", "application/x-javascript", "text/css", "image/",
+                "font/", "application/font", "application/x-font")
 
 
 def same_size_band(a: int, b: int) -> bool:
@@ -44,6 +55,26 @@ def _mask_json(value: Any, capture_time: float | None) -> Any:
 
 def _validators(ex: Exchange) -> tuple[str, str]:
     return header(ex.response_headers, "etag"), header(ex.response_headers, "last-modified")
+
+
+def same_target(a: str, b: str) -> bool:
+    """Whether two redirect targets (Location values) send the browser to the same place (module doc)."""
+    if mask(a) == mask(b):
+        return True
+    if not a or not b:
+        return False
+    va, vb = request_view("GET", a), request_view("GET", b)
+    if (va.scheme, va.host, va.path) != (vb.scheme, vb.host, vb.path):
+        return False
+    fa, fb = va.field_dict(), vb.field_dict()
+    if set(fa) != set(fb):
+        return False
+    return all(fa[n] == fb[n] or (not semantic_name(n) and all(_fresh(v, n) for v in fa[n] + fb[n])) for n in fa)
+
+
+def _fresh(value: str, name: str) -> bool:
+    """A value a tracker makes up per hit: random-looking, or a long number under a name that says nothing."""
+    return bool(detect(value, name=name)) or bool(re.fullmatch(r"\d{8,}", value))
 
 
 class ResponseComparer:
@@ -80,7 +111,7 @@ class ResponseComparer:
             return False
         if a.response_body_digest and b.response_body_digest:
             if a.response_body_digest == b.response_body_digest:
-                return mask(header(a.response_headers, "location")) == mask(header(b.response_headers, "location"))
+                return same_target(header(a.response_headers, "location"), header(b.response_headers, "location"))
             return self.store is not None and self.normalized(a) == self.normalized(b)
         return same_without_bodies(a, b)
 
@@ -89,11 +120,14 @@ def same_without_bodies(a: Exchange, b: Exchange) -> bool:
     """Status, type, validators and size band: the identity of responses whose bodies are unknown."""
     if a.status != b.status or a.content_type != b.content_type:
         return False
-    if mask(header(a.response_headers, "location")) != mask(header(b.response_headers, "location")):
+    if not same_target(header(a.response_headers, "location"), header(b.response_headers, "location")):
         return False
     (etag_a, modified_a), (etag_b, modified_b) = _validators(a), _validators(b)
     if etag_a and etag_b:
         return etag_a == etag_b
-    if modified_a and modified_b and modified_a != modified_b:
-        return False
+    if modified_a and modified_b:
+        if modified_a != modified_b:
+            return False
+        if a.content_type.startswith(STATIC_TYPES):
+            return True
     return same_size_band(a.response_body_size, b.response_body_size)

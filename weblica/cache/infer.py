@@ -140,7 +140,7 @@ class Inference:
 
     def __init__(self, store: Store, capture_time: float | None = None):
         self.store = store
-        runs = store.runs(("record", "import"))
+        runs, self.cut_runs = store.finished_runs()  # a run cut by a kill is no evidence
         self.capture_time = capture_time or (min(r.started for r in runs) if runs else time.time())
         self.exchanges = store.exchanges(run_ids=[r.id for r in runs])
         self.compare = ResponseComparer(store, self.capture_time)
@@ -320,6 +320,8 @@ class Inference:
             if name.startswith("header:") and ev.volatile and not semantic:
                 return ignore(0.9, "named by Vary, but the response stays the same")
             return None
+        if name.startswith("path:") and not ev.volatile:
+            return None   # a path parameter (`;ord=`) is part of the path: ignored on same-response evidence only
         # a semantic name (`start`, `id`) is fresh-volatile only with values that are times or random by
         # nature: a hex or base36 value under such a name may be an id the next replay asks for again
         time_or_random = random_like and ev.detectors <= INTRINSICALLY_VOLATILE

@@ -19,7 +19,6 @@ import binascii
 import hashlib
 import json
 import os
-import shutil
 import tempfile
 from collections import defaultdict
 from contextlib import contextmanager
@@ -27,12 +26,16 @@ from datetime import datetime, timezone
 from io import BytesIO
 from pathlib import Path
 from typing import Any, Iterator
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
+from weblica.cache.decompress import har_body
 from weblica.cache.exchange import HOP_HEADERS, Exchange, header
+from weblica.cache.har_entries import nothing_to_replay, post_body, request_url
+from weblica.cache.import_folder import building_folder
 from weblica.cache.redact import Redactor, exported_exchange
 from weblica.cache.store import DB_NAME, PendingRun, Store, StoreError, WsMessage
 from weblica.cache.warc import BadRecord, read_warc
+from weblica.cache.websocket import frames_of, frames_record
 
 
 class InteropError(StoreError):
@@ -91,31 +94,33 @@ def _har_headers(obj: dict[str, Any], where: str) -> list[tuple[str, str]]:
     return out
 
 
-def _har_exchange(entry: Any, where: str, seq: int) -> tuple[Exchange, bytes | None, bytes | None]:
+def _har_exchange(entry: Any, where: str, seq: int, notes: list[str] | None = None
+                  ) -> tuple[Exchange, bytes | None, bytes | None]:
+    """One entry's exchange and bodies; `notes` gets what was read by an exporter's reading
+    (`har_entries.py`)."""
+    notes = [] if notes is None else notes
     if not isinstance(entry, dict):
         raise InteropError(f"{where}: expected an object, got {type(entry).__name__}")
     req = _get(entry, "request", (dict,), where, required=True)
     resp = _get(entry, "response", (dict,), where, required=True)
     method = _get(req, "method", (str,), f"{where}.request", required=True)
-    url = _get(req, "url", (str,), f"{where}.request", required=True)
-    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
-        raise InteropError(f"{where}.request.url: expected an absolute http(s) URL, got {url[:60]!r}")
+    try:
+        url = request_url(_get(req, "url", (str,), f"{where}.request", required=True), f"{where}.request.url", notes)
+    except ValueError as exc:
+        raise InteropError(str(exc)) from None
     request_headers = _har_headers(req, f"{where}.request")
     post = _get(req, "postData", (dict,), f"{where}.request") or {}
     request_body: bytes | None = None
     text = _get(post, "text", (str,), f"{where}.request.postData")
+    mime = _get(post, "mimeType", (str,), f"{where}.request.postData")
     if text is not None:
         request_body = text.encode("utf-8")
-    elif post.get("params"):
-        params = _get(post, "params", (list,), f"{where}.request.postData")
-        pairs = []
-        for i, p in enumerate(params):
-            at = f"{where}.request.postData.params[{i}]"
-            if not isinstance(p, dict):
-                raise InteropError(f"{at}: expected an object with name and value")
-            pairs.append((_get(p, "name", (str,), at, required=True), _get(p, "value", (str,), at) or ""))
-        request_body = urlencode(pairs).encode()
-    mime = _get(post, "mimeType", (str,), f"{where}.request.postData")
+    else:
+        try:
+            request_body = post_body(post, mime or header(request_headers, "content-type"),
+                                     f"{where}.request.postData", notes)
+        except ValueError as exc:
+            raise InteropError(str(exc)) from None
     if request_body is not None and mime and not header(request_headers, "content-type"):
         request_headers.append(("Content-Type", mime))
     status = _get(resp, "status", (int,), f"{where}.response", required=True)
@@ -133,6 +138,11 @@ def _har_exchange(entry: Any, where: str, seq: int) -> tuple[Exchange, bytes | N
             raise InteropError(f"{where}.response.content.encoding: unknown encoding {encoding!r} (HAR knows base64)")
         else:
             response_body = body_text.encode("utf-8")
+    if response_body is not None:  # decoded within the caps of weblica/cache/decompress.py
+        try:
+            response_body = har_body(response_body, _declared_encoding(resp), f"{where}.response.content")
+        except ValueError as exc:
+            raise InteropError(str(exc)) from None
     started = _parse_time(_get(entry, "startedDateTime", (str,), where))
     elapsed = _get(entry, "time", (int, float), where) or 0
     response_headers = _har_headers(resp, f"{where}.response")
@@ -149,6 +159,12 @@ def _har_exchange(entry: Any, where: str, seq: int) -> tuple[Exchange, bytes | N
         ex.response_fingerprint = ":".join([str(status), str(size), mime_type.split(";")[0], header(response_headers, "etag"),
                                             header(response_headers, "last-modified")])
     return ex, request_body, response_body
+
+
+def _declared_encoding(resp: dict[str, Any]) -> str:
+    headers = resp.get("headers") if isinstance(resp.get("headers"), list) else []
+    return next((str(h.get("value") or "") for h in headers if isinstance(h, dict)
+                 and str(h.get("name", "")).lower() == "content-encoding"), "")
 
 
 # WebSocket frames in HAR: Chrome DevTools' extension on the handshake's entry, `_webSocketMessages`:
@@ -202,9 +218,15 @@ def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun]
     bad: list[BadRecord] = []
     groups: dict[Any, list[tuple[Exchange, bytes | None, bytes | None]]] = defaultdict(list)
     sockets: dict[int, list[WsMessage]] = {}   # by id() of the handshake's Exchange
+    coerced: dict[int, list[dict[str, Any]]] = defaultdict(list)   # by id() of the Exchange: its notes
     for i, entry in enumerate(entries):
+        unreplayable = nothing_to_replay(entry)
+        if unreplayable is not None:   # not damaged: nothing in it to serve, skipped and named
+            bad.append(BadRecord(index=i, offset=None, record_id=None, uri=None, reason=unreplayable))
+            continue
+        notes: list[str] = []
         try:
-            item = _har_exchange(entry, f"entries[{i}]", 0)
+            item = _har_exchange(entry, f"entries[{i}]", 0, notes)
             messages = _har_ws_messages(entry, f"entries[{i}]")
         except InteropError as exc:
             if not skip_bad:
@@ -214,6 +236,8 @@ def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun]
             continue
         if messages:
             sockets[id(item[0])] = messages
+        if notes:
+            coerced[id(item[0])].append({"index": i, "read": notes})
         page_ref = entry.get("pageref") if len(pages) > 1 else None
         groups[page_ref if isinstance(page_ref, str) else None].append(item)
     order = [p.get("id") for p in pages if p.get("id") in groups] if len(pages) > 1 else [None]
@@ -225,9 +249,11 @@ def read_har(path: str | Path, skip_bad: bool = False) -> tuple[list[PendingRun]
         for seq, (ex, _, _) in enumerate(items):
             ex.seq = seq
         title = page.get("title")
+        read = [note for ex, _, _ in items for note in coerced.get(id(ex), [])]
         runs.append(PendingRun("import", start_url=items[0][0].url if items else None, exchanges=items,
                                info={"source": str(path), "page": page_id,
-                                     "title": title if isinstance(title, str) else None},
+                                     "title": title if isinstance(title, str) else None,
+                                     **({"coerced": read} if read else {})},
                                ws_messages={ex.seq: sockets[id(ex)] for ex, _, _ in items if id(ex) in sockets}))
     return [r for r in runs if r.exchanges], bad
 
@@ -246,7 +272,18 @@ def read_warc_runs(path: str | Path, skip_bad: bool = False) -> tuple[list[Pendi
                            "the WARC again, or pass --skip-bad to import only the good records")
     requests = {r.concurrent_to: r for r in records if r.kind == "request" and r.concurrent_to}
     bad_requests_of = {b.concurrent_to for b in bad if b.concurrent_to}
+    frames: dict[str, list[WsMessage]] = {}   # a socket's frames, by its handshake's response record
+    for record in records:
+        try:
+            found = frames_of(record)
+            if found is not None and record.concurrent_to:
+                frames[record.concurrent_to] = _har_ws_messages({"_webSocketMessages": found}, f"record {record.index}")
+        except (ValueError, InteropError) as exc:
+            if not skip_bad:
+                raise InteropError(f"{path}: record {record.index} ({record.uri}): {exc}; nothing was imported") from None
+            bad.append(BadRecord(record.index, record.offset, record.record_id, record.uri, str(exc)))
     exchanges = []
+    sockets: dict[int, list[WsMessage]] = {}
     for record in records:
         if record.kind != "response":
             continue
@@ -277,9 +314,11 @@ def read_warc_runs(path: str | Path, skip_bad: bool = False) -> tuple[list[Pendi
                       status=status, reason=status_parts[1] if len(status_parts) > 1 else "",
                       response_headers=[(k, v) for k, v in record.http_headers.headers if k.lower() not in HOP_HEADERS],
                       started=_parse_time(record.date), ended=_parse_time(record.date), seq=len(exchanges))
+        if record.record_id in frames:
+            sockets[ex.seq] = frames[record.record_id]
         exchanges.append((ex, (request.body if request is not None else b"") or None, record.body))
     runs = [PendingRun("import", start_url=exchanges[0][0].url, exchanges=exchanges,
-                       info={"source": str(path)})] if exchanges else []
+                       info={"source": str(path)}, ws_messages=sockets)] if exchanges else []
     return runs, bad
 
 
@@ -300,7 +339,11 @@ def import_file(path: str | Path, out: str | Path, again: bool = False, skip_bad
 
 def import_har(path: str | Path, out: str | Path, again: bool = False, skip_bad: bool = False) -> dict[str, Any]:
     runs, bad = read_har(path, skip_bad)
-    return _commit(Path(path), Path(out), runs, bad, again)
+    summary = _commit(Path(path), Path(out), runs, bad, again)
+    coerced = sorted((n for r in runs for n in r.info.get("coerced", [])), key=lambda n: n["index"])
+    if coerced and not summary.get("skipped"):
+        summary["coerced"] = coerced   # entries imported by an exporter's reading, each with what was read how
+    return summary
 
 
 def import_warc(path: str | Path, out: str | Path, again: bool = False, skip_bad: bool = False) -> dict[str, Any]:
@@ -331,19 +374,18 @@ def _commit(path: Path, out: Path, runs: list[PendingRun], bad: list[BadRecord],
         raise InteropError(f"{out} exists and is not a recording; choose a new --out (or an empty directory)")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        building = Path(tempfile.mkdtemp(prefix=f".{out.name}.importing-", dir=out.parent))
     except OSError as exc:
         raise InteropError(f"{out}: cannot create a recording there ({exc.strerror or exc}); choose another --out") from None
-    try:
-        with Store.open_dir(building, create=True) as store:
-            store.add_runs(runs)
-        if out.exists():
-            out.rmdir()
-        os.rename(building, out)
+    try:  # built beside its place, then moved there; a killed import's folder goes at the next import
+        with building_folder(out) as building:
+            with Store.open_dir(building, create=True) as store:
+                store.add_runs(runs)
+            if out.exists():
+                out.rmdir()
+            os.rename(building, out)
     except OSError as exc:
-        raise InteropError(f"{out}: the import could not be moved into place ({exc}); nothing was imported") from None
-    finally:
-        shutil.rmtree(building, ignore_errors=True)
+        raise InteropError(f"{out}: the import could not be written there or moved into place "
+                           f"({exc.strerror or exc}); nothing was imported; choose another --out") from None
     return summary
 
 
@@ -430,6 +472,7 @@ def export_warc(recording: str | Path, out: str | Path, keep_secrets: bool = Fal
     count = 0
     redactor = None if keep_secrets else Redactor()
     with Store.open_dir(recording, readonly=True) as store, _written_atomically(out) as part:
+        sockets = store.ws_messages()
         with open(part, "wb") as f:
             writer = WARCWriter(f, gzip=str(out).endswith(".gz"))
             for ex in store.exchanges():
@@ -450,6 +493,9 @@ def export_warc(recording: str | Path, out: str | Path, keep_secrets: bool = Fal
                 request.rec_headers.add_header("WARC-Concurrent-To", response.rec_headers.get_header("WARC-Record-ID"))
                 writer.write_record(response)
                 writer.write_record(request)
+                if ex.id in sockets:   # the socket's frames, a resource record beside its 101 (websocket.py)
+                    writer.write_record(frames_record(writer, sent.url, response, _har_ws_export(sockets[ex.id],
+                                                                                                 redactor)))
                 count += 1
     return {"recording": str(recording), "out": str(out), "format": "warc", "exchanges": count,
             "secrets": "kept" if keep_secrets else "redacted"}

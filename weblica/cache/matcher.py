@@ -18,6 +18,20 @@ a recorded full body (the match carries `byte_range`, and the response becomes a
 
 Repeated identical requests get the recorded responses in recorded order (a polled endpoint answers
 "pending", then "done"), counted per episode; `reset(episode)` starts an episode over.
+
+What the request implies about the answer is kept (a miss beats a wrong page):
+
+- status class: a request without validators never gets a recorded 304; a conditional request
+  (If-None-Match, If-Modified-Since) gets a recorded answer to the same revalidation when there is
+  one, else the full response, as a 304 (`not_modified`) when its validator is the one asked (the
+  server would say "not modified"); a recorded 304 never answers another validator. Where the
+  recorded answers of a normalized key, or the scored tier's candidates, disagree on the status class
+  (a 200 in one run, a redirect in another), what decides it is not in the request: a miss.
+- media and ranges (`weblica.cache.ranges`): a recorded 206 answers only the exact bytes asked; media
+  answers are served only where the recording agrees on the resource's length; a range is cut only from
+  a full body the recording holds.
+- paths: a path segment or a path parameter (`;ord=`) is never fuzzed by the scored tier; it varies
+  only through a rule, which takes cross-run evidence (`templates.py`, `infer.py`).
 """
 from __future__ import annotations
 
@@ -28,7 +42,7 @@ from typing import Any
 
 from weblica.cache.canonical import RequestView, canonical_key
 from weblica.cache.exchange import Exchange, header
-from weblica.cache.ranges import parse_range
+from weblica.cache.ranges import fits, parse_range, same_length
 from weblica.cache.rules import RuleBook
 from weblica.cache.volatile import detect, semantic_name
 
@@ -50,6 +64,48 @@ class Match:
     closest: Exchange | None = None
     differing: dict[str, list[Any]] = field(default_factory=dict)
     byte_range: tuple[int, int] | None = None   # serve these bytes of the recorded full body as a 206
+    not_modified: bool = False                  # the browser holds this version: answer 304, no body
+
+
+@dataclass(frozen=True)
+class Validators:
+    """What a conditional request says it holds: If-None-Match and If-Modified-Since."""
+
+    etag: str = ""
+    modified: str = ""
+
+    @classmethod
+    def of(cls, headers: list[tuple[str, str]]) -> "Validators":
+        return cls(header(headers, "if-none-match").strip(), header(headers, "if-modified-since").strip())
+
+    def __bool__(self) -> bool:
+        return bool(self.etag or self.modified)
+
+    def hold(self, ex: Exchange) -> bool:
+        """Whether the recorded response is the version these validators name (an ETag decides when
+        both sides have one, as a server decides)."""
+        etag = header(ex.response_headers, "etag").strip()
+        if self.etag and etag:
+            return etag in {t.strip() for t in self.etag.split(",")} or self.etag == "*"
+        modified = header(ex.response_headers, "last-modified").strip()
+        return bool(self.modified and modified and self.modified == modified)
+
+
+def revalidates(ex: Exchange, asked: Validators | None) -> bool:
+    """Whether a recorded exchange answered a revalidation of the version `asked` names (None: any)."""
+    recorded = Validators.of(ex.request_headers)
+    if not recorded and ex.status != 304:
+        return False
+    return asked is None or recorded == asked or (ex.status == 304 and asked.hold(ex))
+
+
+def _status_class(ex: Exchange) -> int:
+    return ex.status // 100
+
+
+def one_status_class(candidates: list[Exchange]) -> bool:
+    """Whether recorded answers agree on the status class (a 304 counts with the full answers' class)."""
+    return len({_status_class(c) for c in candidates if c.status != 304}) <= 1
 
 
 def _differing(a: dict[str, list[str]], b: dict[str, list[str]], skip: set[str] = frozenset()) -> dict[str, list[Any]]:
@@ -139,13 +195,20 @@ class ReplayIndex:
         with self._lock:
             self._served.pop(episode, None)
 
-    def _in_order(self, episode: str, tier: str, key: str, candidates: list[Exchange],
-                  conditional: bool = True) -> Exchange:
+    @staticmethod
+    def _answering(candidates: list[Exchange], conditional: bool, validators: Validators | None) -> list[Exchange]:
+        """The recorded answers of the status class the request implies (see the module doc)."""
+        full = [c for c in candidates if c.status != 304]
         if not conditional:
             # a 304 answers a revalidation; a request without validators (a fresh context has no cache)
             # needs the full response
-            full = [c for c in candidates if c.status != 304]
-            candidates = full or candidates
+            return full or (candidates if validators is None else [])
+        if validators is None:   # a conditional request whose validators were not given: recorded order
+            return candidates
+        revalidations = [c for c in candidates if revalidates(c, validators)]
+        return revalidations or full
+
+    def _in_order(self, episode: str, tier: str, key: str, candidates: list[Exchange]) -> Exchange:
         # the responses of the first run that holds this key, in its order; past its end, the last again
         first_run = candidates[0].run_id
         same_run = [c for c in candidates if c.run_id == first_run]
@@ -158,57 +221,81 @@ class ReplayIndex:
 
     # ---- matching ---------------------------------------------------------------------------------
 
-    def match(self, view: RequestView, episode: str = "", conditional: bool = True) -> Match:
+    def match(self, view: RequestView, episode: str = "", conditional: bool = True,
+              validators: Validators | None = None) -> Match:
         """The recorded exchange for a request; `conditional` says whether it carries validators
-        (If-None-Match, If-Modified-Since), without which a recorded 304 is never the answer."""
+        (If-None-Match, If-Modified-Since), without which a recorded 304 is never the answer, and
+        `validators` what they are, when known (see the module doc)."""
+        if validators is not None:
+            conditional = bool(validators)
         with self._lock:
-            found = self._match(view, episode, conditional)
+            found = self._match(view, episode, conditional, validators=validators)
+            if found.exchange is not None and validators and found.exchange.status == 200:
+                found.not_modified = validators.hold(found.exchange)
             asked = view.context_dict().get(RANGE)
             if found.tier != "miss" or asked is None:
                 return found
             # no recorded identical range: cut the bytes out of a recorded full body, else miss
             whole = self._match(replace(view, context=tuple(c for c in view.context if c[0] != RANGE)),
                                 episode, conditional=False, full_only=True)
-            byte_range = parse_range(asked, whole.exchange.response_body_size) if whole.exchange else None
+            held = whole.exchange is not None and whole.exchange.response_body_digest is not None
+            byte_range = parse_range(asked, whole.exchange.response_body_size) if held and whole.exchange else None
             if whole.exchange is None or byte_range is None:
                 return found
             whole.byte_range = byte_range
             return whole
 
-    def _match(self, view: RequestView, episode: str, conditional: bool, full_only: bool = False) -> Match:
+    def _match(self, view: RequestView, episode: str, conditional: bool, full_only: bool = False,
+               validators: Validators | None = None) -> Match:
         keyed = self.keyed_context(view)
         # a required header or cookie that no recorded request of this endpoint carried: only the
         # scored tier can say (it compares them one by one), and it will say miss
         unrecorded = self._required_context(view) - keyed
+        asked = view.context_dict().get(RANGE)
         if not unrecorded:
             key = canonical_key(view, context=keyed)
-            candidates = self._usable(self._exact.get(key), full_only)
+            candidates = self._usable(self._exact.get(key), full_only, asked)
             if candidates:
-                return Match("exact", self._in_order(episode, "exact", key, candidates, conditional), 1.0)
+                chosen = self._answering(candidates, conditional, validators)
+                if chosen:
+                    return Match("exact", self._in_order(episode, "exact", key, chosen), 1.0)
             nkey = self.normalized_key(view, keyed)
-            candidates = self._usable(self._normalized.get(nkey), full_only)
-            if candidates:
-                return Match("normalized", self._in_order(episode, "normalized", nkey, candidates, conditional), 1.0)
-        return self._scored(view, episode, conditional, keyed | unrecorded, full_only)
+            candidates = self._usable(self._normalized.get(nkey), full_only, asked)
+            # the fields the rules dropped decide the status class when the recorded answers disagree on it
+            if candidates and one_status_class(candidates):
+                chosen = self._answering(candidates, conditional, validators)
+                if chosen:
+                    return Match("normalized", self._in_order(episode, "normalized", nkey, chosen), 1.0)
+        return self._scored(view, episode, conditional, keyed | unrecorded, full_only, validators)
 
     @staticmethod
-    def _usable(candidates: list[Exchange] | None, full_only: bool) -> list[Exchange] | None:
-        if not candidates or not full_only:
+    def _usable(candidates: list[Exchange] | None, full_only: bool, asked_range: str | None = None
+                ) -> list[Exchange] | None:
+        """The candidates that can answer at all: full bodies only when a range is to be cut; a partial
+        answer only for exactly the bytes asked; media only where the recording agrees on its length."""
+        if not candidates:
             return candidates
-        return [c for c in candidates if c.status == 200]
+        if full_only:
+            candidates = [c for c in candidates if c.status == 200]
+        candidates = [c for c in candidates if fits(asked_range, c)]
+        return candidates if same_length(candidates) else []
 
     def _scored(self, view: RequestView, episode: str, conditional: bool, keyed: set[str],
-                full_only: bool = False) -> Match:
+                full_only: bool = False, validators: Validators | None = None) -> Match:
         fields = view.field_dict()
         ignored = self.ignored(view)
-        required = self.required(view, fields, ignored)
+        # a path parameter is part of the path: it varies only by a rule's cross-run evidence
+        required = self.required(view, fields, ignored) | {n for n in fields if n.startswith("path:")} - ignored
         context = _context_lists(view, keyed)
+        asked_range = view.context_dict().get(RANGE)
         served = self._served[episode]
         best: tuple[float, int, int] | None = None
         best_ex: Exchange | None = None
+        qualified: list[Exchange] = []
         nearest: tuple[float, Exchange] | None = None   # under no constraint, for the miss report
         for ex in self._by_endpoint.get(self.endpoint(view), []):
-            if (ex.status == 304 and not conditional) or (full_only and ex.status != 200):
+            if (ex.status == 304 and not (conditional and revalidates(ex, validators))) or (
+                    full_only and ex.status != 200) or not fits(asked_range, ex):
                 continue
             other = ex.view.field_dict()
             other_ignored = self.ignored(ex.view)
@@ -222,10 +309,13 @@ class ReplayIndex:
                 continue  # nor a key header or cookie (a range, a language, being logged in)
             if score < MIN_SIMILARITY:
                 continue
+            qualified.append(ex)
             # ties go to the response this episode has been served least, then to recorded order
             rank = (score, -served[("exchange", ex.id)], -(ex.id or 0))
             if best is None or rank > best:
                 best, best_ex = rank, ex
+        if not (one_status_class(qualified) and same_length(qualified)):
+            best_ex = None   # the near requests were answered differently: nothing in this one decides which
         if best_ex is not None and best is not None:
             served[("exchange", best_ex.id)] += 1
             return Match("scored", best_ex, best[0],

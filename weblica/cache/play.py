@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from weblica.browser.navigation import NavigationPolicy
 from weblica.env.backend import EPISODE_HEADER, NetworkConfig, SiteBackend
@@ -44,19 +44,25 @@ class PlayResult:
 
 
 async def play(env: Any, start_url: str, actions: list[dict[str, Any]], seed: int,
-               source: TaskSource | None = None, episode_id: str | None = None) -> PlayResult:
-    """Open `start_url` in a fresh episode and run each action as its own step."""
+               source: TaskSource | None = None, episode_id: str | None = None,
+               on_step: Callable[[], None] | None = None) -> PlayResult:
+    """Open `start_url` in a fresh episode and run each action as its own step; `on_step` is called once
+    the start page is open and after each step (a progress bar's advance)."""
     task = Task(id=f"cache-play-{seed}", start_url=start_url, instruction="replay the recorded browse",
                 source=source or TaskSource(kind=PROXY_SOURCE), max_steps=len(actions) + 1)
     result = PlayResult()
     obs = await env.reset(task, seed=seed, episode_id=episode_id)
     result.screenshots.append(obs.screenshot)
     result.urls.append(obs.url)
+    if on_step is not None:
+        on_step()
     for action in actions:
         obs, _reward, terminated, truncated, info = await env.step([action])
         result.screenshots.append(obs.screenshot)
         result.urls.append(obs.url)
         result.feedback.append(list(obs.feedback))
+        if on_step is not None:
+            on_step()
         if info.get("env_failure"):
             result.error = info.get("error")
             break
@@ -79,7 +85,9 @@ def load_screens(directory: Path) -> list[bytes]:
     return [p.read_bytes() for p in paths]
 
 
-def make_env(backends: dict[str, SiteBackend]) -> Any:
+def make_env(backends: dict[str, SiteBackend], host: Any = None) -> Any:
+    """A WebEnv on `backends`; `host` (a `weblica.cache.session.SessionHost`: a virtual clock, a session to
+    start with) stays the caller's to close."""
     from weblica.env.browser_env import WebEnv
 
-    return WebEnv(backends=backends)
+    return WebEnv(backends=backends, host=host)

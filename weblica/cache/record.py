@@ -16,6 +16,7 @@ from weblica.cache.egress import EgressGuard
 from weblica.cache.play import PROXY_SOURCE, ProxyBackend, make_env, play, save_screens
 from weblica.cache.proxy import ProxyServer
 from weblica.cache.store import Store, save_actions, screens_dir
+from weblica.progress import OptionalBar
 
 
 @dataclass
@@ -40,8 +41,9 @@ def recording_policy(url: str, resolve: dict[tuple[str, int], tuple[str, int | N
 
 async def record(url: str, actions: list[dict[str, Any]], out: str | Path, runs: int = 2,
                  resolve: list[str] | tuple[str, ...] = (), name: str | None = None,
-                 first_seed: int = 1, allow_private: bool = False) -> RecordSummary:
-    """Record `runs` browses (seeds first_seed, first_seed+1, …) into the recording directory `out`."""
+                 first_seed: int = 1, allow_private: bool = False, progress: bool = False) -> RecordSummary:
+    """Record `runs` browses (seeds first_seed, first_seed+1, …) into the recording directory `out`; with
+    `progress`, a bar of the steps played on stderr."""
     out = Path(out)
     mapping = parse_resolve(list(resolve))  # a bad --resolve fails before anything is written
     host_mapper = HostMapper(mapping)
@@ -52,16 +54,21 @@ async def record(url: str, actions: list[dict[str, Any]], out: str | Path, runs:
     save_actions(out, actions, url)
     recorder = Recorder(store, run_id=0)
     errors: list[str] = []
+    steps = len(actions) + 1   # the start page, then one step per action
     try:
-        with ProxyServer([EpisodeHeader(), host_mapper, egress, recorder]) as proxy:
+        with ProxyServer([EpisodeHeader(), host_mapper, egress, recorder]) as proxy, \
+                OptionalBar(runs * steps, f"record: run 1/{runs}", progress) as bar:
             env = make_env({PROXY_SOURCE: ProxyBackend(proxy.url, policy)})
             try:
                 for k in range(runs):
                     seed = first_seed + k
+                    bar.relabel(f"record: run {k + 1}/{runs}")
                     run_id = store.new_run("record", seed=seed, start_url=url,
-                                           info={"name": name or out.name, "resolve": list(resolve)})
+                                           info={"name": name or out.name, "resolve": list(resolve)}, in_progress=True)
                     recorder.begin_run(run_id)
-                    result = await play(env, url, actions, seed)
+                    result = await play(env, url, actions, seed, on_step=bar.advance)
+                    for _ in range(steps - len(result.screenshots)):   # a run cut short: its steps count as done
+                        bar.advance()
                     save_screens(screens_dir(out, run_id), result.screenshots)
                     if result.error:
                         errors.append(f"run {run_id}: {result.error}")
@@ -89,7 +96,8 @@ async def record_interactive(url: str, out: str | Path, resolve: list[str] | tup
     egress.policy.check(url)
     store = Store.open_dir(out, create=True)
     save_actions(out, [], url)
-    run_id = store.new_run("record", seed=0, start_url=url, info={"name": name or out.name, "interactive": True})
+    run_id = store.new_run("record", seed=0, start_url=url, info={"name": name or out.name, "interactive": True},
+                           in_progress=True)
     recorder = Recorder(store, run_id)
     try:
         with ProxyServer([EpisodeHeader(), HostMapper(mapping), egress, recorder]) as proxy:

@@ -47,11 +47,12 @@ SECRET_NAMES = frozenset({
     "requestverificationtoken", "session", "sessionid", "sessid", "sid", "jsessionid", "phpsessid",
     "aspnetsessionid", "connectsid", "otp", "totp", "mfacode", "privatekey", "secretkey", "accesskey",
     "accesskeyid", "secretaccesskey", "authorization", "cookie", "credentials",
+    "auth", "authcode", "authdata", "authinfo", "authn", "authz", "basicauth", "httpauth", "userauth",
 })
 SECRET_NAME_PARTS = ("password", "passwd", "secret", "token", "apikey", "csrf", "xsrf", "sessionid", "sessid",
-                     "privatekey", "accesskey", "authkey", "credential")
+                     "privatekey", "accesskey", "authkey", "credential", "authcode")
 # names that hold a secret only sometimes (`?key=AIza…`, an OAuth `code`): redacted when the value looks like one
-TOKEN_LIKE_NAMES = frozenset({"key", "auth", "code", "state", "nonce", "sig", "signature", "hmac", "hash",
+TOKEN_LIKE_NAMES = frozenset({"key", "code", "state", "nonce", "sig", "signature", "hmac", "hash",
                               "ticket", "verifier", "codeverifier", "salt", "license", "licence"})
 
 VALUE_PATTERNS = [
@@ -241,16 +242,17 @@ class Redactor:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
             return body
+        # what the body is, read from the body itself too: a client may send a form as JSON, JSON as text
         is_json = ctype == "application/json" or ctype.endswith("+json")
-        if is_json or (not ctype and text.lstrip()[:1] in ("{", "[")):
+        if is_json or text.lstrip()[:1] in ("{", "["):
             try:
                 data = json.loads(text)
-            except ValueError:
+            except (ValueError, RecursionError):
                 data = None
-            if data is not None:
+            if isinstance(data, (dict, list)):
                 cleaned = self.json(data)
                 return body if cleaned == data else json.dumps(cleaned, ensure_ascii=False).encode("utf-8")
-        if ctype == "application/x-www-form-urlencoded" or (ctype in ("", "text/plain") and FORM_LIKE.fullmatch(text)):
+        if ctype == "application/x-www-form-urlencoded" or FORM_LIKE.fullmatch(text):
             cleaned_text = self.pairs(text)
         elif is_json or ctype.startswith(TEXT_TYPES) or ctype.endswith(TEXT_TYPES) or not ctype:
             cleaned_text = SCRIPT_ASSIGNMENT.sub(self._script_assignment, HTML_TAG.sub(self._html_tag, text))

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from weblica.cache.addons import stub_response
-from weblica.cache.exchange import Exchange, header
+from weblica.cache.exchange import Exchange
 from weblica.cache.identity import ResponseComparer
-from weblica.cache.matcher import ReplayIndex
+from weblica.cache.matcher import ReplayIndex, Validators
 from weblica.cache.rules import Rule, RuleBook, RuleSet, registrable_domain
 from weblica.cache.store import Store
 
@@ -68,7 +68,7 @@ class RuleTrial:
 
     def __init__(self, store: Store, capture_time: float | None = None, background: RuleBook | None = None):
         self.store = store
-        runs = store.runs(("record", "import"))
+        runs, _cut = store.finished_runs()  # as inference: runs cut by a kill are left out
         self.exchanges = store.exchanges(run_ids=[r.id for r in runs])
         self.by_run: dict[int, list[Exchange]] = defaultdict(list)
         for ex in self.exchanges:
@@ -106,9 +106,7 @@ class RuleTrial:
                 if stub is not None:
                     out[ex.id or 0] = Outcome("stub", stub=stub)
                     continue
-                conditional = bool(header(ex.request_headers, "if-none-match")
-                                   or header(ex.request_headers, "if-modified-since"))
-                match = index.match(view, episode, conditional)
+                match = index.match(view, episode, validators=Validators.of(ex.request_headers))
                 out[ex.id or 0] = Outcome(match.tier, match.exchange)
         return out
 

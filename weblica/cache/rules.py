@@ -5,21 +5,29 @@ Hand-written and inferred rules load the same way; inferred ones carry `evidence
 A field is named as in `weblica.cache.canonical` (`query:_`, `form:csrf`, `json:variables.cursor`,
 `header:x-request-id`, `cookie:sid`); a bare name (`_`) matches that name in any location, and a
 value starting with `re:` is a regular expression over the full field name.
+
+Rule regexes run under the same time limit as check patterns (`weblica.scoring.answer.safe_search`):
+a rules file with a catastrophic pattern (`(a+)+$`) cannot hang a replay. A rule whose pattern runs past
+the limit on a request does not apply to it (its path stays, its field is not matched) and is logged once.
 """
 from __future__ import annotations
 
 import fnmatch
 import ipaddress
-import re
+import logging
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
+import regex
 import yaml
 
 from weblica.cache.volatile import looks_slug
+from weblica.scoring.answer import REGEX_TIMEOUT_S, PatternError, safe_search
+
+log = logging.getLogger(__name__)
 
 RULE_KINDS = ("ignore", "require", "path", "stub")
 SECTIONS = {"ignore": "ignore", "require": "require", "path": "paths", "stub": "stubs"}
@@ -95,7 +103,7 @@ class Rule:
 
     def field_matches(self, name: str) -> bool:
         if self.field.startswith("re:"):
-            return _compile(self.field[3:]).fullmatch(name) is not None
+            return _bounded(lambda: safe_search(rf"\A(?:{self.field[3:]})\Z", name), self.field) is not None
         if ":" in self.field:
             return name == self.field
         return name.split(":", 1)[-1] == self.field
@@ -127,11 +135,38 @@ def _slug_slotted(path: str, templated: str) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def _compile(pattern: str) -> re.Pattern[str]:
+def _compile(pattern: str) -> str:
+    """`pattern` when it compiles (RuleError otherwise)."""
     try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise RuleError(f"bad regular expression {pattern!r}: {exc}") from None
+        safe_search(pattern, "")
+    except PatternError as exc:
+        if "does not compile" in str(exc):
+            raise RuleError(f"bad regular expression {pattern!r}: {exc}") from None
+    return pattern
+
+
+_slow_patterns: set[str] = set()
+
+
+def _bounded(search: Any, pattern: str) -> Any:
+    """`search()` (a bounded search); None when it ran past the time limit, logged once per pattern."""
+    try:
+        return search()
+    except (PatternError, TimeoutError) as exc:
+        if pattern not in _slow_patterns:
+            _slow_patterns.add(pattern)
+            log.warning("rule pattern %r is skipped where it %s", pattern[:200],
+                        "runs past its time limit" if "limit" in str(exc) or isinstance(exc, TimeoutError) else exc)
+        return None
+
+
+def bounded_sub(pattern: str, replace: str, text: str) -> str:
+    """`regex.sub(pattern, replace, text)` within the check patterns' time limit; `text` unchanged when
+    the pattern does not match it or runs past the limit."""
+    if _bounded(lambda: safe_search(pattern, text), pattern) is None:
+        return text
+    result = _bounded(lambda: regex.sub(pattern, replace, text, timeout=REGEX_TIMEOUT_S), pattern)
+    return text if result is None else result
 
 
 @dataclass
@@ -244,7 +279,7 @@ class RuleBook:
         An inferred rule never turns a readable slug into a slot (older inferred files did, from one
         sighting: `/nyheter/how-to-cook-pasta-in-2019/` -> `/nyheter/{token}/`)."""
         for rule in self.rules_for("path", method, host, path):
-            templated = _compile(rule.pattern).sub(rule.replace, path)
+            templated = bounded_sub(_compile(rule.pattern), rule.replace, path)
             if rule.source == "inferred" and _slug_slotted(path, templated):
                 continue
             path = templated

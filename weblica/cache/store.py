@@ -35,6 +35,8 @@ __all__ = ["DB_NAME", "STORE_POINTER", "BodyStore", "Miss", "PendingRun", "Run",
            "StoreError", "WsMessage", "load_actions", "save_actions", "screens_dir", "write_store_pointer"]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+IN_PROGRESS = "in_progress"  # in a recorder's run info until the run finishes
+
 T = TypeVar("T")
 
 
@@ -287,7 +289,12 @@ class Store:
 
     @_guarded
     def new_run(self, kind: str = "record", seed: int = 0, start_url: str | None = None,
-                info: dict[str, Any] | None = None) -> int:
+                info: dict[str, Any] | None = None, in_progress: bool = False) -> int:
+        """A new run; `in_progress` (a recorder's runs) marks it until finish_run gives its end: a run still
+        marked without an end was cut by a kill (`finished_runs`)."""
+        if in_progress:
+            info = {**(info or {}), IN_PROGRESS: True}
+
         def go() -> int:
             with self.engine.begin() as conn:
                 result = conn.execute(insert(runs_table).values(kind=kind, seed=seed, started=time.time(),
@@ -433,6 +440,13 @@ class Store:
                                 .order_by(runs_table.c.id)).mappings().all()
         return [Run(id=r["id"], kind=r["kind"], seed=r["seed"], started=r["started"], ended=r["ended"],
                     start_url=r["start_url"], info=r["info"] or {}) for r in rows]
+
+    def finished_runs(self, kinds: Iterable[str] = ("record", "import")) -> tuple[list[Run], list[Run]]:
+        """(the other runs, the runs cut before their end): a recorder's run killed mid-browse never got its
+        end time, and its exchanges stop wherever the kill fell, so evidence comes from the others."""
+        runs = self.runs(kinds)
+        cut = [r for r in runs if r.ended is None and r.info.get(IN_PROGRESS)]
+        return [r for r in runs if r not in cut], cut
 
     @_guarded
     def exchanges(self, run_ids: Iterable[int] | None = None, with_request_bodies: bool = True) -> list[Exchange]:

@@ -3,8 +3,11 @@
 A path segment becomes a template slot only when the recording shows the *same logical request*
 (same method, host, other segments and field names) with different values in that segment in
 different runs and the *same response* (a session id or cart token in the path). One sighting never
-makes a template, a readable slug (`how-to-cook-pasta-in-2019`) never does, and an error answer
-proves nothing (every unknown path gets the same 404). The slot's pattern keeps the shape of the
+makes a template, a readable slug (`how-to-cook-pasta-in-2019`) never does, and an error, a redirect or
+an empty answer proves nothing (every unknown path gets the same 404, every ad id the same redirect or
+the same empty 200). Without bodies (a HAR written without content) "the same response" takes the same
+size to the byte, not the size band identity allows: two ad calls answered 417 and 419 bytes are two
+answers. The slot's pattern keeps the shape of the
 values seen (character classes and length), so a hex slot never swallows an article slug.
 """
 from __future__ import annotations
@@ -117,9 +120,16 @@ def _evidence(exchanges: list[Exchange], segments: dict[int, list[str]], members
         for va, ia in islice(by_run[r].items(), MAX_VALUES_COMPARED):
             for vb, ib in islice(by_run[s].items(), MAX_VALUES_COMPARED):
                 a, b = exchanges[ia], exchanges[ib]
-                if va != vb and a.status < 400 and same(a, b):
+                if va != vb and _telling(a) and _telling(b) and same(a, b) and (
+                        a.response_body_digest or a.response_body_size == b.response_body_size):
                     return True
     return False
+
+
+def _telling(ex: Exchange) -> bool:
+    """An answer that can show two paths are one endpoint: content (a 2xx with a body), not an error,
+    a redirect or an empty answer, which any path may get."""
+    return 200 <= ex.status < 300 and ex.status != 204 and ex.response_body_size > 0
 
 
 class TemplateBook:

@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from weblica.cache.decompress import BodyTooLarge, Budget, read_bounded
+
 RECORD_START = re.compile(rb"(?:^|\n)WARC/1\.[01]\r?\n")
 GZIP_MEMBER = re.compile(rb"\x1f\x8b\x08")
 NOT_BLANK = re.compile(rb"[^\r\n\t ]")
@@ -43,17 +45,18 @@ class BadRecord:
 
 @dataclass
 class WarcRecord:
-    """A request or response record that passed every check."""
+    """A request, response or resource record that passed every check."""
 
     index: int
     offset: int
-    kind: str                  # request | response
+    kind: str                  # request | response | resource (a WebSocket's frames: websocket.py)
     record_id: str | None
     uri: str | None
     date: str | None
     concurrent_to: str | None
-    http_headers: Any          # warcio StatusAndHeaders
+    http_headers: Any          # warcio StatusAndHeaders (None for a resource record)
     body: bytes                # the payload, transfer and content encodings removed
+    content_type: str = ""     # the record's own Content-Type (a resource record's format)
 
 
 def _short(exc: BaseException) -> str:
@@ -70,8 +73,11 @@ def _check(iterator: Any, record: Any, index: int) -> WarcRecord | BadRecord:
     errors_before = iterator.err_count
     problem = None
     body = b""
-    try:
-        body = record.content_stream().read()
+    try:  # decoded within the caps of weblica/cache/decompress.py: a gzip bomb is a bad record
+        encoded = int(declared) if declared and declared.strip().isdigit() else None
+        body = read_bounded(record.content_stream(), Budget(encoded, "its payload"))
+    except BodyTooLarge as exc:
+        problem = str(exc)
     except Exception as exc:  # a bad chunked or gzip payload: warcio raises whatever its decoder raises
         problem = f"its payload cannot be decoded ({_short(exc)})"
     iterator.read_to_end(record)
@@ -96,11 +102,11 @@ def _check(iterator: Any, record: Any, index: int) -> WarcRecord | BadRecord:
     if record.rec_type in ("request", "response") and http is None:
         return BadRecord(index, offset, record_id, uri, f"a {record.rec_type} record without HTTP headers")
     return WarcRecord(index, offset, record.rec_type, record_id, uri, headers.get_header("WARC-Date"),
-                      concurrent_to, http, body)
+                      concurrent_to, http, body, headers.get_header("Content-Type") or "")
 
 
 def read_warc(path: str | Path) -> tuple[list[WarcRecord], list[BadRecord]]:
-    """Every good request and response record of the file, and every bad record with its reason."""
+    """Every good request, response and resource record of the file, and every bad record with its reason."""
     from warcio.archiveiterator import ArchiveIterator
 
     path = Path(path)
@@ -126,7 +132,7 @@ def read_warc(path: str | Path) -> tuple[list[WarcRecord], list[BadRecord]]:
                         index += 1
                         if isinstance(checked, BadRecord):
                             bad.append(checked)
-                        elif checked.kind in ("request", "response"):
+                        elif checked.kind in ("request", "response", "resource"):
                             good.append(checked)
                 except Exception as exc:  # warcio raises ArchiveLoadFailed, EOFError, zlib, Type and Index errors
                     failure = exc

@@ -31,7 +31,7 @@ def _stage(console: Any, text: str) -> None:
 def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: int, console: Any,
              train: bool = True) -> dict[str, Any]:
     from weblica.env.task import load_tasks, save_tasks
-    from weblica.synth.generate import synthesize
+    from weblica.synth.synthesize import synthesize
 
     started = time.monotonic()
     summary: dict[str, Any] = {"out": str(out)}
@@ -52,6 +52,18 @@ def run_demo(out: Path, seed: int, sites: int, tasks_per_site: int, parallel: in
     save_tasks(tasks, out / "tasks.jsonl")
     summary["synth"] = {"sites": len(results), "tasks_valid": sum(r.tasks_kept for r in results),
                         "tasks_generated": sum(r.tasks_generated for r in results), "tasks_used": len(tasks)}
+    # the rewards: every cheating answer and state validation tried, and what a person writes
+    from weblica.scoring.checks import paraphrases_accepted
+
+    tried = sum(sum(r.negatives_tried.values()) for r in results)
+    rejected = sum(sum(r.negatives_rejected.values()) for r in results)
+    kinds = sorted({k for r in results for k in r.negatives_tried})
+    said = paraphrases_accepted(tasks)
+    summary["rewards"] = {"negatives_tried": tried, "negatives_rejected": rejected, "kinds": len(kinds),
+                          "paraphrases": {k: v[:2] for k, v in said.items()}}
+    console.print(f"    rewards: {rejected}/{tried} cheating answers and states rejected over {len(kinds)} kinds "
+                  "(lists, hedges in any language, look-alikes, two assertions, named fields typed wrong, ...); "
+                  "plain answers accepted: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in said.items()), soft_wrap=True)
     from weblica.synth.gallery import write_gallery  # a look at the sites: start pages, one screenshot each
     summary["synth"]["gallery"] = str(write_gallery(out / "sites", inner=False)[0])
     console.print(f"    gallery: {summary['synth']['gallery']}")
@@ -115,7 +127,7 @@ def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
 
     from weblica.env.task import load_tasks, save_tasks
     from weblica.policy.tiny import WARM_START_STEPS
-    from weblica.synth.generate import synthesize
+    from weblica.synth.synthesize import synthesize
     from weblica.train.config import GRPOConfig, SFTConfig
     from weblica.train.grpo import train_grpo
     from weblica.train.sft import train_sft
@@ -153,12 +165,12 @@ def _train_tiny(out: Path, seed: int, parallel: int) -> dict[str, Any]:
 
 
 async def _evaluate(tasks: list[Any], policy: str, out: Path, seed: int, parallel: int) -> dict[str, Any]:
-    from weblica.commands.run import policy_factory
     from weblica.env.sources import open_backends
+    from weblica.policy.factory import make_policy_factory
     from weblica.eval.runner import evaluate, summary_of
 
     async with open_backends(tasks) as backends:
-        report = await evaluate(tasks, policy_factory(policy, seed), out, k=1, parallel=parallel, seed=seed,
+        report = await evaluate(tasks, make_policy_factory(policy, seed, tasks=tasks), out, k=1, parallel=parallel, seed=seed,
                                 backends=backends, meta={"policy": policy})
     return summary_of(report)
 
@@ -198,7 +210,8 @@ async def _cache_round_trip(out: Path, seed: int) -> dict[str, Any]:
 
 def _cache_build(out: Path, seed: int) -> dict[str, Any]:
     """`weblica cache build` on the live-like news site's three live tasks, with the oracle as the agent."""
-    from weblica.cache.build import BuildOptions, build_cache
+    from weblica.cache.build import BuildOptions
+    from weblica.pipelines.cache_build import build_cache
     from weblica.cache.demo_site import NewsSite, news_tasks
     from weblica.env.task import Task
 

@@ -1,74 +1,53 @@
-"""`weblica run`: rollouts of a policy over a task file, with rewards."""
+"""`weblica run`: rollouts of a policy over a task file, with rewards (weblica.pipelines.rollouts)."""
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 import click
 
-from weblica.cli import UserError, emit, load_task_file
+from weblica.cli import UserError, emit, load_task_file, user_errors
 
 
-def policy_factory(spec: str, seed: int, tasks: list[Any] | None = None) -> Any:
-    """A zero-argument factory of fresh policies for `spec` (oracle, random, hf:DIR, openai:URL, ...).
-    Given the tasks it will play, the oracle checks up front that each has oracle actions."""
-    from weblica.policy.backends.base import BackendError
-    from weblica.policy.factory import PolicySpecError, make_policy_factory
+@click.command("run")
+@click.option("--tasks", "tasks_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="tasks.jsonl")
+@click.option("--policy", default="oracle", show_default=True, help="oracle, random, hf:DIR, openai:URL, ...")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory to write")
+@click.option("--parallel", default=1, show_default=True, type=click.IntRange(1, 64))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--repeats", default=1, show_default=True, type=click.IntRange(1, 1000),
+              help="episodes per task (for pass@k)")
+@click.option("--ray", "ray_address", default=None,
+              help="run env workers as Ray actors: 'auto' (an existing cluster), 'local', or ADDRESS")
+@click.option("--ray-workers", default=2, show_default=True, type=click.IntRange(1, 4096))
+@click.option("--allow-private", is_flag=True,
+              help="let local and live tasks reach link-local and private addresses (refused by default)")
+@click.option("--resume", is_flag=True,
+              help="finish the run in --out: keep the episodes it already wrote, play the others")
+@click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
+def run_command(tasks_path: str, policy: str, out: str, parallel: int, seed: int, repeats: int,
+                ray_address: str | None, ray_workers: int, allow_private: bool, resume: bool,
+                as_json: bool) -> None:
+    """Run a policy on every task; write RUN/episodes.jsonl (each episode as it ends) and screenshots."""
+    from weblica.pipelines.rollouts import run_rollouts
 
-    if spec == "oracle":
-        missing = [t.id for t in tasks or [] if t.oracle is None]
-        if missing:
-            raise UserError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
-                            "use --policy random or a model")
-    try:
-        return make_policy_factory(spec, seed)
-    except (PolicySpecError, BackendError) as exc:
-        raise UserError(str(exc)) from None
+    if resume and ray_address:
+        raise UserError("--resume does not work with --ray yet: run without --ray to resume")
+    tasks = load_task_file(tasks_path)
+    with user_errors():
+        done = run_rollouts(tasks, policy, out, parallel=parallel, seed=seed, repeats=repeats,
+                            allow_private=allow_private, resume=resume, progress=not as_json,
+                            ray_address=ray_address, ray_workers=ray_workers)
+    data = done.to_dict(resume)
+    written = Path(out) / "episodes.jsonl"
+    if done.nothing_to_do:
+        human = f"nothing to do: all {data['episodes']} episodes were already in {written}"
+    else:
+        human = (f"{data['episodes']} episodes, success rate {data['success_rate']:.1%}; written to {written}"
+                 + (f" ({done.kept} kept from the earlier run)" if done.kept else ""))
+    terminations = ", ".join(f"{k} {v}" for k, v in sorted(data["termination_reasons"].items()))
+    emit(data, as_json, human=f"{human}\nterminations: {terminations}")
 
 
 def register(cli: click.Group) -> None:
-    @cli.command("run")
-    @click.option("--tasks", "tasks_path", required=True, type=click.Path(exists=True, dir_okay=False),
-                  help="tasks.jsonl")
-    @click.option("--policy", default="oracle", show_default=True, help="oracle, random, hf:DIR, openai:URL, ...")
-    @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory to write")
-    @click.option("--parallel", default=1, show_default=True, type=click.IntRange(1, 64))
-    @click.option("--seed", default=0, show_default=True, type=int)
-    @click.option("--repeats", default=1, show_default=True, type=click.IntRange(1, 1000),
-                  help="episodes per task (for pass@k)")
-    @click.option("--ray", "ray_address", default=None,
-                  help="run env workers as Ray actors: 'auto' (an existing cluster), 'local', or ADDRESS")
-    @click.option("--ray-workers", default=2, show_default=True, type=click.IntRange(1, 4096))
-    @click.option("--allow-private", is_flag=True,
-                  help="let local and live tasks reach link-local and private addresses (refused by default)")
-    @click.option("--json", "as_json", is_flag=True, help="print a JSON summary")
-    def run_command(tasks_path: str, policy: str, out: str, parallel: int, seed: int, repeats: int,
-                    ray_address: str | None, ray_workers: int, allow_private: bool, as_json: bool) -> None:
-        """Run a policy on every task; write RUN/episodes.jsonl and screenshots."""
-        from weblica.browser.launcher import ChromiumNotFound
-        from weblica.env.sources import UnknownSource, open_backends
-        from weblica.rollout import run_tasks
-
-        tasks = load_task_file(tasks_path)
-        factory = policy_factory(policy, seed, tasks)
-
-        async def go() -> Any:
-            async with open_backends(tasks, allow_private=allow_private) as backends:
-                return await run_tasks(tasks, factory, out, parallel=parallel, seed=seed, repeats=repeats,
-                                       backends=backends, progress=not as_json)
-
-        try:
-            if ray_address:
-                from weblica.rollout_ray import run_tasks_ray
-
-                _, summary = run_tasks_ray(tasks, policy, out, address=ray_address, workers=ray_workers,
-                                           parallel_per_worker=parallel, seed=seed, repeats=repeats,
-                                           allow_private=allow_private)
-            else:
-                _, summary = asyncio.run(go())
-        except (ChromiumNotFound, UnknownSource) as exc:
-            raise UserError(str(exc)) from None
-        data = summary.to_dict()
-        emit(data, as_json, human=(f"{data['episodes']} episodes, success rate {data['success_rate']:.1%}, "
-                                   f"terminations {data['termination_reasons']}; written to {Path(out) / 'episodes.jsonl'}"))
+    cli.add_command(run_command)

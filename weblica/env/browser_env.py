@@ -3,17 +3,26 @@
 The env knows nothing about where sites come from: `backends[task.source.kind]` supplies the network
 (proxy, episode header) and the server-side state that checks read. A kind not given is served by the
 env's own `SourceBackends` (each bundle or recording started on first use, stopped in `close()`).
+
+Episodes share nothing: every reset gets a fresh episode id (server-side state is keyed by it, so two
+episodes of one task and seed never see each other's state), a fresh browser context, its own clipboard
+and its own downloads folder. A page that crashes or hangs ends the episode as an environment failure
+(masked in training) only when it is the task's own site; a page off the task's site, which only the
+agent's own navigation reaches, ends it as the agent's failure (`page_crash`, `page_hang`: reward 0).
 """
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import secrets
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from weblica.browser.downloads import DownloadLimits, EpisodeDownloads
 from weblica.browser.launcher import BrowserOptions
-from weblica.browser.navigation import NavigationGuard, NavigationRefused
+from weblica.browser.navigation import (NavigationGuard, NavigationRefused, UnreadableHost, browser_host,
+                                       host_address)
 from weblica.browser.session import BrowserHost
 from weblica.env.actions import Action, ActionError, make_action, parse_tool_calls
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
@@ -21,8 +30,9 @@ from weblica.env.episode import ENV_FAILURES
 from weblica.env.executor import ActionExecutor, ActionResult
 from weblica.env.observation import Observation
 from weblica.env.sources import SOURCE_MODULES, SourceBackends
-from weblica.env.tabs import BrowserCrashed, SettleOptions, TabSet
-from weblica.env.task import Task, TaskError, episode_task, evaluate_checks
+from weblica.env.tabs import BrowserCrashed, EpisodeLimits, SettleOptions, TabSet
+from weblica.env.task import Task, TaskError, episode_task
+from weblica.scoring.checks import evaluate_checks
 
 
 @dataclass
@@ -34,6 +44,8 @@ class EnvConfig:
     reset_retries: int = 2                # navigation to the start page is retried (flaky servers)
     max_format_errors: int = 3            # consecutive unparseable responses end the episode
     browser: BrowserOptions = field(default_factory=BrowserOptions)
+    limits: EpisodeLimits = field(default_factory=EpisodeLimits)       # tabs, navigation loops
+    downloads: DownloadLimits = field(default_factory=DownloadLimits)  # downloads: count, bytes, folder
 
 
 class EnvStateError(RuntimeError):
@@ -44,6 +56,29 @@ def episode_id_for(task: Task, seed: int, nonce: int = 0) -> str:
     """A deterministic episode id: the same task and seed name the same episode."""
     digest = hashlib.sha256(f"{task.id}\0{seed}\0{nonce}".encode()).hexdigest()[:16]
     return f"ep-{digest}"
+
+
+def fresh_episode_id(task: Task, seed: int) -> str:
+    """An episode id no other reset gets, even of the same task and seed (its random part only keys the
+    server-side state: nothing the episode shows depends on it)."""
+    return f"{episode_id_for(task, seed)}-{secrets.token_hex(6)}"
+
+
+def _site_of(url: str) -> tuple[str, int | None] | None:
+    try:
+        return browser_host(url)
+    except UnreadableHost:
+        return None
+
+
+def _on_site(where: tuple[str, int | None], site: tuple[str, int | None]) -> bool:
+    """Whether a page at `where` (host, port) belongs to the task's site at `site`: for addresses and
+    localhost the same server (host and port); for names the same last two labels (the site's own
+    subdomains)."""
+    (host, port), (site_host, site_port) = where, site
+    if host_address(host) is not None or host_address(site_host) is not None:
+        return host == site_host and port == site_port
+    return host == site_host or (host.count(".") >= 1 and host.split(".")[-2:] == site_host.split(".")[-2:])
 
 
 class WebEnv:
@@ -70,6 +105,13 @@ class WebEnv:
         self._deadline = 0.0
         self._last_obs: Observation | None = None
         self._episodes = 0
+        self._downloads: EpisodeDownloads | None = None
+        self._site: set[tuple[str, int | None]] = set()  # the task's own site: its start page, before and after load
+
+    @property
+    def episode_running(self) -> bool:
+        """Whether an episode has started and not ended."""
+        return self.task is not None and not self._finished
 
     # ---- lifecycle ----------------------------------------------------------------------------
 
@@ -88,7 +130,9 @@ class WebEnv:
         if isinstance(backend, SourceBackends):  # a source that cannot be opened is the task's fault: no retries
             await backend.prepare(task)
         self.task, self._backend = task, backend
-        self.episode_id = episode_id or episode_id_for(task, seed)
+        # a caller that names the episode (a run's deterministic label) keeps its name; otherwise every
+        # reset gets its own, so server-side state is never shared between two resets
+        self.episode_id = episode_id or fresh_episode_id(task, seed)
         self._step, self._format_errors, self._finished = 0, 0, False
         self._deadline = time.monotonic() + self.config.episode_timeout_s
         self._episodes += 1
@@ -112,13 +156,18 @@ class WebEnv:
         assert self._backend is not None and self.episode_id is not None
         network = await self._backend.begin(task, self.episode_id, seed)
         policy = network.navigation_policy()
-        policy.check(task.start_url)
+        refusal = await policy.resolved_refusal(task.start_url)
+        if refusal:
+            raise NavigationRefused(refusal)
         self._context = await self.host.new_context(seed, network.proxy, network.extra_headers,
                                                     network.ignore_https_errors, network.service_workers)
         guard = await NavigationGuard(policy).install(self._context)
-        self._tabs = TabSet(self._context, self.config.settle)
-        self._executor = ActionExecutor(self._tabs, self.config.settle.navigation_timeout_s, guard)
+        self._tabs = await TabSet(self._context, self.config.settle, self.config.limits).install()
         page = await self._tabs.open_first()
+        self._downloads = EpisodeDownloads(self.config.downloads, self.episode_id)
+        await self._downloads.install(self._context, await self._tabs.cdp_session(page), await self.host.browser_session())
+        self._executor = ActionExecutor(self._tabs, self.config.settle.navigation_timeout_s, guard, self._downloads)
+        self._site = {s for s in (_site_of(task.start_url),) if s}
         try:
             await page.goto(task.start_url, wait_until="load",
                             timeout=self.config.settle.navigation_timeout_s * 1000)
@@ -127,8 +176,9 @@ class WebEnv:
             refused = [r for r in guard.take() if r.navigation]
             if refused:
                 raise NavigationRefused(refused[0].reason) from None
+        self._site |= {s for s in (_site_of(page.url),) if s}
         await self._tabs.settle()
-        return await self._observe([])
+        return await self._observe(self._executor.limit_notes())
 
     async def _observe(self, feedback: list[str]) -> Observation:
         assert self._tabs is not None
@@ -155,8 +205,16 @@ class WebEnv:
         try:
             obs, done = await asyncio.wait_for(self._run(parsed, parse_errors), timeout)
         except asyncio.TimeoutError:
+            off_site = self._off_site(self._tabs.page.url if self._tabs and self._tabs.pages else None)
+            if off_site:
+                return await self._agent_failed("page_hang", f"the step took longer than {timeout:.0f} s on "
+                                                f"{off_site}, a page off the task's site that the agent opened", info)
             return await self._fail("timeout", f"the step took longer than {timeout:.0f} s", info)
         except BrowserCrashed as exc:
+            off_site = self._off_site(exc.page_url)
+            if off_site:
+                return await self._agent_failed("page_crash", f"{exc} on {off_site}, a page off the task's site "
+                                                "that the agent opened", info)
             return await self._fail("browser_crash", str(exc), info)
         except Exception as exc:  # a bug or an unexpected browser state: an env failure, not the agent's
             return await self._fail("env_error", f"{type(exc).__name__}: {exc}", info)
@@ -224,25 +282,47 @@ class WebEnv:
         state = await self._backend.state(self.task, self.episode_id or "")
         return evaluate_checks(self.task, answer, url, state, infeasible=infeasible)
 
-    async def _fail(self, reason: str, message: str, info: dict[str, Any]
+    def _off_site(self, url: str | None) -> str | None:
+        """`url` when it is an http(s) page off the task's own site, else None."""
+        where = _site_of(url) if url else None
+        if where is None or not self._site or any(_on_site(where, site) for site in self._site):
+            return None
+        return url
+
+    async def _agent_failed(self, reason: str, message: str, info: dict[str, Any]
+                            ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
+        """The agent's own navigation led to a page that crashed or hung: the episode ends, scored 0."""
+        return await self._fail(reason, message, info, env_failure=False)
+
+    async def _fail(self, reason: str, message: str, info: dict[str, Any], env_failure: bool = True
                     ) -> tuple[Observation, float, bool, bool, dict[str, Any]]:
-        assert reason in ENV_FAILURES
-        info.update(termination_reason=reason, env_failure=True, error=message)
+        assert (reason in ENV_FAILURES) == env_failure
+        info.update(termination_reason=reason, env_failure=env_failure, error=message)
         last = self._last_obs
         obs = Observation(screenshot=last.screenshot if last else b"", url=last.url if last else "",
                           tabs=last.tabs if last else [], active_tab=last.active_tab if last else 0,
-                          feedback=[f"Environment failure ({reason}): {message}"], step=self._step)
+                          feedback=[f"{'Environment failure' if env_failure else 'Failed'} ({reason}): {message}"],
+                          step=self._step)
         await self._end_episode()
         return obs, 0.0, True, False, info
 
     async def page_snapshot(self) -> dict[str, Any] | None:
-        """The active page's visible text and in-view controls (weblica.env.page_snapshot), for scripted
+        """The active page's visible text and in-view controls (weblica.scoring.page_snapshot), for scripted
         policies with `reads_page`; None between episodes."""
         if self._tabs is None or self._finished:
             return None
-        from weblica.env.page_snapshot import page_snapshot
+        from weblica.scoring.page_snapshot import page_snapshot
 
         return await page_snapshot(self._tabs.page)
+
+    async def axtree(self) -> list[dict[str, Any]] | None:
+        """The active page's in-view accessibility nodes (weblica.env.axtree), for policies with
+        `reads_axtree`; None between episodes."""
+        if self._tabs is None or self._finished:
+            return None
+        from weblica.env.axtree import read_axtree
+
+        return await read_axtree(self._tabs.page)
 
     async def state(self) -> dict[str, Any] | None:
         """The current episode's server-side state (what state_match checks read)."""
@@ -256,6 +336,9 @@ class WebEnv:
                 await asyncio.wait_for(self._context.close(), 10)
             except Exception:  # a crashed browser's contexts are already gone
                 pass
+        if self._downloads is not None:
+            downloads, self._downloads = self._downloads, None
+            await downloads.close()
         self._context = self._tabs = self._executor = None
 
     async def _end_episode(self) -> None:

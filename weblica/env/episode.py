@@ -5,8 +5,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 # Why an episode ended. The env_* / browser_crash / timeout reasons are environment-side failures:
-# training masks them instead of scoring them 0.
-TERMINATION_REASONS = ("done", "max_steps", "format_error", "env_error", "browser_crash", "timeout")
+# training masks them instead of scoring them 0. page_crash / page_hang: a page off the task's site, which
+# the agent's own navigation opened, crashed or hung: the agent's failure, scored 0.
+TERMINATION_REASONS = ("done", "max_steps", "format_error", "env_error", "browser_crash", "timeout",
+                       "page_crash", "page_hang")
 ENV_FAILURES = frozenset({"env_error", "browser_crash", "timeout"})
 
 
@@ -28,6 +30,8 @@ class StepRecord:
     prompt_token_ids: list[int] | None = None
     token_ids: list[int] | None = None
     logprobs: list[float] | None = None
+    # the accessibility nodes after the step (what turn step+1 read), for policies that read them
+    axtree: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}

@@ -1,8 +1,9 @@
-"""The input gestures behind the actions: what a click, a write or a scroll does to a page.
+"""The gestures behind the actions: what a click, a write, a scroll or a navigation does to a page.
 
-One definition for everyone who acts on a page: the env's executor wraps each gesture in before/after
-probes to describe its effect, and the synth oracle player runs them bare while compiling and validating
-a task's oracle. So an oracle is validated with exactly the gestures the env will replay it with.
+One definition for everyone who acts on a page: the action table (weblica.env.actions.ACTIONS) names each
+action's gesture; the env's executor wraps it in before/after probes to describe its effect, the synth
+oracle player runs it bare while compiling and validating a task's oracle, and the BrowserGym adapter runs
+it on a sync page. So an oracle is validated with exactly the gestures the env will replay it with.
 """
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Generator
 
-from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
+from weblica.browser.launcher import VIEWPORT
+
+VIEWPORT_WIDTH, VIEWPORT_HEIGHT = VIEWPORT["width"], VIEWPORT["height"]
 
 KEY_NAMES = {
     "enter": "Enter", "return": "Enter", "esc": "Escape", "escape": "Escape", "tab": "Tab", "space": "Space",
@@ -175,29 +178,25 @@ def scroll(direction: str, amount: float, x: float | None = None, y: float | Non
         yield Call("page", "evaluate", ("([dx, dy]) => window.scrollBy(dx, dy)", [dx, dy]))
 
 
-def for_action(action: Action) -> Gesture | None:
-    """The gesture of an action that is only input (click, hover, drag, write, press_keys, scroll); None
-    for the others (navigation, tabs, wait, done), which each runner does its own way."""
-    a = action.args
-    if action.name == "click":
-        return click(a["x"], a["y"], a.get("button", "left"), a.get("clicks", 1))
-    if action.name == "hover":
-        return hover(a["x"], a["y"])
-    if action.name == "drag":
-        return drag(a["x1"], a["y1"], a["x2"], a["y2"])
-    if action.name == "write":
-        return _click_then_write(a)
-    if action.name == "press_keys":
-        return press_keys(a["keys"])
-    if action.name == "scroll":
-        return scroll(a["direction"], a.get("amount", 0.5), a.get("x"), a.get("y"))
-    return None
+def click_then_write(text: str, x: float | None = None, y: float | None = None, enter: bool = False) -> Gesture:
+    """A write that names its field: click it first, then `write`."""
+    if x is not None and y is not None:
+        yield from click(x, y)
+    yield from write(text, enter)
 
 
-def _click_then_write(a: dict[str, Any]) -> Gesture:
-    if a.get("x") is not None and a.get("y") is not None:
-        yield from click(a["x"], a["y"])
-    yield from write(a["text"], a.get("enter", False))
+def navigate(url: str, timeout_ms: float | None = None) -> Gesture:
+    """Open `url` in the page and wait for its load; the gesture's value is the main response (or None)."""
+    return (yield Call("page", "goto", (url,), {"wait_until": "load",
+                                               **({"timeout": timeout_ms} if timeout_ms is not None else {})}))
+
+
+def history(direction: str, timeout_ms: float | None = None) -> Gesture:
+    """Go `back` or `forward` in the page's history and wait for the load; the value is the response (None
+    where there was nowhere to go, or the page came from the back/forward cache)."""
+    method = "go_back" if direction == "back" else "go_forward"
+    return (yield Call("page", method, (), {"wait_until": "load",
+                                            **({"timeout": timeout_ms} if timeout_ms is not None else {})}))
 
 
 # The compositor applies a wheel scroll asynchronously (Playwright's wheel does not wait for it), so the

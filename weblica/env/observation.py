@@ -24,9 +24,12 @@ class Observation:
     active_tab: int
     feedback: list[str] = field(default_factory=list)
     step: int = 0
-    # for scripted policies that ask for it (weblica.env.page_snapshot): visible text and controls;
+    # for scripted policies that ask for it (weblica.scoring.page_snapshot): visible text and controls;
     # None otherwise, and never shown to a model
     page: dict[str, Any] | None = None
+    # for policies that read it (`obs: axtree | both`, weblica.env.axtree): the in-view accessibility nodes
+    # (role, name, box centre in viewport pixels); None otherwise
+    axtree: list[dict[str, Any]] | None = None
 
     @property
     def screenshot_sha256(self) -> str:

@@ -13,6 +13,14 @@ requests on one session are serialized: concurrent `/step`s run one after anothe
 each gets the observation of its own step (a few may wait; more than `MAX_QUEUED_PER_SESSION` waiting
 are refused with 429). A task's bundle or recording must lie inside the served roots (`SourceRoots`), and
 every /reset and /step answers within the request time limit (a 504 that closes the session past it).
+
+Every reset starts an episode with an id of its own (weblica/env/browser_env.py), so sessions on one task
+and seed never share server-side state. Local tasks may open only the servers named at start
+(`local_origins`, --local-origin): other loopback services of the machine are refused. A session idle for
+`session_idle_s` is closed, and one whose episode has ended gives its slot to a new session when all are
+taken. The HTTP server (`make_env_server`) answers only requests whose Host header names it (a page that
+rebinds its own name to 127.0.0.1 is refused), caps its open connections and reads each request within a
+time limit, so slow clients cannot hold its threads.
 """
 from __future__ import annotations
 
@@ -20,9 +28,9 @@ import asyncio
 import base64
 import dataclasses
 import hmac
-import ipaddress
 import json
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -30,12 +38,17 @@ from typing import Any
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
-from werkzeug.serving import BaseWSGIServer, WSGIRequestHandler, make_server
+from werkzeug.serving import BaseWSGIServer
 
+from weblica.browser.navigation import NavigationPolicy, with_endpoints
 from weblica.browser.session import BrowserHost
 from weblica.env.backend import DirectBackend, LiveBackend, SiteBackend
 from weblica.env.browser_env import EnvConfig, EnvStateError, WebEnv
 from weblica.env.observation import Observation
+# the HTTP side (is_loopback, check_bind, MIN_TOKEN_CHARS stay importable from here, as before the split)
+from weblica.env.server_http import (DEFAULT_MAX_CONNECTIONS, DEFAULT_READ_TIMEOUT_S, DEFAULT_REQUEST_READ_S,
+                                     TOKEN_ENV, CappedWSGIServer, HostCheck, JSONErrorHandler, check_bind)
+from weblica.env.server_http import MIN_TOKEN_CHARS as MIN_TOKEN_CHARS, is_loopback as is_loopback
 from weblica.env.server_requests import (CLOSE_USAGE, MAX_BODY_BYTES, RESET_USAGE, STEP_USAGE, RequestError,
                                          actions_of, flag_of, read_json_body, seed_of, session_id_of)
 from weblica.env.source_roots import SourceRefused, SourceRoots, default_site_roots
@@ -43,9 +56,8 @@ from weblica.env.sources import SourceBackends, SourceUnavailable, lazy_backends
 from weblica.env.task import Task, TaskError
 
 MAX_QUEUED_PER_SESSION = 8        # requests waiting behind the running one on a session
-MIN_TOKEN_CHARS = 16
 DEFAULT_REQUEST_TIMEOUT_S = 120.0  # above a step's own limit (60 s); below a reset's three tries (3 x 60 s)
-TOKEN_ENV = "WEBLICA_ENV_TOKEN"
+DEFAULT_SESSION_IDLE_S = 600.0     # a session without a request for this long is closed
 
 ROUTES = "GET /health, POST /reset, POST /step, POST /close"
 
@@ -69,6 +81,7 @@ class Session:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     waiting: int = 0       # requests admitted and not finished (changed under EnvService._lock)
     closed: bool = False
+    last_used: float = field(default_factory=time.monotonic)  # when its last request finished (or began)
 
 
 class EnvService:
@@ -81,22 +94,32 @@ class EnvService:
 
     def __init__(self, config: EnvConfig | None = None, max_sessions: int = 16,
                  backends: dict[str, SiteBackend] | None = None, roots: SourceRoots | None = None,
-                 request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S) -> None:
+                 request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S, local_origins: list[str] | None = None,
+                 session_idle_s: float = DEFAULT_SESSION_IDLE_S) -> None:
+        """`local_origins`: the servers (URLs; their host and port count) local tasks may open; None lets
+        them open any loopback server (an embedding program's own test servers), [] none."""
         self.config = config or EnvConfig()
         self.max_sessions = max_sessions
         self.roots = roots if roots is not None else SourceRoots(sites=default_site_roots())
         self.request_timeout_s = request_timeout_s
+        self.session_idle_s = session_idle_s
+        self.local_origins = local_origins
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="weblica-env-server", daemon=True)
         self._thread.start()
         self.host = BrowserHost(self.config.browser)
         self._own_backends = lazy_backends()
-        self.backends: dict[str, SiteBackend] = {"local": DirectBackend(), "live": LiveBackend(),
-                                                 **self._own_backends}
+        local = DirectBackend()
+        if local_origins is not None:
+            local.policy = with_endpoints(NavigationPolicy("local", loopback_endpoints_only=True), list(local_origins))
+        self.backends: dict[str, SiteBackend] = {"local": local, "live": LiveBackend(), **self._own_backends}
         self.backends.update(backends or {})
         self.sessions: dict[str, Session] = {}
         self.broken: OrderedDict[str, str] = OrderedDict()  # session id -> why it was closed
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._reaper = threading.Thread(target=self._reap_forever, name="weblica-env-reaper", daemon=True)
+        self._reaper.start()
 
     def call(self, coro: Any, timeout: float | None = None) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
@@ -126,23 +149,62 @@ class EnvService:
     def _release(self, session: Session) -> None:
         with self._lock:
             session.waiting -= 1
+            session.last_used = time.monotonic()
+
+    def _reap_forever(self) -> None:
+        while not self._stopping.wait(max(0.1, min(1.0, self.session_idle_s / 4))):
+            self.reap_idle()
+
+    def reap_idle(self) -> int:
+        """Close every session without a request for `session_idle_s`; how many were closed."""
+        now = time.monotonic()
+        with self._lock:
+            idle = [(sid, s) for sid, s in self.sessions.items()
+                    if s.waiting == 0 and now - s.last_used > self.session_idle_s]
+        for sid, session in idle:
+            self._break(sid, session, f"it was idle for more than {self.session_idle_s:g} s (--session-idle-timeout) "
+                                      "and was closed")
+        return len(idle)
+
+    def _free_a_slot(self) -> bool:
+        """With every slot taken, close the longest-idle session whose episode has ended (called under
+        self._lock); whether one was freed."""
+        ended = [(s.last_used, sid, s) for sid, s in self.sessions.items()
+                 if s.waiting == 0 and not s.env.episode_running]
+        if not ended:
+            return False
+        _, sid, session = min(ended, key=lambda item: item[:2])
+        self._forget(sid, session, "its episode had ended and its slot was given to a new session")
+        self._close_later(session)
+        return True
+
+    def counts(self) -> tuple[int, int]:
+        """(sessions, sessions with a running episode)."""
+        with self._lock:
+            return len(self.sessions), sum(1 for s in self.sessions.values() if s.env.episode_running)
 
     def gone_reason(self, session_id: str) -> str:
         """Why `session_id` is no session ('' when it never was one, as far as the service remembers)."""
         with self._lock:
             return self.broken.get(session_id, "")
 
-    def _break(self, session_id: str, session: Session, reason: str) -> None:
-        """Close a session whose request ran too long: its slot is freed now, its episode closed on the loop
-        once the cancelled request has unwound."""
-        with self._lock:
-            if self.sessions.get(session_id) is session:
-                del self.sessions[session_id]
-            session.closed = True
-            self.broken[session_id] = reason
-            while len(self.broken) > MAX_REMEMBERED_BROKEN:
-                self.broken.popitem(last=False)
+    def _forget(self, session_id: str, session: Session, reason: str) -> None:
+        """Drop a session (under self._lock) and remember why, for the 404 its later requests get."""
+        if self.sessions.get(session_id) is session:
+            del self.sessions[session_id]
+        session.closed = True
+        self.broken[session_id] = reason
+        while len(self.broken) > MAX_REMEMBERED_BROKEN:
+            self.broken.popitem(last=False)
 
+    def _break(self, session_id: str, session: Session, reason: str) -> None:
+        """Close a session whose request ran too long (or that sat idle): its slot is freed now, its episode
+        closed on the loop once a cancelled request has unwound."""
+        with self._lock:
+            self._forget(session_id, session, reason)
+        self._close_later(session)
+
+    def _close_later(self, session: Session) -> None:
         async def cleanup() -> None:
             async with session.lock:
                 await asyncio.wait_for(session.env.close_episode(), 30)
@@ -182,8 +244,9 @@ class EnvService:
         created = session_id is None
         if session_id is None:
             with self._lock:
-                if len(self.sessions) >= self.max_sessions:
-                    raise OverflowError(f"all {self.max_sessions} sessions are in use; close one first")
+                if len(self.sessions) >= self.max_sessions and not self._free_a_slot():
+                    raise OverflowError(f"all {self.max_sessions} sessions have a running episode; close one first "
+                                        f"(a session idle for {self.session_idle_s:g} s is closed)")
                 session_id = uuid.uuid4().hex
                 self.sessions[session_id] = Session(WebEnv(self.config, self.backends, host=self.host))
         session = self._admit(session_id)
@@ -221,8 +284,12 @@ class EnvService:
             pass
 
     def shutdown(self) -> None:
+        self._stopping.set()
         for sid in list(self.sessions):
-            self.close_session(sid)
+            try:
+                self.close_session(sid)
+            except KeyError:  # reaped meanwhile
+                pass
 
         async def stop() -> None:
             for backend in self._own_backends.values():
@@ -243,9 +310,9 @@ def observation_json(obs: Observation, include_screenshot: bool = True) -> dict[
 
 # ---- the app -----------------------------------------------------------------------------------------
 
-def create_app(service: EnvService, token: str | None = None) -> Flask:
+def create_app(service: EnvService, token: str | None = None, hosts: HostCheck | None = None) -> Flask:
     """The env server's Flask app over a running EnvService; with `token`, every request must carry
-    `Authorization: Bearer TOKEN`."""
+    `Authorization: Bearer TOKEN`; with `hosts`, its Host header must name the server."""
     app = Flask("weblica.env_server")
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY_BYTES
     app.config["PROVIDE_AUTOMATIC_OPTIONS"] = False  # no CORS preflight answers: OPTIONS is a JSON 405
@@ -279,6 +346,11 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
 
     @app.before_request
     def authorize() -> Any:
+        if hosts is not None and not hosts.allows(request.headers.get("Host")):
+            shown = request.headers.get("Host", "")[:100]
+            return error(403, f"Host {shown!r} is not this server's name (it serves {hosts.bound or 'any address'}"
+                              "); a page on another site may be reaching it through DNS rebinding. Start the "
+                              "server with --allow-host NAME to serve under another name")
         if expected is None:
             return None
         given = request.headers.get("Authorization", "").encode("utf-8", "replace")
@@ -291,8 +363,9 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
 
     @app.get("/health")
     def health() -> Any:
-        return jsonify(status="ok", sessions=len(service.sessions), max_sessions=service.max_sessions,
-                       browser=service.host.is_alive())
+        sessions, running = service.counts()
+        return jsonify(status="ok", sessions=sessions, running=running,
+                       max_sessions=service.max_sessions, browser=service.host.is_alive())
 
     @app.post("/reset")
     def reset() -> Any:
@@ -355,49 +428,16 @@ def create_app(service: EnvService, token: str | None = None) -> Flask:
     return app
 
 
-# ---- serving -----------------------------------------------------------------------------------------
-
-def is_loopback(host: str) -> bool:
-    """Whether binding `host` keeps the server on this machine."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse a network-reachable server without a token, and tokens too short to guard one."""
-    if token is not None and len(token) < MIN_TOKEN_CHARS:
-        raise ValueError(f"the token is {len(token)} characters; use at least {MIN_TOKEN_CHARS} "
-                         "(e.g. `python -c 'import secrets; print(secrets.token_hex(16))'`)")
-    if token is None and not is_loopback(host):
-        raise ValueError(f"refusing to serve on {host} without a token: anyone who reaches it could drive the "
-                         f"browser; pass --token TOKEN (or set {TOKEN_ENV}), or bind --host 127.0.0.1")
-
-
-class JSONErrorHandler(WSGIRequestHandler):
-    """Requests that never reach the app (bad request line, too many headers) get JSON, not HTML."""
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        if code == 505:  # an HTTP version from the future is the client's fault: keep 5xx for our own faults
-            code = 400
-        body = json.dumps({"error": f"{code} {message or self.responses.get(code, ('',))[0]}"}).encode()
-        self.log_error("code %d, message %s", code, message)
-        if self.request_version == "HTTP/0.9":  # an unparsable request line: answer with a status line anyway
-            self.request_version = "HTTP/1.0"
-        self.send_response(code, message)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Connection", "close")
-        self.end_headers()
-        if self.command != "HEAD" and code >= 200 and code not in (204, 304):
-            self.wfile.write(body)
-
+# ---- serving ----------------------------------------------------------------------------------------
 
 def make_env_server(service: EnvService, host: str = "127.0.0.1", port: int = 8900,
-                    token: str | None = None) -> BaseWSGIServer:
-    """A threaded HTTP server for the env app (not yet serving); refuses unsafe binds (ValueError)."""
+                    token: str | None = None, allow_hosts: tuple[str, ...] = (),
+                    max_connections: int = DEFAULT_MAX_CONNECTIONS, read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+                    request_read_s: float = DEFAULT_REQUEST_READ_S) -> BaseWSGIServer:
+    """A threaded HTTP server for the env app (not yet serving); refuses unsafe binds (ValueError). It
+    answers only Host headers that name it (the bound address, `allow_hosts`), keeps at most
+    `max_connections` open and reads each request within `request_read_s` (`read_timeout_s` a read)."""
     check_bind(host, token)
-    return make_server(host, port, create_app(service, token), threaded=True, request_handler=JSONErrorHandler)
+    app = create_app(service, token, HostCheck(host, allow_hosts))
+    return CappedWSGIServer(host, port, app, JSONErrorHandler, max_connections=max_connections,
+                            read_timeout_s=read_timeout_s, request_read_s=request_read_s)

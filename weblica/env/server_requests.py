@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from flask import Request
+from werkzeug.exceptions import ClientDisconnected
 
 MAX_BODY_BYTES = 1 << 20          # 1 MiB: a task or a turn of model text is far smaller
 MAX_JSON_DEPTH = 32               # tasks and tool calls nest a few levels
@@ -59,13 +60,19 @@ def finite_json(data: bytes | str) -> Any:
     return json.loads(data, parse_float=_finite_float, parse_int=_finite_int, parse_constant=_refuse_constant)
 
 
-def _check_nesting(value: Any) -> None:
+def check_json_text(value: Any, max_depth: int | None = None) -> None:
+    """ValueError naming the problem when a parsed JSON value nests deeper than `max_depth` (default
+    MAX_JSON_DEPTH) or holds a string with a lone surrogate (text no file or page can hold)."""
+    _check_nesting(value, max_depth or MAX_JSON_DEPTH)
+
+
+def _check_nesting(value: Any, max_depth: int = MAX_JSON_DEPTH) -> None:
     """Depth and text checks over a parsed body, iteratively (no recursion for hostile nesting)."""
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
-            raise ValueError(f"it nests deeper than {MAX_JSON_DEPTH} levels")
+        if depth > max_depth:
+            raise ValueError(f"it nests deeper than {max_depth} levels")
         if isinstance(node, dict):
             for key, item in node.items():
                 stack.append((key, depth))
@@ -84,7 +91,11 @@ def read_json_body(req: Request, usage: str, allowed: set[str]) -> dict[str, Any
     if req.mimetype != "application/json":
         raise RequestError(415, f"{usage}; send it with Content-Type: application/json "
                                 f"(got {req.mimetype or 'no content type'})")
-    data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413) when a length is sent
+    try:
+        data = req.get_data(cache=False)  # Flask enforces MAX_CONTENT_LENGTH here (413) when a length is sent
+    except (OSError, ClientDisconnected):  # the read time limit passed: a client sending its body too slowly
+        raise RequestError(408, "the request body did not arrive within the server's read time limit "
+                                "(--read-timeout); send it at once") from None
     if len(data) >= MAX_BODY_BYTES:  # a chunked body is cut at the limit instead: refuse it the same way
         raise RequestError(413, f"the request body is larger than {MAX_BODY_BYTES} bytes")
     try:

@@ -1,4 +1,10 @@
-"""The browser side of one episode: its context, its tabs, settling and screenshots."""
+"""The browser side of one episode: its context, its tabs, settling and screenshots.
+
+What a page may do to the browser is bounded here (`EpisodeLimits`): tabs beyond `max_tabs` are closed as
+they open; a tab whose main frame navigates more than `max_navigations` times within one action (a
+reload or redirect loop) is stopped on about:blank; a `blob:` or `data:` document (a tab's or a frame's)
+is removed as soon as it commits. Each becomes a note for the agent's feedback (`take_notes`).
+"""
 from __future__ import annotations
 
 import asyncio
@@ -10,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from weblica.env.clock import CLOCK_RUN, QUIET_POLL_S, STEP_VIRTUAL_MS, clock_log_script, step_chunks
 from weblica.env.observation import Tab
 
 log = logging.getLogger(__name__)
@@ -18,12 +25,6 @@ log = logging.getLogger(__name__)
 @lru_cache(maxsize=1)
 def probe_script() -> str:
     return (Path(__file__).parent / "probe.js").read_text(encoding="utf-8")
-
-
-# Playwright's in-page clock (installed by `context.clock.install`): the log line a new document
-# replays, and running one frame's timers. Both are what `clock.run_for` itself sends.
-_CLOCK_LOG = "globalThis.__pwClock && globalThis.__pwClock.controller.log('runFor', 0, {ms})"
-_CLOCK_RUN = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms) : undefined"
 
 
 def _refused_frame(frame: Any) -> bool:
@@ -36,13 +37,42 @@ def _refused_frame(frame: Any) -> bool:
 class BrowserCrashed(RuntimeError):
     """Chromium or the page's renderer died during the episode."""
 
+    def __init__(self, message: str, page_url: str | None = None) -> None:
+        super().__init__(message)
+        self.page_url = page_url  # the page whose renderer died (None: the browser itself, or unknown)
+
+
+# documents no page may hold, top-level or in a frame: they are built by the page's own script, outside
+# every check a URL gets (the navigation policy, the gateway)
+NON_HTTP_DOCUMENTS = ("blob:", "data:")
+
+# Each window.open makes Chromium build a tab that Playwright attaches to before the opener's script goes
+# on: 500 of them in one click held a step past its 60 s limit, whether or not the tabs are closed after.
+# So a document's own window.open returns null (as a popup blocker does) once it has opened the cap's
+# worth; the tab cap itself (closing what still gets through) holds for the context.
+_POPUP_BUDGET_JS = """(() => {
+  const open = window.open;
+  let left = %d;
+  window.open = function (...args) {
+    if (left <= 0) return null;
+    left -= 1;
+    return open.apply(this, args);
+  };
+})();"""
+
+
+@dataclass
+class EpisodeLimits:
+    max_tabs: int = 20              # open tabs of one episode; more are closed as they open
+    max_navigations: int = 20       # main-frame navigations of a tab within one action (a loop past it is cut)
+
 
 @dataclass
 class SettleOptions:
-    # virtual milliseconds each step advances the page clock, in two chunks with a quiet wait after each:
-    # the first fires timers an action scheduled (debounces), the second the ones their results scheduled
-    step_virtual_ms: int = 600
-    quiet_poll_s: float = 0.005
+    # virtual milliseconds each step advances the page clock, in two chunks with a quiet wait after each
+    # (weblica.env.clock: validation's playback lets the same time pass)
+    step_virtual_ms: int = STEP_VIRTUAL_MS
+    quiet_poll_s: float = QUIET_POLL_S
     # a page that never goes quiet (long polling, streaming) is cut off after this many real seconds
     max_settle_s: float = 5.0
     # a WebSocket owes the page a frame after it opens and after the page sent one: settle waits for
@@ -58,10 +88,18 @@ class SettleOptions:
 class TabSet:
     """The tabs of one episode's context. New pages (popups, target=_blank) join the list and become active."""
 
-    def __init__(self, context: Any, settle: SettleOptions | None = None) -> None:
+    def __init__(self, context: Any, settle: SettleOptions | None = None, limits: EpisodeLimits | None = None) -> None:
         self.context = context
         self.settle_options = settle or SettleOptions()
+        self.limits = limits or EpisodeLimits()
         self.pages: list[Any] = []
+        self.popups_closed = 0       # tabs closed for the tab cap (this episode)
+        self.loops_cut = 0
+        self.documents_removed = 0
+        self.crashed_url: str | None = None
+        self._notes: list[str] = []
+        self._policing: set[asyncio.Task[Any]] = set()
+        self._navigations_in_action: dict[Any, int] = {}
         self.active = 0
         self.crashed: str | None = None
         self._inflight: set[Any] = set()
@@ -84,10 +122,21 @@ class TabSet:
     def _request_ended(self, request: Any) -> None:
         self._inflight.discard(request)
 
+    def _police(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._policing.add(task)
+        task.add_done_callback(self._policing.discard)
+
     def _on_page(self, page: Any) -> None:
         if page in self.pages:
             return
-        page.on("crash", lambda _: self._mark_crash("the page's renderer crashed"))
+        if len(self.pages) >= self.limits.max_tabs:
+            # the page's own window.open / target=_blank past the cap: closed before it does anything more
+            self.popups_closed += 1
+            self._note(f"pop-ups past the tab cap were closed (an episode keeps at most {self.limits.max_tabs} tabs)")
+            self._police(self._close_quietly(page))
+            return
+        page.on("crash", lambda _: self._mark_crash("the page's renderer crashed", page))
         page.on("framenavigated", self._on_navigated)
         page.on("websocket", self._on_socket)
         self.pages.append(page)
@@ -130,10 +179,89 @@ class TabSet:
         return bool(self._sockets_owed)
 
     def _on_navigated(self, frame: Any) -> None:
+        if frame.url.startswith(NON_HTTP_DOCUMENTS):
+            self._police(self._remove_document(frame))
         if frame.parent_frame is None:
             self.navigations += 1
+            page = frame.page
+            count = self._navigations_in_action.get(page, 0) + 1
+            self._navigations_in_action[page] = count
+            if count == self.limits.max_navigations + 1:
+                self.loops_cut += 1
+                self._note(f"a tab navigated more than {self.limits.max_navigations} times in one action (a reload "
+                           "or redirect loop); it was stopped on about:blank")
+                self._police(self._stop_loop(page))
 
-    def _mark_crash(self, why: str) -> None:
+    def _note(self, note: str) -> None:
+        if note not in self._notes:
+            self._notes.append(note)
+
+    async def install(self) -> "TabSet":
+        """Add the popup budget to every document of the context (before its first page)."""
+        await self.context.add_init_script(script=_POPUP_BUDGET_JS % int(self.limits.max_tabs))
+        return self
+
+    def take_notes(self) -> list[str]:
+        """What the limits did since the last call, one line each."""
+        notes, self._notes = self._notes, []
+        return notes
+
+    def begin_action(self) -> None:
+        """A new action starts: the loop bound counts navigations from here."""
+        self._navigations_in_action.clear()
+
+    async def _close_quietly(self, page: Any) -> None:
+        try:
+            await page.close()
+        except Exception:  # already closed with its context
+            pass
+
+    async def _stop_loop(self, page: Any) -> None:
+        try:
+            await page.goto("about:blank", timeout=self.settle_options.navigation_timeout_s * 1000)
+        except Exception:  # closed, or the loop's own navigation raced it: the next count cuts it again
+            pass
+
+    async def _remove_document(self, frame: Any) -> None:
+        """A blob:/data: document goes: a frame's element is removed from its parent, a tab goes to
+        about:blank (tabs are never closed under the agent's feet)."""
+        url = frame.url[:60]
+        try:
+            if frame.parent_frame is not None:
+                element = await frame.frame_element()
+                await element.evaluate("e => e.remove()")
+            else:
+                await frame.goto("about:blank", timeout=self.settle_options.navigation_timeout_s * 1000)
+        except Exception:  # detached or closed meanwhile: gone either way
+            pass
+        self.documents_removed += 1
+        self._note(f"a {url.split(':', 1)[0]}: document ({url}…) was removed: only http(s) pages are shown")
+
+    async def enforce(self) -> None:
+        """Finish what the limits started (closing tabs, removing documents) and sweep for a blob:/data:
+        document an event did not name, so none is left when the step's observation is taken."""
+        for page in list(self.pages):
+            try:
+                frames = page.frames
+            except Exception:
+                continue
+            for frame in frames:
+                if frame.url.startswith(NON_HTTP_DOCUMENTS):
+                    self._police(self._remove_document(frame))
+        for _ in range(5):  # a page that answers each removal with a new document gets no endless loop
+            if not self._policing:
+                break
+            await asyncio.gather(*list(self._policing), return_exceptions=True)
+        self.prune_closed()
+        if self.active >= len(self.pages):
+            self.active = max(0, len(self.pages) - 1)
+
+    def _mark_crash(self, why: str, page: Any = None) -> None:
+        if self.crashed is None and page is not None:
+            try:
+                self.crashed_url = page.url
+            except Exception:
+                self.crashed_url = None
         self.crashed = self.crashed or why
 
     def take_opened(self) -> list[Any]:
@@ -184,7 +312,7 @@ class TabSet:
         text = str(exc)
         if self.crashed or "crash" in text.lower() or "Target page, context or browser has been closed" in text \
                 or "Browser has been closed" in text or "Connection closed" in text:
-            raise BrowserCrashed(self.crashed or text.splitlines()[0]) from exc
+            raise BrowserCrashed(self.crashed or text.splitlines()[0], self.crashed_url) from exc
 
     async def _wait_quiet(self, deadline: float, advance_ms: int = 0) -> dict[str, Any] | None:
         """Advance virtual time by `advance_ms`, then wait until no request is in flight, no socket is
@@ -204,7 +332,7 @@ class TabSet:
                 return state
         while time.monotonic() < deadline:
             if self.crashed:
-                raise BrowserCrashed(self.crashed)
+                raise BrowserCrashed(self.crashed, self.crashed_url)
             if self._busy():
                 await asyncio.sleep(opts.quiet_poll_s)
                 continue
@@ -230,10 +358,10 @@ class TabSet:
         the probe's own call: one page round trip per advance instead of two. Returns that probe's
         state, or None when the active frame could not be probed (navigating) or has no Playwright clock."""
         try:
-            await self.context.add_init_script(script=_CLOCK_LOG.format(ms=int(ms)))
-            # a frame Chromium refused to load (a web page's <iframe src="file:…">) never gets a
-            # document, and evaluating in it would wait forever
-            others = [frame for page in self.context.pages for frame in page.frames
+            await self.context.add_init_script(script=clock_log_script(ms))
+            # a frame Chromium refused to load (a web page's <iframe src="file:…">) never gets a document,
+            # and evaluating in it would wait forever; tabs closed for the tab cap are not run either
+            others = [frame for page in self.pages for frame in page.frames
                       if frame is not self.page.main_frame and not _refused_frame(frame)]
             results = await asyncio.gather(self._run_probe({"quiet": True, "advance": int(ms)}),
                                            *(self._advance_frame(frame, ms) for frame in others))
@@ -251,7 +379,7 @@ class TabSet:
         """Run one frame's clock; a frame navigating or detached meanwhile is skipped, as run_for does
         (its next document replays the log)."""
         try:
-            await frame.evaluate(_CLOCK_RUN, int(ms))
+            await frame.evaluate(CLOCK_RUN, int(ms))
         except Exception as exc:
             self._raise_if_crashed(exc)
 
@@ -263,9 +391,8 @@ class TabSet:
         opts = self.settle_options
         total = opts.step_virtual_ms if virtual_ms is None else virtual_ms
         deadline = time.monotonic() + opts.max_settle_s
-        first = total // 2
         state = None
-        for chunk in (first, total - first):
+        for chunk in step_chunks(total):
             if since_navigations is None or self.navigations != since_navigations:
                 try:
                     await self.page.wait_for_load_state("load",
@@ -274,7 +401,8 @@ class TabSet:
                     self._raise_if_crashed(exc)
             state = await self._wait_quiet(deadline, advance_ms=chunk)
             if self.crashed:
-                raise BrowserCrashed(self.crashed)
+                raise BrowserCrashed(self.crashed, self.crashed_url)
+        await self.enforce()
         return state
 
     # Right after a cross-process navigation (another site, a Chromium error page) the new renderer
@@ -314,6 +442,13 @@ class TabSet:
                 self._cdp.pop(page, None)
                 reattached = False
                 await asyncio.sleep(delays.pop(0))
+
+    async def cdp_session(self, page: Any) -> Any:
+        """The page's CDP session (screenshots use it too)."""
+        session = self._cdp.get(page)
+        if session is None:
+            session = self._cdp[page] = await self.context.new_cdp_session(page)
+        return session
 
     def note_title(self, title: str) -> None:
         """The active page's title, as a probe just read it (saves a round trip per observation)."""

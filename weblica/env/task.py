@@ -1,22 +1,21 @@
-"""The Task data model (one JSON object a line in tasks.jsonl) and its declarative checks."""
+"""The Task data model (one JSON object a line in tasks.jsonl). Its checks are weblica.scoring's: the
+kinds a task may name, and how each scores an episode, live there."""
 from __future__ import annotations
 
 import json
 import math
 import numbers
-import re
-import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
-from urllib.parse import parse_qsl, urlsplit
-
-import regex
+from urllib.parse import urlsplit
 
 from weblica.env.actions import Action, ActionError, make_action
-from weblica.env.answer_check import MAX_ANSWER_CHARS, PatternError, check_answer, safe_search
-from weblica.env.answers import find_numbers
-from weblica.env.text import normalize_answer
+from weblica.scoring.model import Check
+from weblica.scoring.registry import CHECK_TYPES, check_problem
+
+__all__ = ["Check", "MEMBER_FIELDS", "TASK_FIELDS", "Task", "TaskError", "TaskSource", "episode_task",
+           "first_duplicate_id", "load_tasks", "save_tasks"]
 
 
 class TaskError(ValueError):
@@ -31,56 +30,29 @@ class TaskSource:
     site: str | None = None       # synth site id or live site name
     recording: str | None = None  # cache recording path
     bundle: str | None = None     # synth bundle directory
+    dates: str | None = None      # cache: "shift" moves recorded dates to the replay's clock (weblica.cache.dates)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
 
-@dataclass
-class Check:
-    """One declarative check.
-
-    type `answer_match`: mode exact | numeric (tol) | set | regex | refusal against `expected`. An answer
-        passes only if it asserts the gold and no competing value: `confusers` are the values of the same
-        field the site shows for other entities (`confusers_from` says where they came from: "data" or
-        "page"); `locale` (e.g. "de-DE") says how the site writes numbers and dates; `unit` is the unit of
-        the question ("owners"), which an answer may omit. Mode `refusal`: the task is infeasible and only
-        a refusal that asserts no value passes.
-    type `url_match`: `expected` is a URL or pattern; mode exact | prefix | regex | contains
-        (exact compares host, path and query parameters, ignoring their order).
-    type `state_match`: `path` into the source's state dict (dotted, list indexes allowed) and `expected`;
-        mode exact | numeric | set | regex | contains | count (length of the list at `path`).
-    """
-
-    type: str
-    expected: Any = None
-    mode: str = "exact"
-    path: str | None = None
-    tol: float = 0.0
-    confusers: list[Any] | None = None
-    confusers_from: str | None = None  # "data" | "page"; None when no confusers are known
-    locale: str | None = None
-    unit: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"type": self.type, "expected": self.expected}
-        if self.mode != "exact":
-            out["mode"] = self.mode
-        if self.path is not None:
-            out["path"] = self.path
-        if self.tol:
-            out["tol"] = self.tol
-        for key in ("confusers", "confusers_from", "locale", "unit"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        return out
 
 
-CHECK_TYPES = ("answer_match", "url_match", "state_match")
+
+# a task's fields in tasks.jsonl; anything else is an error when tasks load (free-form data goes in `metadata`)
+TASK_FIELDS = ("id", "start_url", "instruction", "source", "max_steps", "checks", "rubric", "oracle", "skill",
+               "difficulty", "category", "metadata")
 
 
 @dataclass
 class Task:
+    """One task (one JSON object a line in tasks.jsonl; README "Task format").
+
+    `start_url` is an http(s) URL; `checks` are weblica.scoring's (a kind no entry of its registry scores is
+    an error when the task loads); `metadata` holds free-form data of the task's author or importer
+    (a benchmark's own fields, notes, `instances` of a synth family): weblica reads only the keys it
+    documents and keeps the rest. Any other field is an error when the task loads."""
+
     id: str
     start_url: str
     instruction: str
@@ -164,9 +136,10 @@ class Task:
             checks = [Check(**c) for c in raw_checks]
         except TypeError as exc:
             raise TaskError(f"task {data['id']}: bad check: {exc}") from None
-        for check in checks:
-            if check.type not in CHECK_TYPES:
-                raise TaskError(f"task {data['id']}: unknown check type '{check.type}' (use {', '.join(CHECK_TYPES)})")
+        for i, check in enumerate(checks, 1):  # a kind no entry of the registry scores fails here, not in every episode
+            problem = check_problem(check)
+            if problem:
+                raise TaskError(f"{where}: check {i}: {problem}")
         expect("rubric", (list, str), "a list of criteria or a text")
         for key in ("skill", "category"):
             expect(key, (str,), "a string")
@@ -181,9 +154,13 @@ class Task:
                 raise TaskError(f"task {data['id']}: bad oracle action: {exc}") from None
             said = [a.get("thought") for a in raw_oracle]
             thoughts = said if said and all(isinstance(t, str) for t in said) else None
-        known = {"id", "start_url", "instruction", "source", "max_steps", "checks", "rubric", "oracle",
-                 "skill", "difficulty", "category", "metadata"}
-        metadata.update({k: v for k, v in data.items() if k not in known})
+        unknown = sorted(str(k) for k in data if k not in TASK_FIELDS)
+        if unknown:
+            raise TaskError(f"{where}: unknown field(s) {', '.join(repr(k[:40]) for k in unknown[:5])}; a task's "
+                            f"fields are {', '.join(TASK_FIELDS)}: put free-form data under 'metadata'")
+        if not _is_web_url(data["start_url"]):
+            raise TaskError(f"{where}: 'start_url' must be an http(s) URL with a host, e.g. https://example.com/, "
+                            f"got {data['start_url'][:80]!r}")
         return cls(
             id=data["id"], start_url=data["start_url"], instruction=data["instruction"],
             source=TaskSource(**{k: v for k, v in source.items() if k in TaskSource.__dataclass_fields__}),
@@ -191,6 +168,15 @@ class Task:
             oracle=oracle, oracle_thoughts=thoughts, skill=data.get("skill"), difficulty=data.get("difficulty"),
             category=data.get("category"), metadata=metadata,
         )
+
+
+def _is_web_url(url: str) -> bool:
+    """An http(s) URL with a host: the only kind of page an episode may start on (DESIGN: navigation policy)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:   # a malformed authority ("http://[::1")
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
 
 
 # what a family member may set on the task it plays: never its id or source, which the env server has
@@ -238,7 +224,9 @@ MAX_TASK_STEPS = 1000
 
 
 def load_tasks(path: str | Path) -> list[Task]:
-    """Read tasks.jsonl; errors name the file and line."""
+    """Read tasks.jsonl; errors name the file and line. A synth task whose bundle sits where the file is
+    (the file inside its bundle, as `weblica synth --out X` writes X/<site>/tasks.jsonl, or beside it) is
+    given that bundle, wherever the file was copied to (`anchored`)."""
     path = Path(path)
     if not path.exists():
         raise TaskError(f"task file not found: {path}")
@@ -247,8 +235,8 @@ def load_tasks(path: str | Path) -> list[Task]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        line = path.read_bytes()[: exc.start].count(b"\n") + 1
-        raise TaskError(f"{path}:{line}: not UTF-8 text (byte {exc.start}); a task file is JSON lines") from None
+        bad_line = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise TaskError(f"{path}:{bad_line}: not UTF-8 text (byte {exc.start}); a task file is JSON lines") from None
     except OSError as exc:
         raise TaskError(f"cannot read {path}: {exc.strerror}") from None
     tasks = []
@@ -256,7 +244,7 @@ def load_tasks(path: str | Path) -> list[Task]:
         if not line.strip():
             continue
         try:
-            tasks.append(Task.from_dict(json.loads(line)))
+            tasks.append(anchored(Task.from_dict(json.loads(line)), path.parent))
         except json.JSONDecodeError as exc:
             raise TaskError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
         except RecursionError:
@@ -266,6 +254,20 @@ def load_tasks(path: str | Path) -> list[Task]:
         except ValueError as exc:  # numbers Python cannot hold (e.g. 5000-digit integers)
             raise TaskError(f"{path}:{lineno}: not valid JSON ({exc})") from None
     return tasks
+
+
+def anchored(task: Task, folder: Path) -> Task:
+    """A synth task naming its bundle by site id (or a relative path), with the bundle of that name found in
+    `folder` (the tasks file's own folder, when the file sits in its bundle) or right under it, as an
+    absolute path; any other task unchanged (its bundle is looked up where `weblica run` looks)."""
+    ref = task.source.bundle or task.source.site
+    if task.source.kind != "synth" or not ref or Path(ref).is_absolute():
+        return task
+    name = Path(ref).name
+    for candidate in (folder, folder / ref, folder / name):
+        if candidate.name == name and (candidate / "site.json").is_file():
+            return replace(task, source=replace(task.source, bundle=str(candidate.resolve())))
+    return task
 
 
 def first_duplicate_id(tasks: Iterable[Task]) -> str | None:
@@ -279,158 +281,21 @@ def first_duplicate_id(tasks: Iterable[Task]) -> str | None:
 
 
 def save_tasks(tasks: Iterable[Task], path: str | Path) -> None:
+    """Write tasks.jsonl. A synth bundle that `load_tasks` anchored to the file's own folder (`anchored`) is
+    written back as its folder's name, so the file keeps the same bytes wherever the bundle lies."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as f:
         for task in tasks:
-            f.write(json.dumps(task.to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
+            f.write(json.dumps(unanchored(task, path.parent).to_dict(), ensure_ascii=False, sort_keys=True) + "\n")
 
 
-# ---- checks -----------------------------------------------------------------------------------------
-
-def normalize_text(value: Any) -> str:
-    """Case- and space-normalized text: NFKC, lower case, runs of whitespace collapsed, ends trimmed."""
-    text = unicodedata.normalize("NFKC", str(value)).casefold()
-    return re.sub(r"\s+", " ", text).strip().rstrip(".")
-
-
-def parse_number(value: Any) -> float | None:
-    """The first number in a value ('$1,234.50' -> 1234.5, 'twelve' -> 12), or None."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    numbers = find_numbers(normalize_answer(str(value)[:MAX_ANSWER_CHARS]))
-    return numbers[0].value if numbers else None
-
-
-def _as_set(value: Any) -> set[str]:
-    if isinstance(value, (list, tuple, set)):
-        items = value
-    else:
-        items = re.split(r"\s*(?:,|;|\n|\band\b)\s*", str(value))
-    return {normalize_text(i) for i in items if normalize_text(i)}
-
-
-def match_value(actual: Any, expected: Any, mode: str = "exact", tol: float = 0.0) -> bool:
-    """Compare a state value under one of the check modes. Never raises on odd input: a mismatch is False
-    (a regex that does not compile or runs past its time limit too; run_check reports why). Free-text
-    answers go through `weblica.env.answer_check` instead."""
-    try:
-        return _match_value(actual, expected, mode, tol)
-    except PatternError:
-        return False
-
-
-def _match_value(actual: Any, expected: Any, mode: str, tol: float) -> bool:
-    if mode == "exact":
-        if isinstance(expected, (list, tuple)):
-            return any(_match_value(actual, e, "exact", 0.0) for e in expected)
-        if isinstance(expected, bool) or expected is None:
-            return actual == expected or normalize_text(actual) == normalize_text(expected)
-        return normalize_text(actual) == normalize_text(expected)
-    if mode == "numeric":
-        a, e = parse_number(actual), parse_number(expected)
-        return a is not None and e is not None and math.isclose(a, e, abs_tol=max(tol, 1e-9))
-    if mode == "set":
-        return _as_set(actual) == _as_set(expected)
-    if mode == "regex":
-        return safe_search(str(expected), str(actual), regex.IGNORECASE | regex.DOTALL) is not None
-    if mode == "contains":
-        if isinstance(actual, (list, tuple)):
-            return any(_match_value(a, expected, "exact", 0.0) for a in actual)
-        return normalize_text(expected) in normalize_text(actual)
-    if mode == "count":
-        try:
-            return len(actual) == int(expected)
-        except (TypeError, ValueError):
-            return False
-    return False
-
-
-def _url_parts(url: str) -> tuple[str, str, list[tuple[str, str]]]:
-    parts = urlsplit(url)
-    return parts.netloc.lower(), parts.path.rstrip("/") or "/", sorted(parse_qsl(parts.query, keep_blank_values=True))
-
-
-def match_url(actual: str, expected: str, mode: str = "exact") -> bool:
-    if mode == "exact":
-        return _url_parts(actual) == _url_parts(expected)
-    if mode == "prefix":
-        return actual.startswith(expected)
-    if mode == "contains":
-        return expected in actual
-    if mode == "regex":
-        return safe_search(expected, actual) is not None
-    return False
-
-
-_MISSING = object()
-
-
-def lookup_path(state: Any, path: str) -> Any:
-    """Follow a dotted path ('orders.0.total', 'cart[1].sku') into nested dicts and lists."""
-    node = state
-    for part in re.findall(r"[^.\[\]]+", path):
-        if isinstance(node, dict):
-            node = node.get(part, _MISSING)
-        elif isinstance(node, list) and part.lstrip("-").isdigit() and -len(node) <= int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return _MISSING
-        if node is _MISSING:
-            return _MISSING
-    return node
-
-
-@dataclass
-class CheckResult:
-    check: Check
-    passed: bool
-    detail: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.check.type, "passed": self.passed, "detail": self.detail}
-
-
-def run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] | None, *,
-              instruction: str = "", infeasible: bool = False) -> CheckResult:
-    """One check's result. `instruction` is the task's (values it states are context, not competing
-    answers); `infeasible` is the `done` tool's structured flag."""
-    try:
-        return _run_check(check, answer, url, state, instruction, infeasible)
-    except PatternError as exc:
-        return CheckResult(check, False, f"{check.type} {check.mode} {check.expected!r}: {exc}")
-
-
-def _run_check(check: Check, answer: str | None, url: str, state: dict[str, Any] | None, instruction: str,
-               infeasible: bool) -> CheckResult:
-    if check.type == "answer_match":
-        if answer is None:
-            return CheckResult(check, False, "no final answer")
-        outcome = check_answer(check, answer, instruction=instruction, infeasible=infeasible)
-        shown = answer if len(answer) <= 200 else answer[:200] + "..."
-        source = check.confusers_from or ("data" if check.confusers else "none")
-        return CheckResult(check, outcome.passed, f"answer {shown!r} {outcome.reason} ({check.mode} "
-                                                  f"{check.expected!r}; confusers: {source})")
-    if check.type == "url_match":
-        ok = match_url(url, str(check.expected), check.mode)
-        return CheckResult(check, ok, f"url {url} {'matches' if ok else 'does not match'} {check.expected}")
-    if check.type == "state_match":
-        if state is None:
-            return CheckResult(check, False, "the task's source supplies no state")
-        value = lookup_path(state, check.path or "")
-        if value is _MISSING:
-            return CheckResult(check, False, f"state has no '{check.path}'")
-        ok = _match_value(value, check.expected, check.mode, check.tol)
-        return CheckResult(check, ok, f"state {check.path}={value!r} {'matches' if ok else 'does not match'} "
-                                      f"{check.expected!r}")
-    return CheckResult(check, False, f"unknown check type {check.type}")
-
-
-def evaluate_checks(task: Task, answer: str | None, url: str, state: dict[str, Any] | None, *,
-                    infeasible: bool = False) -> tuple[float, list[CheckResult]]:
-    """Reward 1.0 when every check passes, else 0.0. A task with no checks scores 0 (a judge decides).
-    `infeasible` is the `done` tool's flag: the agent says the task cannot be done."""
-    results = [run_check(c, answer, url, state, instruction=task.instruction, infeasible=infeasible)
-               for c in task.checks]
-    reward = 1.0 if results and all(r.passed for r in results) else 0.0
-    return reward, results
+def unanchored(task: Task, folder: Path) -> Task:
+    """The inverse of `anchored`: a bundle that is `folder` itself or a folder right under it, by name."""
+    bundle = task.source.bundle
+    if task.source.kind != "synth" or not bundle or not Path(bundle).is_absolute():
+        return task
+    where, here = Path(bundle).resolve(), folder.resolve()
+    if where == here or where.parent == here:
+        return replace(task, source=replace(task.source, bundle=where.name))
+    return task

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from weblica.env.browser_env import WebEnv, episode_id_for
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task
-from weblica.eval.judge import ChatProvider, Evidence, Judge, JudgeError
+from weblica.scoring.benchmark_judges import ChatProvider, Evidence, Judge, JudgeError
 from weblica.eval.runner import finish_report, samples_per_task
 from weblica.env.pool import EnvPool
 from weblica.rollout import PolicyFactory, ScreenshotStore, episode_seed, run_episode, summarize

@@ -31,12 +31,14 @@ def finish_report(out: Path, tasks: list[Task], trajectories: list[Trajectory], 
 async def evaluate(tasks: list[Task], policy_factory: PolicyFactory, out: str | Path, *, k: int = 1,
                    samples: int | None = None, parallel: int = 1, seed: int = 0,
                    backends: dict[str, Any] | None = None, meta: dict[str, Any] | None = None,
-                   progress: bool = False) -> dict[str, Any]:
-    """Run n = max(k, samples) episodes per task into `out` and write report.json / report.html there."""
+                   progress: bool = False, resume: bool = False) -> dict[str, Any]:
+    """Run n = max(k, samples) episodes per task into `out` and write report.json / report.html there;
+    with `resume`, the episodes `out` already holds (of the same tasks, policy and seed) are kept."""
     out = Path(out)
     n = samples_per_task(k, samples)
     trajectories, _ = await run_tasks(tasks, policy_factory, out, parallel=parallel, seed=seed, repeats=n,
-                                      backends=backends, progress=progress)
+                                      backends=backends, progress=progress, resume=resume,
+                                      identity={"policy": (meta or {}).get("policy")})
     return finish_report(out, tasks, trajectories, [1, k], {**(meta or {}), "k": k, "n": n, "seed": seed})
 
 

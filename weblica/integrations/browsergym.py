@@ -4,6 +4,8 @@ BrowserGym owns the browser and hands the task a (sync) Playwright page: `setup`
 (after resetting the site's per-episode state) and returns the goal, `validate` scores the agent's last
 message to the user with the task's checks, and `cheat` plays the oracle as the env's oracle policy does.
 
+Registered task sets and an AgentLab benchmark: weblica.integrations.browsergym_tasks.
+
 Written against browsergym-core 0.14.3 (`browsergym/core/task.py`, `env.py`, `chat.py`, `__init__.py`). It
 pins Playwright 1.44; install it beside weblica's Playwright without its dependencies
 (`pip install --no-deps browsergym-core==0.14.3`: its env and task modules import only gymnasium, numpy,
@@ -20,9 +22,10 @@ from typing import Any, Awaitable, Coroutine, TypeVar
 
 from weblica.browser.determinism import determinism_script
 from weblica.browser.launcher import LOCALE, TIMEZONE, VIEWPORT, BrowserOptions
-from weblica.env.actions import Action
+from weblica.env.actions import Action, gesture_for
 from weblica.env.backend import SiteBackend
-from weblica.env.task import Task, episode_task, evaluate_checks
+from weblica.env.task import Task, episode_task
+from weblica.scoring.checks import evaluate_checks
 
 try:  # browsergym-core, installed with --no-deps (see above)
     from browsergym.core.task import AbstractBrowserTask as _Base
@@ -113,7 +116,7 @@ class WeblicaBrowserTask(_Base):
         where they stand in the way and a sticky header this episode does not keep where the recording
         clicked it is scrolled back to (weblica.env.sticky_header), as in the env's own episodes."""
         from weblica.env.observation import Observation
-        from weblica.env.page_snapshot import page_snapshot
+        from weblica.scoring.page_snapshot import page_snapshot
         from weblica.policy.oracle import OraclePolicy
 
         policy = OraclePolicy()
@@ -132,16 +135,12 @@ class WeblicaBrowserTask(_Base):
 
 
 def _perform(page: Any, action: Action) -> None:
-    """One action with the env's own gestures on a sync page."""
+    """One action with the env's own gestures (the action table) on a sync page."""
     from weblica.env import gestures
 
-    gesture = gestures.for_action(action)
+    gesture = gesture_for(action)
     if gesture is not None:
         gestures.perform_sync(page, gesture)
-    elif action.name == "goto_url":
-        page.goto(action.args["url"])
-    elif action.name in ("go_back", "go_forward"):
-        (page.go_back if action.name == "go_back" else page.go_forward)()
     # a click or Enter may start a navigation a moment later; BrowserGym paces actions the same way
     page.wait_for_timeout(250)
     page.wait_for_load_state("load")
@@ -224,6 +223,10 @@ def browser_env_kwargs(task: Task, backend: SiteBackend | None = None, episode_i
         if net.proxy:
             context["proxy"] = {"server": net.proxy, "bypass": ""}
         context["extra_http_headers"] = dict(net.extra_headers or {})
+        if net.ignore_https_errors:   # the replay proxy answers HTTPS with its own certificates
+            context["ignore_https_errors"] = True
+        if net.service_workers:
+            context["service_workers"] = "allow"
     return {"task_entrypoint": WeblicaBrowserTask,
             "task_kwargs": {"task": task, "backend": backend, "episode_id": episode_id},
             "pw_chromium_kwargs": {"executable_path": options["executable_path"], "env": options["env"]},

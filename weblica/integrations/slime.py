@@ -40,12 +40,12 @@ class _Runtime:
 
     def __init__(self, tokenizer_path: str, engine_url: str) -> None:
         from weblica.browser.session import BrowserHost
-        from weblica.policy.backends.hf import _frame_for, load_image_processor
+        from weblica.policy.backends.hf import frame_for, load_image_processor
         from transformers import AutoConfig, AutoTokenizer
 
         self.tokenizer = AutoTokenizer.from_pretrained(tokenizer_path)
         self.image_processor = load_image_processor(tokenizer_path)
-        self.frame = _frame_for(AutoConfig.from_pretrained(tokenizer_path), self.image_processor)
+        self.frame = frame_for(AutoConfig.from_pretrained(tokenizer_path), self.image_processor)
         self.engine_url = engine_url
         self.host = BrowserHost()
         self.slots = asyncio.Semaphore(int(os.environ.get("WEBLICA_PARALLEL", "4")))

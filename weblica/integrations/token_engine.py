@@ -135,7 +135,7 @@ async def play_episode(env: WebEnv, task: Task, backend: TokenEngineBackend, see
     """Play one episode with `backend` as the policy, score it as weblica's GRPO trainer does, and pair each
     sampled turn with the prompt (and pixels) it was sampled from."""
     from weblica.policy.model_policy import ModelPolicy
-    from weblica.policy.reward import compute_reward
+    from weblica.scoring.reward import compute_reward
     from weblica.rollout import run_episode
 
     traj = await run_episode(env, task, ModelPolicy(backend, keep_images=keep_images), seed, repeat=repeat)

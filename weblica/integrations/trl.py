@@ -20,7 +20,9 @@ Written against TRL 1.16.0 (`trl/trainer/grpo_trainer.py`). What that version do
   reward is None as unscorable: out of the group baseline, advantage 0. Its tokens are also masked
   (`env_mask` all 0), so a removed episode moves nothing.
 - `rollout_func` is called whether or not `use_vllm` is set; with `use_vllm=False` it samples here
-  from the trainer's own weights through our hf backend (CPU works). TRL's `environment_factory` needs
+  from the trainer's own weights through our hf backend (CPU works), gathered as TRL gathers them for
+  generation under ZeRO-3 (`unwrap_model_for_generation`), or copied whole into a replica under FSDP,
+  whose forward would otherwise be collective across ranks that play different episodes (`GatheredModel`). TRL's `environment_factory` needs
   transformers >= 5.2 and is not used (our pins hold transformers < 5 on Python 3.11).
 - Log-probs: the hf backend samples with the vision tokens banned; TRL's recompute does not ban them,
   so the two differ by log(1 - p(vision tokens)), tiny for a trained model. Set TRL's `temperature`
@@ -37,16 +39,17 @@ from __future__ import annotations
 import asyncio
 import io
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from weblica.env.episode import StepRecord, Trajectory
 from weblica.env.observation import Observation
 from weblica.env.task import Task
 from weblica.policy.backends.base import SamplingOptions
-from weblica.policy.backends.hf import HFBackend, _frame_for
+from weblica.policy.backends.hf import HFBackend, frame_for
 from weblica.policy.context import ContextBuilder, Message
 from weblica.policy.model_policy import ModelPolicy
 
@@ -181,6 +184,7 @@ class WeblicaRollout:
         self.run_dir = Path(run_dir) if run_dir is not None else Path(tempfile.mkdtemp(prefix="weblica-trl-"))
         self.calls = 0
         self.last: list[Trajectory] = []  # the episodes of the latest call (tests and logging read them)
+        self._gathered: GatheredModel | None = None
 
     def _groups(self, prompts: Sequence[Any]) -> tuple[list[Task], int]:
         ids = [task_id_of(p) for p in prompts]
@@ -194,24 +198,36 @@ class WeblicaRollout:
             raise ValueError(f"prompts name tasks not given to WeblicaRollout: {unknown}")
         return [self.tasks[k] for k, _ in runs], sizes.pop()
 
-    def _backend(self, trainer: Any) -> HFBackend:
-        model = trainer.accelerator.unwrap_model(trainer.model)
+    def _backend(self, trainer: Any, model: Any) -> HFBackend:
         processor = trainer.processing_class
         backend = HFBackend.__new__(HFBackend)
         sampling = SamplingOptions(temperature=float(trainer.temperature), max_new_tokens=self.max_new_tokens)
         backend._attach(f"trl:{getattr(model, 'name_or_path', 'model')}", model, processor.tokenizer,
                         processor.image_processor, str(trainer.accelerator.device), sampling,
-                        _frame_for(model.config, processor.image_processor))
+                        frame_for(model.config, processor.image_processor))
         return backend
 
+    def make_policy(self, backend: HFBackend, horizon: int) -> GrowingContextPolicy:
+        """One episode's policy over the trainer's weights (a subclass may wrap `backend`, e.g. to script
+        the responses a test needs)."""
+        return GrowingContextPolicy(backend, keep_images=horizon + 1, prompt_format=self.prompt_format)
+
     def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, list[Any]]:
+        tasks, repeats = self._groups(prompts)
+        with self._gathering(trainer) as model:
+            return self._play(tasks, repeats, trainer, self._backend(trainer, model))
+
+    def _gathering(self, trainer: Any) -> Any:
+        if self._gathered is None:
+            self._gathered = GatheredModel()
+        return self._gathered(trainer)
+
+    def _play(self, tasks: list[Task], repeats: int, trainer: Any, backend: HFBackend) -> dict[str, list[Any]]:
         from weblica.env.sources import open_backends
-        from weblica.policy.reward import compute_reward
+        from weblica.scoring.reward import compute_reward
         from weblica.rollout import run_tasks
         from weblica.train.algorithms import derive_seed
 
-        tasks, repeats = self._groups(prompts)
-        backend = self._backend(trainer)
         out = self.run_dir / f"call-{self.calls:05d}"
         run_seed = derive_seed(self.seed, trainer.state.global_step, self.calls, "trl-rollout")
         self.calls += 1
@@ -220,8 +236,7 @@ class WeblicaRollout:
         async def go() -> list[Trajectory]:
             async with open_backends(tasks) as site_backends:
                 trajs, _ = await run_tasks(
-                    tasks, lambda: GrowingContextPolicy(backend, keep_images=horizon + 1,
-                                                        prompt_format=self.prompt_format),
+                    tasks, lambda: self.make_policy(backend, horizon),
                     out, parallel=self.parallel, seed=run_seed, repeats=repeats, backends=site_backends)
             for traj in trajs:
                 (await compute_reward(traj, self.tasks[traj.task_id])).apply(traj)
@@ -245,6 +260,89 @@ class WeblicaRollout:
             "success": [bool(t.success) for t in trajs], "task_id": [t.task_id for t in trajs],
             "termination_reason": [t.termination_reason for t in trajs],
         }
+
+
+class GatheredModel:
+    """The trainer's model with its full weights, for episodes each rank plays on its own.
+
+    TRL 1.16 samples inside `unwrap_model_for_generation(model_wrapped, accelerator,
+    gather_deepspeed3_params=args.ds3_gather_for_generation)` (and `DistributedBackend.summon_full_params`,
+    a no-op but for FSDP1): under ZeRO-3 that gathers every parameter and removes the partitioning hooks, so
+    the forward is local. Under FSDP the forward stays collective (TRL's own `generate` relies on
+    transformers' synced_gpus to keep the ranks in step), but our ranks play different episodes, whose
+    forwards are not in step: a rank would wait forever on an all-gather. So under FSDP (1 or 2) the
+    episodes sample from an unsharded replica, refreshed with the full weights at every call (each tensor
+    gathered in turn, every rank joining, as TRL's vLLM sync does), in the model's compute dtype. It costs a
+    whole model per rank while rolling out; ZeRO-3 without gathering (`ds3_gather_for_generation=False`) is
+    refused for the same reason."""
+
+    def __init__(self) -> None:
+        self.replica: Any = None
+
+    @contextmanager
+    def __call__(self, trainer: Any) -> Iterator[Any]:
+        from trl.distributed import DistributedBackend
+        from trl.models import unwrap_model_for_generation
+
+        backend = DistributedBackend(trainer.accelerator)
+        wrapped = getattr(trainer, "model_wrapped", trainer.model)
+        if backend.is_fsdp:
+            yield self._refreshed(trainer.accelerator.unwrap_model(wrapped), backend.fsdp_version)
+            return
+        if backend.is_zero3 and not getattr(trainer.args, "ds3_gather_for_generation", True):
+            raise ValueError("WeblicaRollout needs ds3_gather_for_generation=True under ZeRO-3: ranks play "
+                             "different episodes, and a partitioned forward would wait on the other ranks")
+        with unwrap_model_for_generation(wrapped, trainer.accelerator, gather_deepspeed3_params=True,
+                                         gradient_checkpointing_kwargs=getattr(
+                                             trainer.args, "gradient_checkpointing_kwargs", None)) as model:
+            yield model
+
+    def _refreshed(self, model: Any, fsdp_version: int) -> Any:
+        import torch
+
+        if self.replica is None:
+            self.replica = unsharded_shell(model)
+        own = dict(self.replica.named_parameters())
+        own.update(self.replica.named_buffers())
+        with torch.no_grad(), _full_parameters(model, fsdp_version):
+            for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+                name = name.replace("_fsdp_wrapped_module.", "").replace("_checkpoint_wrapped_module.", "")
+                full = tensor.full_tensor() if hasattr(tensor, "full_tensor") else tensor
+                own[name].copy_(full.detach())
+        return self.replica.eval()
+
+
+@contextmanager
+def _full_parameters(model: Any, fsdp_version: int) -> Iterator[None]:
+    """FSDP1 shows its full parameters inside `summon_full_params`; FSDP2's are DTensors, gathered one by one."""
+    if fsdp_version == 1:
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+        with FSDP.summon_full_params(model, recurse=True, writeback=False):
+            yield
+    else:
+        yield
+
+
+def unsharded_shell(model: Any) -> Any:
+    """An empty model of `model`'s own class (FSDP2 names its class FSDP<Class>), on its device, in the
+    dtype it computes in, without gradients."""
+    import torch
+
+    inner = getattr(model, "_fsdp_wrapped_module", model)
+    cls = next(c for c in type(inner).__mro__ if c.__name__ == type(inner).__name__.removeprefix("FSDP"))
+    first = next(inner.parameters())
+    local = first.to_local() if hasattr(first, "to_local") else first
+    policy = getattr(getattr(inner, "_get_fsdp_state", lambda: None)(), "_mp_policy", None)
+    dtype = getattr(policy, "param_dtype", None) or getattr(inner.config, "torch_dtype", None) or local.dtype
+    if isinstance(dtype, str):
+        dtype = getattr(torch, dtype)
+    with torch.device("meta"):
+        shell = cls(inner.config)
+    shell = shell.to_empty(device=local.device).to(dtype)
+    for param in shell.parameters():
+        param.requires_grad_(False)
+    return shell
 
 
 def episode_reward(prompts: list[Any], completions: list[Any], reward: list[float | None] | None = None,

@@ -83,8 +83,8 @@ def agreement(predicted: Sequence[str | None], reference: Sequence[bool]) -> Agr
 
 
 def make_trajectory_judge(spec: str, max_new_tokens: int = 256) -> Any:
-    """A `weblica.policy.judge.Judge` for the spec (hf: is loaded locally and decodes greedily)."""
-    from weblica.policy.judge import Judge, make_judge
+    """A `weblica.scoring.judge.Judge` for the spec (hf: is loaded locally and decodes greedily)."""
+    from weblica.scoring.judge import Judge, make_judge
 
     if spec.startswith("hf:"):
         from weblica.policy.backends.base import SamplingOptions
@@ -102,7 +102,7 @@ def judge_agreement(judge_spec: str, labels_path: str | Path, max_new_tokens: in
                     limit: int | None = None, strict: bool = True) -> dict[str, Any]:
     """Run the judge on every labelled episode and compare. Returns metrics plus per-episode rows."""
     from weblica.env.task import episode_task, load_tasks
-    from weblica.policy.judge import JudgeTimeout
+    from weblica.scoring.judge import JudgeTimeout
     from weblica.rollout import load_trajectories
 
     labels = list(load_labels(labels_path).values())[:limit]

@@ -2,9 +2,9 @@
 
 Examples come from judged run directories. Each kept episode gives one SFT sample:
 
-- input: exactly what the trajectory judge sees (`weblica.policy.judge.judge_messages`: instruction,
+- input: exactly what the trajectory judge sees (`weblica.scoring.judge.judge_messages`: instruction,
   criteria, final answer, action + feedback history, the last 3 screenshots), so the distilled model is a
-  drop-in judge for `weblica.policy.judge.Judge`;
+  drop-in judge for `weblica.scoring.judge.Judge`;
 - target: a rationale and a `Verdict: successful|unsuccessful` line.
 
 Verdict and rationale, in order of authority: a labels file (a stronger judge's verdicts, e.g. GPT-4.1's,
@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task, episode_task, load_tasks
-from weblica.policy.judge import judge_messages
+from weblica.scoring.judge import judge_messages
 
 VERDICT_TEXT = {True: "successful", False: "unsuccessful"}
 

@@ -10,9 +10,14 @@ It does what a reward-maximizing learner finds first when checks are loose:
   that validation compiled and saw rejected (`metadata.maximal_oracle`: every other field filled, the
   task done twice, every other item added, every other store chosen); a task without one gets the
   blind version, every control it can see within the start site clicked (fields typed into, boxes
-  ticked, buttons pressed, the site's links followed), bounded by the task's step budget.
-It always ends with `done` and every candidate on the page. Seeded: the order of the candidates and the
-joiner depend only on (task, seed).
+  ticked, buttons pressed, the site's links followed), bounded by the task's step budget; or, on half
+  the episodes of a task whose oracle types what the instruction gives, it does the task but types
+  one of those values wrong (the careless typist: "999 Wrong Street" where a check forgot the street).
+It always ends with `done`: on half the episodes every candidate on the page, on the others one of the
+phrasings that name a second value or keep the first open (weblica.scoring.attacks: two assertions,
+a foreign hedge, an approximation, a confuser behind zero-width joiners or look-alike letters, another
+value in Roman or CJK numerals, "and others", a question), around its best guess. Seeded: which
+attack, the order of the candidates and the joiner depend only on (task, seed).
 
 Pop-ups differ between episodes (weblica/synth/distractors.py) and the route and the "do everything" run
 were compiled in another one, so the policy replays them as the oracle policy does: without the
@@ -20,7 +25,7 @@ dismissals recorded there (clicks on whatever lies under that episode's pop-ups)
 click, hover or drag, with this episode's pop-up in its way dismissed first (weblica.env.popups); the
 blind run dismisses every open pop-up before it looks for controls. Otherwise a pop-up could swallow
 the "everything else" and leave a run that did only the task, paid 1.0 for the wrong reason. It reads the page through `Observation.page`
-(weblica.env.page_snapshot), which the rollout fills for policies that set `reads_page`.
+(weblica.scoring.page_snapshot), which the rollout fills for policies that set `reads_page`.
 """
 from __future__ import annotations
 
@@ -35,15 +40,29 @@ from weblica.env.episode import StepRecord
 from weblica.env.popups import dismissal_before, dismissal_of_any, without_dismissals
 from weblica.env.sticky_header import SCROLL_TO_HEADER, header_fix_before
 from weblica.env.observation import Observation
-from weblica.env.page_snapshot import candidates, fit, shaped_like
+from weblica.scoring.page_snapshot import candidates, fit, shaped_like
 from weblica.env.task import Task
 from weblica.policy.base import PolicyOutput, render_tool_calls
+from weblica.scoring.attacks import attack_list
 
 JOINERS = (", ", "\n", " or ", "; ")
 CLICKS_PER_TURN = 24
+CARELESS = "The task, with one value typed wrong."
 ANSWER_CHARS = 1900  # under the answer checks' length limit: a list that long is judged on what it lists
 _NUMERIC_QUESTION = re.compile(r"\b(?:how (?:many|much)|price|cost|year|number|phone|time|until|when|total|"
                                r"difference|count)\b", re.IGNORECASE)
+
+
+def careless_route(route: list[Action], instruction: str) -> list[Action] | None:
+    """The oracle's route with the last text it types that the instruction gives ("12 Main Street")
+    typed wrong; None when it types none."""
+    for index in range(len(route) - 1, -1, -1):
+        typed = str(route[index].args.get("text", ""))
+        if route[index].name == "write" and len(typed) >= 3 and typed.lower() in instruction.lower():
+            wrong = "wrong@example.org" if "@" in typed else "999 Wrong Street" if any(c.isdigit() for c in typed) \
+                else typed[:-1] + ("x" if typed[-1] != "x" else "y")
+            return route[:index] + [Action("write", {**route[index].args, "text": wrong})] + route[index + 1:]
+    return None
 
 
 def meaning_changed(url: str) -> str:
@@ -71,6 +90,7 @@ class AdversarialPolicy:
         self._visited: set[str] = set()
         self._trail: list[str] = []
         self._origin = ""
+        self.careless = False  # this episode types one value of the instruction wrong
 
     def reset(self, task: Task, seed: int) -> None:
         digest = hashlib.sha256(f"adversarial\0{task.id}\0{seed}\0{self.seed}".encode()).digest()
@@ -84,6 +104,10 @@ class AdversarialPolicy:
         self._changed = self._kind != "url"  # a URL task's listing is changed once, after the route
         self._maximal = [make_action(a) for a in task.metadata.get("maximal_oracle", [])] \
             if self._kind == "state" else []
+        careless = careless_route(route, task.instruction) if self._kind == "state" else None
+        self.careless = careless is not None and self._rng.random() < 0.5
+        if self.careless:
+            self._maximal = careless  # the task done, with one value the instruction gave typed wrong
         self._blind = self._kind == "state" and not self._maximal
         self._clicked, self._visited = set(), set()
         self._trail = [task.start_url.split("#")[0]]  # the pages followed into, for going back
@@ -105,7 +129,8 @@ class AdversarialPolicy:
             # one action a turn while the budget allows (a click may bring a pop-up that would swallow
             # the next one); only a run short of turns plays several in one
             per_turn = -(-len(self._maximal) // max(1, last_turn - turn))
-            return self._replay(page, self._maximal, per_turn, "The task, and everything else.")
+            why = CARELESS if self.careless else "The task, and everything else."
+            return self._replay(page, self._maximal, per_turn, why)
         if turn < last_turn and self._blind:
             dismissal = dismissal_of_any(popups)
             if dismissal is not None:
@@ -133,13 +158,20 @@ class AdversarialPolicy:
 
     def _answer(self, text: str, instruction: str) -> str:
         """Every candidate on the page of the shape the question asks for (numbers for "how much",
-        names otherwise), then the rest, as many as the answer limit allows, in a seeded order."""
+        names otherwise), then the rest, as many as the answer limit allows, in a seeded order; or one
+        attack phrasing around the first of them (weblica.scoring.attacks)."""
         found = candidates(text)
         numeric = bool(_NUMERIC_QUESTION.search(instruction))
         first = shaped_like(found, numeric)
         rest = [c for c in found if c not in first]
         self._rng.shuffle(first)
         self._rng.shuffle(rest)
+        if len(first) >= 2 and self._rng.random() < 0.5:  # every candidate still said, in an attack phrasing
+            seed, values = self._rng.random(), first + rest
+            count = len(values)  # as many as fit the answer limit (a disguise makes a value longer)
+            while count > 2 and len(attack_list(values[:count], random.Random(seed))[1]) > ANSWER_CHARS:
+                count = count * 3 // 4
+            return attack_list(values[:count], random.Random(seed))[1]
         return fit(first + rest, self._rng.choice(JOINERS), ANSWER_CHARS)
 
     def _click_everything(self, obs: Observation, page: dict[str, Any]) -> list[Action]:

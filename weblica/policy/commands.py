@@ -17,7 +17,9 @@ def register(cli: click.Group) -> None:
     def tiny_model(out_dir: str, seed: int, warm_start_steps: int, as_json: bool) -> None:
         """Build a tiny Qwen3-VL checkpoint directory (model, tokenizer, image processor) for `hf:DIR`."""
         from weblica.policy.tiny import build_tiny_qwen3_vl
+        from weblica.progress import TrainingProgress
 
-        path = build_tiny_qwen3_vl(out_dir, seed=seed, warm_start_steps=warm_start_steps)
+        with TrainingProgress("tiny model: warm start", enabled=not as_json) as bar:
+            path = build_tiny_qwen3_vl(out_dir, seed=seed, warm_start_steps=warm_start_steps, progress=bar)
         emit({"path": str(path), "seed": seed, "warm_start_steps": warm_start_steps, "policy": f"hf:{path}"},
              as_json, f"wrote {path}; run it with --policy hf:{path}")

@@ -4,6 +4,9 @@ A conversation is a system prompt (protocol + the 13 tools with their arguments)
 observation and one assistant turn per response. The current turn carries the screenshot, URL, tabs and
 the feedback of the previous step; only the last `keep_images` user turns keep their screenshot, older
 ones keep their text (URL + feedback), and every earlier response stays verbatim, reasoning included.
+With `observation` axtree the current turn shows the page's accessibility tree as text instead of the
+screenshot (each element's role, name and centre in the model's coordinate frame; weblica.env.axtree),
+with both it shows the two.
 
 Renderings: Qwen chat-template segments (text / image placeholders / verbatim token ids, so sampled
 tokens are never re-tokenized), OpenAI chat-completions messages, Anthropic messages.
@@ -37,8 +40,8 @@ ARGUMENT_DOCS: dict[str, str] = {
 }
 
 SYSTEM_TEMPLATE = """You are a web agent. You operate a browser through tools to complete the user's task.
-Each turn you see a screenshot of the browser ({width}x{height} viewport), the current URL, the open tabs, and
-feedback describing what your previous tool calls did. Earlier screenshots are not shown again; rely on
+Each turn you see {seeing}, the current URL, the open tabs, and
+feedback describing what your previous tool calls did. Earlier {earlier} not shown again; rely on
 your earlier reasoning and the feedback.
 
 {coordinates}
@@ -103,18 +106,50 @@ def check_format(prompt_format: str) -> str:
     return prompt_format
 
 
-def system_prompt(frame: CoordinateFrame, prompt_format: str = "weblica") -> str:
+# What a turn shows of the page: the screenshot, the accessibility tree as text (weblica.env.axtree), or both.
+OBSERVATION_MODES = ("screenshot", "axtree", "both")
+AXTREE_SEEN = ("the page's accessibility tree (every element in view: its role, its name and the coordinates of "
+               "its centre, in the coordinate frame below)")
+
+
+def check_observation(mode: str) -> str:
+    if mode not in OBSERVATION_MODES:
+        raise ValueError(f"unknown observation mode '{mode}'; use one of: {', '.join(OBSERVATION_MODES)}")
+    return mode
+
+
+def system_prompt(frame: CoordinateFrame, prompt_format: str = "weblica", observation: str = "screenshot") -> str:
     if check_format(prompt_format) == "computer_use":
         from weblica.policy import computer_use
 
         return computer_use.system_prompt(frame)
-    return SYSTEM_TEMPLATE.format(width=frame.viewport_width, height=frame.viewport_height,
-                                  coordinates=frame.describe(), tools=describe_tools())
+    screenshot = f"a screenshot of the browser ({frame.viewport_width}x{frame.viewport_height} viewport)"
+    seeing = {"screenshot": screenshot, "axtree": AXTREE_SEEN,
+              "both": f"{screenshot} and {AXTREE_SEEN}"}[check_observation(observation)]
+    earlier = "screenshots are" if observation == "screenshot" else "pages are"
+    return SYSTEM_TEMPLATE.format(seeing=seeing, earlier=earlier, coordinates=frame.describe(), tools=describe_tools())
+
+
+def render_axtree(nodes: Sequence[Mapping[str, Any]] | None, frame: CoordinateFrame) -> str:
+    """The accessibility nodes as text, one a line, indented by depth: `role 'name' [value='v'] [state...]
+    (x, y)` with the centre in the model's coordinate frame (where a click on it lands)."""
+    if not nodes:
+        return "(no element in view)"
+    lines = []
+    for node in nodes:
+        x, y = frame.from_viewport(node["x"], node["y"])
+        extra = f" value='{node['value']}'" if "value" in node else ""
+        extra += "".join(f" {state}" for state in ("checked", "selected", "expanded", "disabled", "focused",
+                                                   "required", "pressed") if node.get(state))
+        lines.append(f"{'  ' * int(node.get('depth', 0))}{node['role']} '{node['name']}'{extra} ({x}, {y})")
+    return "\n".join(lines)
 
 
 def observation_text(step: int, url: str, tabs: Sequence[Any] = (), active_tab: int | None = None,
-                     feedback: Sequence[str] = (), image_shown: bool = True) -> str:
-    """The text of a user turn: step, URL, tabs, feedback on the previous step's calls."""
+                     feedback: Sequence[str] = (), image_shown: bool = True, axtree: str | None = None,
+                     screenshots: bool = True) -> str:
+    """The text of a user turn: step, URL, tabs, feedback on the previous step's calls, and the page's
+    accessibility tree when given (`axtree`, rendered); without `screenshots` no screenshot line."""
     lines = [f"Step {step}. Current URL: {url}"]
     if tabs:
         lines.append("Tabs: " + "; ".join(
@@ -123,7 +158,11 @@ def observation_text(step: int, url: str, tabs: Sequence[Any] = (), active_tab: 
     if feedback:
         lines.append("Feedback on your previous tool calls:")
         lines.extend(f"- {f}" for f in feedback)
-    lines.append("Screenshot:" if image_shown else "(screenshot not shown)")
+    if axtree is not None:
+        lines.append("Accessibility tree:")
+        lines.append(axtree)
+    if screenshots:
+        lines.append("Screenshot:" if image_shown else "(screenshot not shown)")
     return "\n".join(lines)
 
 
@@ -139,28 +178,33 @@ class ContextBuilder:
     keep_images: int = 1
     system: str | None = None
     prompt_format: str = "weblica"
+    observation: str = "screenshot"  # screenshot | axtree | both: what the current turn shows of the page
 
     def __post_init__(self) -> None:
         if self.keep_images < 1:
             raise ValueError("keep_images must be at least 1: the current screenshot is always shown")
         check_format(self.prompt_format)
+        check_observation(self.observation)
 
     def build(self, task: Task, history: Sequence[StepRecord], obs: Observation,
               screens: Mapping[int, bytes] | None = None) -> list[Message]:
         screens = screens or {}
         current = len(history)
-        messages = [Message("system", [Part("text", self.system or system_prompt(self.frame, self.prompt_format))])]
+        pictures = self.observation != "axtree"
+        system = self.system or system_prompt(self.frame, self.prompt_format, self.observation)
+        messages = [Message("system", [Part("text", system)])]
         for turn in range(current + 1):
-            show = turn > current - self.keep_images
+            show = pictures and turn > current - self.keep_images
             if turn == current:
-                text = observation_text(turn, obs.url, obs.tabs, obs.active_tab, obs.feedback, True)
-                image: bytes | None = obs.screenshot
+                tree = render_axtree(obs.axtree, self.frame) if self.observation != "screenshot" else None
+                text = observation_text(turn, obs.url, obs.tabs, obs.active_tab, obs.feedback, True, tree, pictures)
+                image: bytes | None = obs.screenshot if pictures else None
             else:
                 # turn t observes what step t-1 left behind: its URL and its feedback
                 prev = history[turn - 1] if turn > 0 else None
                 image = screens.get(turn) if show else None
                 text = observation_text(turn, prev.url if prev else task.start_url, (), None,
-                                        prev.feedback if prev else (), image is not None)
+                                        prev.feedback if prev else (), image is not None, screenshots=pictures)
             if turn == 0:
                 text = f"Task: {task.instruction}\n\n{text}"
             parts = [Part("text", text)]

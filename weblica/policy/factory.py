@@ -12,16 +12,17 @@
 Options (keyword arguments, or `;key=value` pairs after the spec on a command line):
 `temperature`, `top_p`, `top_k`, `max_new_tokens`, `keep_images` (screenshots kept in context, default 1),
 `coords` (relative1000 | smart_resize | viewport; default: from the model family), `format` (the prompt
-format: weblica, our tool schema, the default; computer_use, Qwen3-VL's native computer_use tool), `device`, `dtype`
+format: weblica, our tool schema, the default; computer_use, Qwen3-VL's native computer_use tool), `obs` (what a
+turn shows of the page: screenshot, the default; axtree, the accessibility tree as text; both), `device`, `dtype`
 and `blind` (hf; `blind=1` zeroes every screenshot's pixels, the no-vision control of bench/learn.py),
 `base_url`, `api_key`, `timeout_s` (API backends).
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from weblica.policy.backends.base import SamplingOptions
-from weblica.policy.context import PROMPT_FORMATS
+from weblica.policy.context import OBSERVATION_MODES, PROMPT_FORMATS
 from weblica.policy.coords import CoordinateFrame
 
 KINDS = ("hf", "vllm", "openai", "anthropic", "oracle", "random", "adversarial")
@@ -72,6 +73,9 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
     from weblica.policy.model_policy import ModelPolicy
 
     keep_images = int(opts.pop("keep_images", 1))
+    observation = opts.pop("obs", "screenshot")
+    if observation not in OBSERVATION_MODES:
+        raise PolicySpecError(f"unknown obs '{observation}' in '{spec}'; use one of: {', '.join(OBSERVATION_MODES)}")
     prompt_format = opts.pop("format", "weblica")
     if prompt_format not in PROMPT_FORMATS:
         raise PolicySpecError(f"unknown format '{prompt_format}' in '{spec}'; use one of: {', '.join(PROMPT_FORMATS)}")
@@ -107,14 +111,20 @@ def make_policy(spec: str, seed: int = 0, **options: Any) -> Any:
                                    sampling=sampling, frame=frame, timeout_s=float(opts.pop("timeout_s", 120.0)))
     if opts:
         raise PolicySpecError(f"unknown option(s) for {kind}: {', '.join(sorted(opts))}")
-    return ModelPolicy(backend, keep_images=keep_images, seed=seed, prompt_format=prompt_format)
+    return ModelPolicy(backend, keep_images=keep_images, seed=seed, prompt_format=prompt_format,
+                       observation=observation)
 
 
-def make_policy_factory(spec: str, seed: int = 0, **options: Any) -> Callable[[], Any]:
+def make_policy_factory(spec: str, seed: int = 0, *, tasks: Sequence[Any] = (), **options: Any) -> Callable[[], Any]:
     """A zero-argument factory of fresh per-episode policies. Model weights, tokenizers and HTTP clients
-    are loaded once and shared; only the per-episode state (earlier screenshots) is per policy."""
+    are loaded once and shared; only the per-episode state (earlier screenshots) is per policy. Given the
+    `tasks` it will play, the oracle checks up front that each has oracle actions (PolicySpecError)."""
     kind, _, _ = parse_spec(spec)
     if kind == "oracle":
+        missing = [t.id for t in tasks if t.oracle is None]
+        if missing:
+            raise PolicySpecError(f"{len(missing)} task(s) have no oracle actions (e.g. {missing[0]}); "
+                                  "use --policy random or a model")
         from weblica.policy.oracle import OraclePolicy
 
         return OraclePolicy

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from weblica.env.episode import StepRecord
 from weblica.env.observation import Observation
@@ -36,11 +36,12 @@ class ModelPolicy:
     episode."""
 
     def __init__(self, backend: Backend, keep_images: int = 1, frame: CoordinateFrame | None = None,
-                 seed: int = 0, prompt_format: str = "weblica") -> None:
+                 seed: int = 0, prompt_format: str = "weblica", observation: str = "screenshot") -> None:
         self.backend = backend
         self.keep_images = keep_images
         self.seed = seed
         self.prompt_format = prompt_format
+        self.observation = observation
         self._frame = frame
         self._screens: dict[int, bytes] = {}
         self.context  # validate keep_images and the format now, not at the first turn
@@ -57,10 +58,17 @@ class ModelPolicy:
 
     @property
     def context(self) -> ContextBuilder:
-        return ContextBuilder(self.frame, self.keep_images, prompt_format=self.prompt_format)
+        return ContextBuilder(self.frame, self.keep_images, prompt_format=self.prompt_format,
+                              observation=self.observation)
+
+    @property
+    def reads_axtree(self) -> bool:
+        """Whether the rollout must read the page's accessibility tree into each observation."""
+        return self.observation != "screenshot"
 
     def spawn(self) -> "ModelPolicy":
-        return ModelPolicy(self.backend, self.keep_images, self._frame, self.seed, self.prompt_format)
+        return ModelPolicy(self.backend, self.keep_images, self._frame, self.seed, self.prompt_format,
+                           self.observation)
 
     def reset(self, task: Task, seed: int) -> None:
         self.seed = seed

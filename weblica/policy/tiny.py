@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from weblica.progress import TrainingProgress
 
 SPECIAL_TOKENS = [
     "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>", "<|image_pad|>",
@@ -118,11 +121,13 @@ WARM_START_EXAMPLES = 24  # distinct prompts the warm start answers
 WARM_START_STEPS = 320
 
 
-def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: int = 0) -> Path:
+def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: int = 0,
+                        progress: TrainingProgress | None = None) -> Path:
     """Write a tiny Qwen3-VL checkpoint directory (model, tokenizer, image processor) and return it.
 
     With `warm_start_steps` > 0 the random model is first fine-tuned (a few SFT steps on real prompts,
-    loss on the response only) to answer `WARM_START_RESPONSE`, so it emits tool calls that parse.
+    loss on the response only) to answer `WARM_START_RESPONSE`, so it emits tool calls that parse; its
+    steps and loss go to `progress` (weblica.progress.TrainingProgress) when given.
     """
     import torch
     from transformers import GenerationConfig, Qwen3VLForConditionalGeneration
@@ -142,7 +147,7 @@ def build_tiny_qwen3_vl(out_dir: str | Path, seed: int = 0, warm_start_steps: in
         threads = torch.get_num_threads()
         torch.set_num_threads(1)
         try:
-            _warm_start(model, tokenizer, image_processor, warm_start_steps, seed)
+            _warm_start(model, tokenizer, image_processor, warm_start_steps, seed, progress)
         finally:
             torch.set_num_threads(threads)
     model.eval()
@@ -199,7 +204,8 @@ def _warm_start_examples(tokenizer: Any, image_processor: Any, seed: int) -> lis
     return examples
 
 
-def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, seed: int) -> list[float]:
+def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, seed: int,
+                progress: TrainingProgress | None = None) -> list[float]:
     """Plain SFT on the response tokens of real prompts; returns the loss of each step."""
     import torch
 
@@ -209,6 +215,8 @@ def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, se
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     losses = []
     model.train()
+    if progress is not None:
+        progress.start(steps)
     for step in range(steps):
         example = examples[step % len(examples)]
         prompt, response = example["prompt"], example["response"]
@@ -220,4 +228,6 @@ def _warm_start(model: Any, tokenizer: Any, image_processor: Any, steps: int, se
         loss.backward()
         optimizer.step()
         losses.append(float(loss.detach()))
+        if progress is not None:
+            progress.step(step + 1, {"loss": losses[-1]})
     return losses

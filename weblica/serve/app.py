@@ -18,10 +18,13 @@ from typing import Any
 from flask import Blueprint, Flask, Response, abort, current_app, g, jsonify, request
 
 from weblica.env.backend import EPISODE_HEADER
-from weblica.env.server_requests import finite_json
+from weblica.env.server_requests import check_json_text, finite_json
 from weblica.serve.inflight import InFlight
+from weblica.serve.passwords import verify_password, with_hashed_passwords
 from weblica.serve.rules import RuleError, checked_rules, refusal
 from weblica.serve.store import StateStore, with_views
+from weblica.site_runtime import runtime_asset
+from weblica.site_runtime.design_systems import DesignSystemMissing, require
 
 ADMIN_HEADER = "X-Weblica-Admin"
 # what the env's backend says about the episode besides its id: the episode seed (the page draws its
@@ -33,6 +36,7 @@ DEFAULT_EPISODE = "default"
 MAX_PATH_CHARS = 2048          # longer paths are not a page of a synth site
 MAX_SEGMENT_CHARS = 255        # a file name the filesystem can hold
 MAX_BODY_BYTES = 4 << 20       # forms and state documents are small
+MAX_SITE_JSON_DEPTH = 64       # a bundle's spec, data and rules nest a dozen levels
 
 
 @dataclass
@@ -64,14 +68,18 @@ class SiteEntry:
 
 def _entry(root: Path) -> tuple[int, SiteEntry]:
     where = root / "site.json"
-    try:
-        meta = json.loads(where.read_text(encoding="utf-8"))
+    try:  # finite numbers and bounded nesting: what the server serves from it must be JSON a page reads
+        meta = finite_json(where.read_bytes())
+        check_json_text(meta, MAX_SITE_JSON_DEPTH)
         spec, instance = meta["spec"], int(meta.get("instance", 0))
         key = spec["site_id"] + (f"#{instance}" if instance else "")
         host, initial = str(spec["host"]), meta.get("initial_state", {})
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:  # not JSON, or no spec.site_id / host
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError, OSError) as exc:  # not JSON, no spec.site_id
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
         raise RuleError(f"{where} is no site bundle's site.json ({detail}); regenerate it with `weblica synth`") from None
+    design = meta.get("design") or {}
+    if isinstance(design, dict) and design.get("system", "weblica") != "weblica":
+        require([str(design["system"])])  # its pages load the system's files: refuse to serve it without them
     return instance, SiteEntry(key, host, root, initial, checked_rules(meta.get("record_rules"), str(where)))
 
 
@@ -169,13 +177,26 @@ def serve_page(path: str) -> Response:
         except (OSError, ValueError):  # a name the filesystem refuses is no page
             found = False
         if found:
-            mime = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-            response = Response(target.read_bytes(), mimetype=mime)
-            # HTML is revalidated so a new episode's state shows; assets may be reused within a context
-            response.headers["Cache-Control"] = "no-store" if mime == "text/html" else "max-age=600"
-            response.headers["Vary"] = INSTANCE_HEADER  # one URL, other bytes in another instance of the data
-            return response
+            return _file_response(target.read_bytes(), target.name)
+    # the site runtime's scripts (/assets/site.js, ...) come from the package unless the bundle has its own
+    # (an older bundle, or an LLM-written site's scaffold)
+    # and a design system's files (/_ds/<package>@<version>/...) from where .ci/setup installed them
+    try:
+        script = runtime_asset(rel)
+    except DesignSystemMissing as exc:
+        return _error_page(500, "Design system not installed", str(exc))
+    if script is not None:
+        return _file_response(script, rel)
     return _error_page(404, "Page not found", f"There is no page at /{rel[:200]} on {g.site.host}.")
+
+
+def _file_response(body: bytes, name: str) -> Response:
+    mime = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    response = Response(body, mimetype=mime)
+    # HTML is revalidated so a new episode's state shows; assets may be reused within a context
+    response.headers["Cache-Control"] = "no-store" if mime == "text/html" else "max-age=600"
+    response.headers["Vary"] = INSTANCE_HEADER  # one URL, other bytes in another instance of the data
+    return response
 
 
 # ---- the sites' state API --------------------------------------------------------------------------------
@@ -213,7 +234,7 @@ def _free_id(taken: set[str], n: int) -> str:
 
 @api.post("/<collection>")
 def add_record(collection: str) -> Response:
-    record = _json_body(dict)
+    record = with_hashed_passwords(_json_body(dict), collection)
     rules = g.site.record_rules.get(collection, [])
 
     def add(state: dict[str, Any]) -> dict[str, Any] | str:
@@ -239,6 +260,8 @@ def add_record(collection: str) -> Response:
 @api.route("/<collection>/<rid>", methods=["PATCH", "DELETE"])
 def change_record(collection: str, rid: str) -> Response:
     patch = _json_body(dict) if request.method == "PATCH" else None
+    if patch is not None:
+        patch = with_hashed_passwords(patch, f"{collection}:{rid}")
     rules = g.site.record_rules.get(collection, [])
 
     def change(state: dict[str, Any]) -> bool | str:
@@ -270,7 +293,7 @@ def login() -> Response:
 
     def check(state: dict[str, Any]) -> bool:
         for user in state.get("users", []):
-            if user.get("username") == body.get("username") and user.get("password") == body.get("password"):
+            if user.get("username") == body.get("username") and verify_password(body.get("password"), user.get("password")):
                 state["session"] = {"user": user["username"]}
                 state.setdefault("logins", []).append({"username": user["username"], "id": f"l{len(state.get('logins', [])) + 1}"})
                 return True
@@ -294,7 +317,7 @@ def signup() -> Response:
         users = state.setdefault("users", [])
         if not body.get("username") or any(u.get("username") == body["username"] for u in users):
             return False
-        users.append({**body, "id": f"u{len(users) + 1}"})
+        users.append({**with_hashed_passwords(body, str(body["username"])), "id": f"u{len(users) + 1}"})
         state["session"] = {"user": body["username"]}
         return True
     ok = _change(add)

@@ -1,29 +1,11 @@
 """`weblica serve DIR`: serve synth bundles for people and external tools."""
 from __future__ import annotations
 
-import contextlib
-import io
 from pathlib import Path
-from typing import Callable, TypeVar
 
 import click
 
-from weblica.cli import UserError, emit
-
-T = TypeVar("T")
-
-
-def bind_or_fail(host: str, port: int, make: Callable[[], T]) -> T:
-    """`make()` (which binds host:port), or a one-line UserError naming the port. Werkzeug prints its own
-    lines and calls sys.exit(1) when the port is taken: both are caught here."""
-    printed = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(printed):
-            return make()
-    except (OSError, SystemExit) as exc:
-        said = printed.getvalue().strip().splitlines()
-        reason = exc.strerror or str(exc) if isinstance(exc, OSError) else (said[0] if said else "cannot bind")
-        raise UserError(f"cannot listen on {host}:{port} ({reason}): pick another --port") from None
+from weblica.cli import UserError, bind_or_fail, emit
 
 
 @click.command("serve")
@@ -35,7 +17,7 @@ def bind_or_fail(host: str, port: int, make: Callable[[], T]) -> T:
 def serve_command(path: Path, host: str, port: int, state_url: str, as_json: bool) -> None:
     """Serve synth sites; point a browser's HTTP proxy at the printed address."""
     from weblica.serve.server import SiteServer
-    from weblica.synth.validate import bundle_dirs
+    from weblica.synth.bundles import bundle_dirs
 
     dirs = bundle_dirs(path)
     if not dirs:

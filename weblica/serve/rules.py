@@ -33,7 +33,7 @@ import datetime as dt
 import math
 from typing import Any
 
-from weblica.env.dates import parse_iso_date
+from weblica.scoring.dates import parse_iso_date
 from weblica.stay_nights import MAX_NIGHTS, stay_nights
 
 Rule = dict[str, Any]

@@ -1,7 +1,7 @@
 """Check builders for synth tasks. Each answer check carries its confusers: the values of the same field
 the site shows for other entities, so an answer that lists candidates, hedges or negates the gold fails,
 while what a person would accept (number words, the site's number and date notation, units left out)
-passes. The matching itself is in `weblica.env.task` / `weblica.env.answers`."""
+passes. The matching itself is in `weblica.env.task` / `weblica.scoring.numbers`."""
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -37,9 +37,10 @@ def answer_date(iso: str, confusers: Sequence[str] = (), locale: str | None = No
     return Check(type="answer_match", expected=iso, mode="date", locale=locale, **_confusers(list(confusers), iso))
 
 
-def answer_infeasible() -> Check:
-    """The task cannot be done on the site: only a refusal that asserts no value passes."""
-    return Check(type="answer_match", expected=None, mode="refusal")
+def answer_infeasible(confusers: Sequence[Any] = ()) -> Check:
+    """The task cannot be done on the site: only a refusal that asserts no value passes. `confusers` are
+    the site's values a guess would name (the nearest items, their prices), as a feasible task's are."""
+    return Check(type="answer_match", expected=None, mode="refusal", **_confusers(list(confusers), None))
 
 
 def url_is(url: str) -> Check:

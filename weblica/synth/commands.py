@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from weblica.cli import UserError, emit
+from weblica.cli import UserError, emit, plural
 from weblica.synth.spec import CatalogError
 from weblica.synth.splits import SplitError
 
@@ -15,29 +15,33 @@ from weblica.synth.splits import SplitError
 @click.option("--skill", help="Skill id (e.g. forms, search, filter-sort); sampled when omitted.")
 @click.option("--category", help="Category id (e.g. travel, banking); sampled when omitted.")
 @click.option("--style", help="Named aesthetic (e.g. brutalist, glass); sampled when omitted.")
+@click.option("--design", help="Design system (govuk, nhsuk, uswds, bootstrap, bulma, tabler, pico, uikit, foundation, "
+              "primer, or weblica for the hand-written style); drawn for the genre when omitted.")
 @click.option("--n", "n", type=int, default=1, show_default=True, help="Number of sites.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed; the same seed gives the same bytes.")
 @click.option("--generator", type=click.Choice(["procedural", "llm"]), default="procedural", show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), default=Path("sites"), show_default=True)
 @click.option("--no-validate", is_flag=True, help="Write bundles without browser validation (tasks keep no oracle).")
 @click.option("--split", type=click.Choice(["train", "val"]), default=None,
-              help="Draw seeds, categories and aesthetics from one side of the held-out split (eval/synth-val.yaml).")
+              help="Draw seeds, categories and aesthetics from one side of the held-out split (eval/synth-val.yaml), "
+              "and write OUT/tasks.jsonl: the tasks of every bundle of that split in OUT (a recipe's task set).")
 @click.option("--model", default=None, help="LLM generator's model: anthropic:MODEL or openai:URL#MODEL "
               "(;key=value options as in policy specs); default $WEBLICA_SYNTH_MODEL.")
 @click.option("--parallel", type=int, default=1, show_default=True, help="LLM generator: sites written at a time.")
 @click.option("--instances", type=int, default=1, show_default=True,
-              help="Validated instances of each site's data; an episode plays instance seed %% K (MiniWoB-style).")
+              help="Validated instances of each site's data; an episode plays instance seed % K (MiniWoB-style).")
 @click.option("--episode-seeds", "extra_seeds", type=int, default=None,
               help="Episode seeds validation plays each task at besides 0, drawn per site [default: 2].")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
-def synth_command(skill: str | None, category: str | None, style: str | None, n: int, seed: int, generator: str,
+def synth_command(skill: str | None, category: str | None, style: str | None, design: str | None, n: int,
+                  seed: int, generator: str,
                   out: Path, no_validate: bool, split: str | None, model: str | None, parallel: int,
                   instances: int, extra_seeds: int | None, as_json: bool) -> None:
     """Generate site bundles with tasks whose success a program can check (`synth gallery DIR`: look at them)."""
     if click.get_current_context().invoked_subcommand:  # `weblica synth gallery ...`
         return
     from weblica.browser.launcher import ChromiumNotFound
-    from weblica.synth.generate import synthesize
+    from weblica.synth.synthesize import synthesize
 
     if n < 1:
         raise UserError("--n must be at least 1")
@@ -52,7 +56,7 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
     if (model or parallel > 1) and generator != "llm":
         raise UserError("--model and --parallel are options of the LLM generator: add --generator llm")
     try:
-        results = synthesize(skill=skill, category=category, style=style, n=n, seed=seed, out=out,
+        results = synthesize(skill=skill, category=category, style=style, design=design, n=n, seed=seed, out=out,
                              generator=generator, validate=not no_validate, split=split, model=model,
                              parallel=parallel, progress=not as_json, instances=instances,
                              episode_seeds=extra_seeds)
@@ -70,6 +74,12 @@ def synth_command(skill: str | None, category: str | None, style: str | None, n:
                "tasks_kept": sum(r.tasks_kept for r in results), "ok": all(r.ok or no_validate for r in results)}
     human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}"
                       + (f" ({r.failures[0]})" if generator == "llm" and not r.ok and r.failures else "") for r in results)
+    if split is not None:  # the split's task set, over every bundle of that split in --out (train recipes read it)
+        from weblica.synth.splits import write_task_set
+
+        path, count, bundles = write_task_set(out, split)
+        summary["task_set"] = {"path": str(path), "tasks": count, "sites": bundles}
+        human += f"\n{split} task set: {plural(count, 'task')} of {plural(bundles, 'site')} -> {path}"
     emit(summary, as_json, human)
     if not summary["ok"]:
         raise SystemExit(1)
@@ -89,7 +99,7 @@ def validate_command(path: Path, concurrency: int, extra_seeds: int | None, seed
     adversarial ones (enumerations, hedges, negations, the page's text) are all rejected at episode
     seed 0; then each task's oracle and answer negatives at more episode seeds (their pop-ups, header
     and, with instances, data and gold)."""
-    from weblica.synth.validate import bundle_dirs
+    from weblica.synth.bundles import bundle_dirs
     from weblica.synth.validate_seeds import EXTRA_SEEDS, parse_seed_list, validate_bundles_at_seeds
 
     dirs = bundle_dirs(path)
@@ -109,7 +119,7 @@ def validate_command(path: Path, concurrency: int, extra_seeds: int | None, seed
     summary = report.to_dict()
     kinds = ", ".join(f"{kind} {summary['negatives_rejected'].get(kind, 0)}/{tried}"
                       for kind, tried in summary["negatives_tried"].items())
-    human = (f"{summary['sites']} sites, {summary['valid_tasks']}/{summary['tasks']} tasks valid; "
+    human = (f"{plural(summary['sites'], 'site')}, {summary['valid_tasks']}/{summary['tasks']} tasks valid; "
              f"oracle success {summary['oracle_success']}; negatives rejected/tried by kind: {kinds or 'none'}; "
              f"episode seeds per task: up to {max((len(s['seeds']) for s in summary['seeds']), default=0)}")
     if summary["failures"]:
@@ -133,7 +143,7 @@ def gallery_command(path: Path, out: Path | None, start_only: bool, as_json: boo
     except ValueError as exc:
         raise UserError(str(exc)) from None
     emit({"html": str(html_path), "sites": [e.to_dict() for e in entries]}, as_json,
-         f"gallery of {len(entries)} sites -> {html_path}")
+         f"gallery of {plural(len(entries), 'site')} -> {html_path}")
 
 
 def register(cli: click.Group) -> None:

@@ -6,6 +6,7 @@ import colorsys
 import datetime as dt
 import random
 import re
+from functools import lru_cache
 from typing import Any
 
 from weblica.synth.entities import entity_names
@@ -49,10 +50,31 @@ def _hue_color(rng: random.Random, mode: str = "light") -> str:
     return "#%02x%02x%02x" % (int(r * 255), int(g * 255), int(b * 255))
 
 
+def site_category(spec: SiteSpec) -> dict[str, Any]:
+    """The category's genre file as this site sees it: a genre whose file gives `maker_names` (a pattern of
+    weblica/synth/fake.py: "{last_name} Savings Bank") names its makers per site from the fake-data
+    library, so two sites of the genre share none; the others keep the file's fixed makers."""
+    return _site_category(spec.site_id, spec.seed, spec.style.locale, spec.category)
+
+
+@lru_cache(maxsize=64)
+def _site_category(site_id: str, seed: int, locale: str, category: str) -> dict[str, Any]:
+    cat = categories()[category]
+    pattern = cat.get("maker_names")
+    if not pattern:
+        return cat
+    from weblica.synth.fake import Names
+
+    source = Names(site_id, seed, locale, "makers")
+    patterns = pattern if isinstance(pattern, list) else [pattern]
+    makers = [source.unique(patterns[i % len(patterns)]) for i in range(len(cat["makers"]))]
+    return {**cat, "makers": makers}
+
+
 def make_items(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
     """`count` entities of the category's genre (weblica/synth/entities.py): unique names drawn from their
     kind's own nouns (a few near-duplicates among them), unique prices and the genre's facts."""
-    cat = categories()[spec.category]
+    cat = site_category(spec)
     # a genre priced in whole units (salaries, rents) draws whole amounts
     decimals = 0 if cat.get("whole_money") else spec.style.locale_format["decimals"]
     scale = price_scale(spec.style.locale_format)
@@ -90,7 +112,7 @@ def catalog_item(cat: dict[str, Any], rng: random.Random, index: int, entity: di
 
 
 def make_makers(spec: SiteSpec, rng: random.Random) -> list[dict[str, Any]]:
-    cat = categories()[spec.category]
+    cat = site_category(spec)
     cities = rng.sample(CITIES, len(cat["makers"]))
     first, last = cat.get("founded_years", (1890, 2020))  # when a maker began (a classifieds seller: joined)
     return [{"name": m, "slug": slugify(m), "city": c, "founded": rng.randint(first, last),
@@ -139,7 +161,7 @@ def make_stores(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str
 
 def make_offers(spec: SiteSpec, rng: random.Random, count: int) -> list[dict[str, Any]]:
     """Bookable offers (departures, slots, sessions) with a time, a price and seats left."""
-    cat = categories()[spec.category]
+    cat = site_category(spec)
     decimals = spec.style.locale_format["decimals"]
     scale = price_scale(spec.style.locale_format)
     lo, hi = cat["price"][0] * scale, min(cat["price"][1], cat["price"][0] + 400) * scale
@@ -168,5 +190,12 @@ def distance(store: dict[str, Any], home: tuple[int, int]) -> float:
 
 
 def site_name(spec: SiteSpec, rng: random.Random) -> str:
+    """The site's name: from its genre's `site_names` patterns and the fake-data library where it has them
+    (no closed list to repeat: "Hartley Savings Bank"), else a word and a suffix of its genre file."""
     cat = categories()[spec.category]
+    if cat.get("site_names"):
+        from weblica.synth.fake import Names
+
+        pattern = rng.choice(cat["site_names"])
+        return Names(spec.site_id, spec.seed, spec.style.locale, "site-name").fill(pattern)
     return f"{rng.choice(cat['site_words'])} {rng.choice(cat['site_suffix'])}"

@@ -5,9 +5,9 @@ Two levels, so that no close button sits at one learnable pixel:
   which overlay kinds the site has at all and, for each, the positions, timings and dismissal controls
   it may use, and how often an episode shows it; plus the structural knobs `sticky_header` and
   `lazy_loading` (page classes the templates read), which say what the site's episodes vary around.
-- per episode (in the page: synth/static/distractors.js): the variant, drawn from (site id, episode
+- per episode (in the page: weblica/site_runtime/distractors.js): the variant, drawn from (site id, episode
   seed) with a seeded PRNG, never Math.random or the clock: whether it shows, its text (phrasings from
-  the genre's words, rendered by synth/templates/distractors.html.j2), position, size, inset, timing
+  the genre's words, rendered by weblica/synth/templates/distractors.html.j2), position, size, inset, timing
   and control; and the page's structure (`STRUCTURE`). The episode seed reaches the page without
   touching the bundle's bytes: the env's
   backend sends it in a header (weblica/serve/backend.py) and the site server answers
@@ -64,7 +64,7 @@ STRUCTURE = {
     "margin": [-40, 0, 120, 320],  # px past the viewport's bottom edge where they appear (-40 only for
     # the template's rows past the twelfth, as seed 0 has them)
 }
-# catalog names (synth/styles.yaml `distractors:`) of the overlay kinds
+# catalog names (weblica/synth/catalogs/styles.yaml `distractors:`) of the overlay kinds
 CATALOG_NAMES = {"cookie_banner": "cookie", "promo_modal": "promo", "chat_widget": "chat", "slide_in": "slidein",
                  "interstitial": "interstitial"}
 
@@ -77,7 +77,7 @@ def _subset(rng: random.Random, values: list[str], low: int, high: int) -> list[
 
 
 def sample_menu(rng: random.Random, probabilities: dict[str, float]) -> dict[str, Any]:
-    """The site's distractor menu from the catalog's probabilities (`synth/styles.yaml`): structural
+    """The site's distractor menu from the catalog's probabilities (`weblica/synth/catalogs/styles.yaml`): structural
     knobs as booleans, and for each overlay kind the site has, what its episodes draw from."""
     menu: dict[str, Any] = {}
     overlays: dict[str, Any] = {}
@@ -88,7 +88,7 @@ def sample_menu(rng: random.Random, probabilities: dict[str, float]) -> dict[str
             continue
         kind = CATALOG_NAMES.get(name)
         if kind is None:
-            raise ValueError(f"unknown distractor '{name}' in synth/styles.yaml; known: "
+            raise ValueError(f"unknown distractor '{name}' in weblica/synth/catalogs/styles.yaml; known: "
                              f"{', '.join([*STRUCTURAL, *CATALOG_NAMES])}")
         if not on:
             continue

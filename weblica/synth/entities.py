@@ -1,6 +1,6 @@
 """The genre entity model: what one entity of a category is and how it is named.
 
-A category's genre file (`synth/genres/<id>.yaml`) gives its `entity` (product, hotel, doctor, job
+A category's genre file (`weblica/synth/genres/<genre>/genre.yaml`) gives its `entity` (product, hotel, doctor, job
 posting, article, route...), its `kinds`, each with its own nouns, and a `name` pattern:
 `"{adjective} {noun}"` (a "Nimbus Ultrabook" is a laptop, a "Senior Backend Engineer" an Engineering
 job) or a person's name (`"Dr. {first} {last}"`, the kind's noun then being the clinician's title). The
@@ -100,20 +100,3 @@ def one_word_apart(a: str, b: str) -> bool:
 def near_duplicates(names: list[str]) -> list[tuple[str, str]]:
     """Pairs of names one word apart."""
     return [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if one_word_apart(a, b)]
-
-
-def about(cat: dict[str, Any], item: dict[str, Any], opener: str) -> str:
-    """One sentence saying what the entity is, in the genre's words (`about:` pattern of the genre file,
-    slots {name} {noun} {kind} {maker}, {a_noun}/{a_kind}/{a_maker} with their article, {Kind}/{a_Kind} as written)."""
-    from weblica.synth.intents import article
-
-    pattern = cat.get("about", "{opener}: the {name} is {a_kind} from {maker}.")
-    noun, kind = _common(item["noun"]), _common(item["kind"])
-    return pattern.format(opener=opener, name=item["name"], noun=noun, kind=kind, maker=item["maker"],
-                          a_noun=article(noun), a_kind=article(kind), Kind=item["kind"], a_Kind=article(item["kind"]),
-                          a_maker=article(item["maker"]))
-
-
-def _common(words: str) -> str:
-    """A noun as written inside a sentence: "Backend Engineer" -> "backend engineer", "SUV" stays."""
-    return " ".join(w.lower() if w[1:].islower() or len(w) == 1 else w for w in words.split())

@@ -100,7 +100,7 @@ async def _shoot(roots: list[Path], out_dir: Path, inner: bool) -> list[GalleryE
 def write_gallery(path: Path, out: Path | None = None, inner: bool = True) -> tuple[Path, list[GalleryEntry]]:
     """Screenshot every bundle under `path` and write the contact sheet (default `<path>/gallery.html`);
     returns the HTML's path and one entry per site."""
-    from weblica.synth.validate import bundle_dirs
+    from weblica.synth.bundles import bundle_dirs
 
     roots = bundle_dirs(path)
     if not roots:

@@ -9,14 +9,15 @@ Rendered in real Chromium (the validation browser, the site server, the determin
 """
 from __future__ import annotations
 
-import math
 import re
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from weblica.env.task import Task, normalize_text, parse_number
+from weblica.env.task import Task
+from weblica.scoring.registry import kind_of
+from weblica.scoring.state import normalize_text
 from weblica.synth.page_metrics import PageSize, measure
 
 MAX_GATE_PAGES = 60  # pages rendered for the gold-answer search (a navigation each); the rest are counted
@@ -66,36 +67,18 @@ def page_paths(root: Path) -> list[str]:
     return paths
 
 
-def gold_answers(task: Task) -> list[tuple[str, Any]]:
-    """What must be on a page for the task's answer to be findable: (mode, value) pairs from its answer
-    checks (the oracle's `done` text is a phrasing of the gold, not the gold, so it is not searched)."""
-    golds: list[tuple[str, Any]] = []
+def unseen_golds(task: Task, text: str, numbers: list[float]) -> list[Any]:
+    """The golds of the task's answer checks that the normalized page `text` (and its `numbers`) does not
+    show, for the kinds with one value to look for (weblica.scoring.registry: `gold_on_page`; the
+    oracle's `done` text is a phrasing of the gold, not the gold, so it is not searched)."""
+    missing = []
     for check in task.checks:
-        if check.type != "answer_match" or check.expected in (None, ""):
+        kind = kind_of(check)
+        if kind is None or kind.gold_on_page is None or check.expected in (None, ""):
             continue
-        if check.mode in ("exact", "numeric", "regex", "set"):
-            golds.append((check.mode, (check.expected, check.tol) if check.mode == "numeric" else check.expected))
-    return golds
-
-
-def gold_on_page(mode: str, value: Any, text: str, numbers: list[float]) -> bool:
-    """`text` is normalized page text; `numbers` every number on the pages."""
-    if mode == "exact":
-        options = value if isinstance(value, (list, tuple)) else [value]
-        return any(normalize_text(o) and normalize_text(o) in text for o in options)
-    if mode == "regex":
-        try:
-            return re.search(str(value), text, re.IGNORECASE | re.DOTALL) is not None
-        except re.error:
-            return False
-    if mode == "numeric":
-        expected, tol = value
-        target = parse_number(expected)
-        return target is not None and any(math.isclose(n, target, abs_tol=max(tol, 1e-9)) for n in numbers)
-    if mode == "set":
-        items = value if isinstance(value, (list, tuple)) else re.split(r"\s*[,;]\s*", str(value))
-        return all(normalize_text(i) in text for i in items if normalize_text(i))
-    return False
+        if not kind.gold_on_page(check, text, numbers):
+            missing.append(check.expected)
+    return missing
 
 
 _NUMBERS = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
@@ -156,7 +139,7 @@ async def run_gate(root: Path, base_url: str, tasks: list[Task], browser: Any,
         text = normalize_text("\n".join(texts))
         numbers = [float(n.replace(",", "")) for n in _NUMBERS.findall(text)]
         for task in tasks:
-            missing = [v for mode, v in gold_answers(task) if not gold_on_page(mode, v, text, numbers)]
+            missing = unseen_golds(task, text, numbers)
             if missing:
                 shown = missing[0][0] if isinstance(missing[0], tuple) else missing[0]
                 unseen = (f" (of {report.pages + report.skipped} pages, {report.skipped} not rendered)"

@@ -1,4 +1,5 @@
-"""`weblica synth`: spec -> site bundle -> validation in a real browser -> only valid tasks kept."""
+"""Generating sites: spec -> site bundle -> validation in a real browser -> only valid tasks kept. The
+`weblica synth` entry that picks a generator and the specs is weblica/synth/synthesize.py."""
 from __future__ import annotations
 
 import asyncio
@@ -9,8 +10,10 @@ from typing import Any
 
 from weblica.env.task import save_tasks
 from weblica.synth.distractors import OVERLAYS
+from weblica.synth.genres.registry import new_site
 from weblica.synth.site import SiteBuilder, draft_to_task, write_bundle
-from weblica.synth.spec import SiteSpec, sample_spec
+from weblica.synth.skills import SKILLS
+from weblica.synth.spec import SiteSpec
 
 MIN_TASKS = 10
 
@@ -25,7 +28,7 @@ class SynthResult:
     min_tasks: int = MIN_TASKS
     page_loads: int = 0  # documents Chromium loaded to validate the site
     documents: dict[str, int] = field(default_factory=dict)  # which: URL -> loads
-    negatives_tried: dict[str, int] = field(default_factory=dict)  # by kind (weblica.synth.negatives)
+    negatives_tried: dict[str, int] = field(default_factory=dict)  # by kind (weblica.scoring.negatives)
     negatives_rejected: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -39,19 +42,12 @@ class SynthResult:
 
 
 def build_site(spec: SiteSpec, instance: int = 0) -> SiteBuilder:
-    """Run the skill's builder on a fresh SiteBuilder (pages, data, task drafts), then the genre's own
+    """Run the skill's builder on a fresh SiteBuilder (pages, data, task drafts), then its genre's own
     flows (weblica/synth/genres): the pages and intents every site of the category has. Instance k > 0
     (weblica/synth/instances.py) keeps the site (name, look, host) and draws its data afresh."""
-    from weblica.synth.genres import FLOWS
-    from weblica.synth.skills import SKILLS
-
-    site = SiteBuilder(spec)
-    if instance:
-        site.rng = random.Random(f"site:{spec.site_id}:{spec.seed}:instance:{instance}")
+    site = new_site(spec, instance)
     SKILLS[spec.skill](site)
-    flow = FLOWS.get(spec.category)
-    if flow is not None:
-        flow(site)
+    site.genre.build(site)
     return site
 
 
@@ -82,34 +78,6 @@ def write_unvalidated(spec: SiteSpec, out: Path) -> Path:
     return write_bundle(site, out, tasks)
 
 
-def synthesize(skill: str | None = None, category: str | None = None, style: str | None = None, n: int = 1,
-               seed: int = 0, out: Path = Path("sites"), generator: str = "procedural", validate: bool = True,
-               concurrency: int = 4, split: str | None = None, model: str | None = None,
-               parallel: int = 1, progress: bool = False, instances: int = 1,
-               episode_seeds: int | None = None) -> list[SynthResult]:
-    """Generate N bundles; with `validate`, compile oracles in Chromium and drop invalid tasks. With
-    `split` (train | val) seeds, categories and aesthetics come from that split only. `model` and
-    `parallel` (sites at a time) are the LLM generator's. `instances` > 1 gives each site that many
-    validated instances of its data, one per episode seed class (weblica/synth/instances.py).
-    `episode_seeds`: how many episode seeds besides 0 validation plays each task at (default
-    weblica.synth.validate_seeds.EXTRA_SEEDS)."""
-    from weblica.synth.splits import split_site_seeds
-
-    if generator == "llm":
-        from weblica.synth.llm import synthesize_llm
-        return synthesize_llm(skill=skill, category=category, style=style, n=n, seed=seed, out=out, model=model,
-                              parallel=parallel, progress=progress, split=split)
-    if generator != "procedural":
-        raise ValueError(f"unknown generator '{generator}': use procedural or llm")
-    specs = [sample_spec(s, skill, category, style, split=split) for s in split_site_seeds(site_seeds(seed, n), split)]
-    if instances > 1:
-        if not validate:
-            raise ValueError("--instances needs validation: an instance is only served once its tasks are checked")
-        from weblica.synth.instances import synthesize_instances
-        return synthesize_instances(specs, out, instances, concurrency, progress, episode_seeds)
-    return synthesize_specs(specs, out, validate, concurrency, progress, episode_seeds)
-
-
 def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, concurrency: int = 4,
                      progress: bool = False, episode_seeds: int | None = None) -> list[SynthResult]:
     """Write a bundle per spec and, with `validate`, check them all in one browser and one site server."""
@@ -124,9 +92,9 @@ def synthesize_specs(specs: list[SiteSpec], out: Path, validate: bool = True, co
 def _write_all(specs: list[SiteSpec], out: Path, progress: bool) -> list[Path]:
     if not progress:
         return [write_unvalidated(spec, out) for spec in specs]
-    from weblica.rollout import _progress
+    from weblica.progress import progress_bar
 
-    with _progress(len(specs)) as bar:
+    with progress_bar(len(specs)) as bar:
         tid = bar.add_task("writing sites", total=len(specs))
         paths = []
         for spec in specs:

@@ -23,7 +23,9 @@ from weblica.synth.gate import GateThresholds, run_gate, site_page
 from weblica.synth.generate import SynthResult, site_seeds
 from weblica.synth.llm_chat import ChatClient, ChatOptions, ProviderError, RetryPolicy, make_client
 from weblica.synth.page_metrics import measure
-from weblica.synth.site import SiteBuilder, render_site
+from weblica.synth.genres.registry import new_site
+from weblica.site_runtime import runtime_asset
+from weblica.synth.site import render_site
 from weblica.synth.spec import SiteSpec, categories, sample_spec, skills, synth_dir
 
 DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
@@ -134,13 +136,15 @@ class SiteAgent:
         """site.json and the shared assets, so the agent starts from a served, styled empty site."""
         if (self.root / "site.json").exists():
             shutil.rmtree(self.root)  # a bundle of an earlier run: start clean, no stale pages
-        site = SiteBuilder(self.spec)
+        site = new_site(self.spec)
         site.spec.generator = "llm"
         files = render_site(site)
         for rel in ("assets/site.css", "assets/site.js", "assets/widgets.js", "assets/catalog.json"):
             target = self.root / "public" / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(files[rel])
+            # the runtime's scripts are copied for the agent to read (and change); the server serves a
+            # bundle's own copy before the package's
+            target.write_bytes(files[rel] if rel in files else runtime_asset(rel))
         meta = {"spec": self.spec.to_dict(), "name": site.name, "initial_state": {}, "generator": "llm"}
         (self.root / "site.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         (self.root / "tasks.jsonl").touch()

@@ -23,7 +23,7 @@ import asyncio
 import json
 from typing import Any
 
-from weblica.env.tabs import _CLOCK_LOG
+from weblica.env.clock import clock_log_script
 
 
 def _gone(exc: BaseException) -> bool:
@@ -151,7 +151,7 @@ class PageSession:
         session = self._session
         sends = [] if self._page_enabled else [session.send("Page.enable")]
         self._page_enabled = True
-        sends.append(session.send("Page.addScriptToEvaluateOnNewDocument", {"source": _CLOCK_LOG.format(ms=ms)}))
+        sends.append(session.send("Page.addScriptToEvaluateOnNewDocument", {"source": clock_log_script(ms)}))
         futures = [asyncio.ensure_future(send) for send in sends]
         for sent in futures:
             self._pending.add(sent)

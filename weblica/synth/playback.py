@@ -1,8 +1,8 @@
 """Playing env-level actions in a page and waiting for it to settle: what the plan compiler
 (weblica.synth.player) and validation's baseline runs share.
 
-`perform` runs one action with the env's own gestures (weblica.env.gestures), so an oracle is played
-exactly as the env will replay it; `settle` waits until the page is idle, from network events and
+`perform` runs one action with the env's own gestures (the action table, weblica.env.actions), so an
+oracle is played exactly as the env will replay it; `settle` waits until the page is idle, from network events and
 the site runtime's own status, with as few round trips into the page as it can, and runs the page's
 fake clock (Playwright's, which validation installs as the env does) by the virtual time an env step
 lets pass after the action, so timers fire at the same action as in the env.
@@ -14,8 +14,12 @@ from contextvars import ContextVar
 from typing import Any, Callable
 
 from weblica.env import gestures
-from weblica.env.actions import Action
-from weblica.env.tabs import SettleOptions, probe_script
+from weblica.env.actions import Action, gesture_for
+from weblica.env.actions import virtual_ms as virtual_ms
+# STEP_VIRTUAL_MS and virtual_ms are the env's, named here for validation's callers
+from weblica.env.clock import CLOCK_RUN_CAUGHT, QUIET_POLL_S, step_chunks
+from weblica.env.clock import STEP_VIRTUAL_MS as STEP_VIRTUAL_MS
+from weblica.env.tabs import probe_script
 from weblica.synth.page_session import PageSession
 from weblica.synth.quick_typing import QuickTyping
 
@@ -121,22 +125,13 @@ _IDLE_JS = f"""async ([quiet, step, chunks, logged]) => {{
   }}
   return {{quiet: true, ran, due: false}};
 }}"""
-_RUN_CLOCK_JS = "ms => globalThis.__pwClock ? globalThis.__pwClock.controller.runFor(ms).catch(() => {}) : undefined"
+_RUN_CLOCK_JS = CLOCK_RUN_CAUGHT
 
 
-# settle asks the page QUIET_POLLS times, IDLE_POLL_S apart: the env's own quiet poll (weblica.env.tabs), so
+# settle asks the page QUIET_POLLS times, IDLE_POLL_S apart: the env's own quiet poll (weblica.env.clock), so
 # validation calls a page quiet when the env would. It waited 20 ms before: validation was 3% dearer in
 # CPU and 12% slower on the clock, with the same decisions (4 sites, paired runs)
-IDLE_POLL_S, QUIET_POLLS = SettleOptions().quiet_poll_s, 2
-STEP_VIRTUAL_MS = SettleOptions().step_virtual_ms  # what one env step advances the page clock
-
-
-def virtual_ms(action: Action) -> int:
-    """The virtual time the env lets pass after an action (weblica.env.executor): a step's, what a
-    `wait` asks for, none after `done` (the episode ends there and its state is read at once)."""
-    if action.name == "done":
-        return 0
-    return int(action.args.get("seconds", 1.0) * 1000) if action.name == "wait" else STEP_VIRTUAL_MS
+IDLE_POLL_S, QUIET_POLLS = QUIET_POLL_S, 2
 
 
 def _idle_now(tracker: RequestTracker) -> bool:
@@ -154,13 +149,6 @@ async def settle(page: Any, tracker: RequestTracker, timeout: float = 5.0, quiet
     await settle_then(page, tracker, None, None, timeout, quiet_polls, advance_ms)
 
 
-def _chunks(advance_ms: int) -> list[int]:
-    """The env's split of a step's virtual time (weblica.env.tabs.TabSet.settle): half fires the timers
-    an action scheduled (debounces), the rest those their results scheduled."""
-    first = advance_ms // 2
-    return [c for c in (first, advance_ms - first) if c > 0]
-
-
 async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: Any, timeout: float = 5.0,
                       quiet_polls: int = QUIET_POLLS, advance_ms: int = 0) -> tuple[bool, Any]:
     """`settle`, and with `js` (a page function of one argument) that function run in the page in the
@@ -172,7 +160,7 @@ async def settle_then(page: Any, tracker: RequestTracker, js: str | None, arg: A
     where each cost a question and an entry before it."""
     loop = asyncio.get_running_loop()
     deadline, step = loop.time() + timeout, IDLE_POLL_S
-    chunks = _chunks(advance_ms)
+    chunks = [c for c in step_chunks(advance_ms) if c > 0]  # the env's split (weblica.env.clock)
     logged = 0  # the leading chunks already in the page's clock log
     while loop.time() < deadline:
         if _idle_now(tracker):
@@ -256,7 +244,7 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
     if kept is not None:
         kept.append(action)
     a = action.args
-    gesture = gestures.for_action(action)
+    gesture = gesture_for(action)
     session = session if session is not None else typist.session if typist is not None else None
     looks = _LooksViaSession(page, session) if session is not None else page
     if gesture is not None:
@@ -268,10 +256,6 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
             await gestures.wheel_landed(lambda: _wheel_offset(looks, a["x"], a["y"]), before)
         if action.name == "scroll":
             await _next_frame(looks)
-    elif action.name == "goto_url":
-        await page.goto(a["url"], wait_until="load")
-    elif action.name in ("go_back", "go_forward"):
-        await (page.go_back if action.name == "go_back" else page.go_forward)(wait_until="load")
     elif action.name == "done":
         return a.get("answer", "")
     return None

@@ -29,7 +29,7 @@ MIN_CHARS = 4  # shorter texts are typed key by key: few key events, and the rec
 _PER_KEY_EVENTS = frozenset({"keydown", "keypress", "keyup", "beforeinput", "input", "textInput", "textinput",
                              "compositionstart", "compositionupdate", "compositionend", "select", "selectionchange",
                              "selectstart"})
-# keydown handlers that return at once unless the key is Escape (synth/static/distractors.js, site.js)
+# keydown handlers that return at once unless the key is Escape (weblica/site_runtime/distractors.js, site.js)
 _ESCAPE_ONLY = (
     re.compile(r'^\(?(\w+)\)?\s*=>\s*\{\s*if\s*\(\1\.key\s*!==\s*"Escape"\)\s*return;'),
     re.compile(r'^\(?(\w+)\)?\s*=>\s*\{\s*if\s*\(\1\.key\s*===\s*"Escape"\)\s*\w+\(false\);\s*\}$'),

@@ -1,8 +1,11 @@
 """Building one site bundle: pages rendered from jinja2 templates, images, data.json, task drafts.
 
-A skill module receives a SiteBuilder, adds pages and task drafts; `write_bundle` lays them out as
-`<out>/<site_id>/` with `site.json`, `data.json`, `tasks.jsonl` and the served files under `public/`
-(only `public/` is ever served, so gold answers in tasks.jsonl never reach the browser).
+A skill module and then the site's genre (weblica/synth/genres) receive a SiteBuilder and add pages, data,
+state and task drafts through its methods; the builder's collections are read-only to everything else,
+so no part of a site overwrites another's by accident. `write_bundle` lays the site out as `<out>/<site_id>/` with
+`site.json`, `data.json`, `tasks.jsonl` and the served files under `public/` (only `public/` is ever
+served, so gold answers in tasks.jsonl never reach the browser). The site runtime's scripts are not in
+the bundle: the site server serves them from the package (weblica/site_runtime).
 """
 from __future__ import annotations
 
@@ -10,22 +13,27 @@ import datetime as dt
 import json
 import random
 import shutil
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import jinja2
 
 from weblica.env.task import Check, Task, TaskSource
-from weblica.synth import images
-from weblica.synth.data import make_items, make_makers, price_scale, site_name
+from weblica.site_runtime import runtime_digest
+from weblica.synth import design, images
+from weblica.synth.design.markup import apply as with_design_classes
+from weblica.synth.data import make_items, make_makers, price_scale, site_category, site_name
+from weblica.synth.intents import article, kinds_said
 from weblica.synth.page_grammar import compose, hero_copy, page_context
-from weblica.synth.spec import SiteSpec, categories, synth_dir
+from weblica.synth.spec import SiteSpec, synth_dir
+
+if TYPE_CHECKING:
+    from weblica.synth.genres.genre import Genre
 
 PUBLIC = "public"
-# category -> the builder of its catalog from the genre's own data (weblica/synth/genres registers them)
-CATALOG_SOURCES: dict[str, Callable[["SiteBuilder", int], list[dict[str, Any]]]] = {}
+FileBody = bytes | Callable[[], bytes]  # a file's bytes, or what draws them when the bundle is written
 
 
 # from this many units of a two-decimal currency on (a salary, an income limit, a house), a whole
@@ -67,44 +75,123 @@ class TaskDraft:
 
 
 class SiteBuilder:
-    """What skill modules use: the spec, a seeded rng, the data, and page/task registration."""
+    """What skills and genres build a site with: the spec, its genre, a seeded rng, and methods that add
+    pages, data, state, navigation, files and task drafts. The collections they fill are read-only views
+    (`data`, `initial_state`, `record_rules`, `files`, `public_json`, `pages`: `Sealed` dicts; `nav` a
+    tuple, `features` a frozenset): a part of a site adds to them through the methods, which refuse to
+    change what another part set."""
 
-    def __init__(self, spec: SiteSpec) -> None:
+    def __init__(self, spec: SiteSpec, genre: Genre, instance: int = 0) -> None:
+        """`genre`: the category's plug-in (weblica.synth.genres.registry.new_site gives it). Instance k > 0
+        (weblica/synth/instances.py) keeps the site's name and draws its data from another rng."""
+        if genre.category != spec.category:
+            raise ValueError(f"genre '{genre.category}' given for a '{spec.category}' site")
         self.spec = spec
+        self.genre = genre
         self.rng = random.Random(f"site:{spec.site_id}:{spec.seed}")
-        self.cat = categories()[spec.category]
+        self.cat = site_category(spec)  # the genre file, with this site's own makers where it names them
         self.fmt = spec.style.locale_format
         self.name = site_name(spec, self.rng)
-        self.data: dict[str, Any] = {"site_name": self.name}
-        self.initial_state: dict[str, Any] = {}
+        if instance:
+            self.rng = random.Random(f"site:{spec.site_id}:{spec.seed}:instance:{instance}")
+        self._data = Sealed(site_name=self.name)
+        self._state = Sealed()
         # what the backend refuses to store, per collection (weblica/serve/rules.py)
-        self.record_rules: dict[str, list[dict[str, Any]]] = {}
-        self.pages: dict[str, tuple[str, dict[str, Any]]] = {}
-        self.files: dict[str, bytes | Callable[[], bytes]] = {}
+        self._rules = Sealed()
+        self._pages = Sealed()
+        self._files = Sealed()
+        self._public = Sealed()  # served as /assets/catalog.json for client-side pages
+        self._nav: list[tuple[str, str]] = [("Home", "/")]
+        self._features: set[str] = set()
         self.tasks: list[TaskDraft] = []
-        self.nav: list[tuple[str, str]] = [("Home", "/")]
-        self.public_json: dict[str, Any] = {}  # served as /assets/catalog.json for client-side pages
-        self.features: set[str] = set()
         self.layout: Any = None  # the page grammar's Layout, chosen when the site is rendered
+
+    # ---- what the site holds, read-only ---------------------------------------------------------
+    @property
+    def data(self) -> dict[str, Any]:
+        """The seeded content (data.json): every gold answer is computed from it."""
+        return self._data
+
+    @property
+    def initial_state(self) -> dict[str, Any]:
+        """Each server-side collection and what it holds when an episode starts."""
+        return self._state
+
+    @property
+    def record_rules(self) -> dict[str, list[dict[str, Any]]]:
+        return self._rules
+
+    @property
+    def pages(self) -> dict[str, tuple[str, dict[str, Any]]]:
+        """URL path -> (template, its context)."""
+        return self._pages
+
+    @property
+    def files(self) -> dict[str, FileBody]:
+        """Served files besides the pages (images), path under public/ -> bytes or their drawing."""
+        return self._files
+
+    @property
+    def public_json(self) -> dict[str, Any]:
+        return self._public
+
+    @property
+    def nav(self) -> tuple[tuple[str, str], ...]:
+        """The main navigation's (label, path) links, in order."""
+        return tuple(self._nav)
+
+    @property
+    def features(self) -> frozenset[str]:
+        """What the site offers that shared components link to ("search", "cart", "account", ...)."""
+        return frozenset(self._features)
+
+    # ---- adding to it ----------------------------------------------------------------------------
+    def add_data(self, **values: Any) -> None:
+        """Content keys for data.json. A key set again must hold the same value: two parts of a site
+        never hold two truths under one name."""
+        _add(self._data, values, "data")
+
+    def add_state(self, **collections: Any) -> None:
+        """Server-side collections and their start. Two parts of a site may share a collection (a shop's
+        checkout and a restaurant's basket both store `orders`) only if they start it alike."""
+        _add(self._state, collections, "state collection")
+
+    def add_record_rules(self, collection: str, *rules: dict[str, Any]) -> None:
+        """Rules the site server checks before it stores a record of the collection (weblica/serve/rules.py)."""
+        dict.__setitem__(self._rules, collection, [*self._rules.get(collection, []), *rules])
+
+    def add_nav(self, *links: tuple[str, str]) -> None:
+        """(label, path) links appended to the main navigation."""
+        self._nav.extend(links)
+
+    def add_feature(self, name: str) -> None:
+        """Say the site offers `name` (a search page, a cart, accounts), which shared components link to."""
+        self._features.add(name)
+
+    def add_file(self, rel: str, body: FileBody) -> None:
+        """A served file at public/<rel>: its bytes, or what draws them when the bundle is written (so
+        building a site for tests and previews stays cheap). A file's path is never reused."""
+        _add(self._files, {rel: body}, "file")
+
+    def share(self, key: str, value: Any) -> None:
+        """A value the pages' scripts read from /assets/catalog.json."""
+        _add(self._public, {key: value}, "shared value")
 
     # ---- content ---------------------------------------------------------------------------------
     def items(self, count: int = 30) -> list[dict[str, Any]]:
         """The site's catalog of `count` entities, made once: drawn from the genre's vocabulary, or, for a
         genre whose entities are its flow's own (an events site's programme), made by that genre
-        (`CATALOG_SOURCES`), so one site never lists two unrelated sets of the same things."""
-        if "items" not in self.data:
-            import weblica.synth.genres  # noqa: F401  (registers the genres' catalog sources)
-
-            source = CATALOG_SOURCES.get(self.spec.category)
-            items = source(self, count) if source else make_items(self.spec, self.rng, count)
-            self.data["items"] = items
-            self.data["makers"] = make_makers(self.spec, self.rng)
+        (`Genre.catalog`), so one site never lists two unrelated sets of the same things."""
+        if "items" not in self._data:
+            items = self.genre.catalog(self, count)
+            if items is None:
+                items = make_items(self.spec, self.rng, count)
+            self.add_data(items=items, makers=make_makers(self.spec, self.rng))
             for item in items:
-                # drawn when the bundle is written, so building a site (tests, previews) stays cheap
-                self.files[item["image"].lstrip("/")] = partial(images.item_image, item["name"], item["kind"], item["color"],
-                                                                seed=spec_seed(self.spec))
-            self.public_json["items"] = [{k: v for k, v in item.items() if k != "facts"} for item in items]
-        return self.data["items"]
+                self.add_file(item["image"].lstrip("/"), partial(images.item_image, item["name"], item["kind"],
+                                                                 item["color"], seed=spec_seed(self.spec)))
+            self.share("items", [{k: v for k, v in item.items() if k != "facts"} for item in items])
+        return self._data["items"]
 
     def money(self, value: float, whole: bool | None = None) -> str:
         """`value` as this site writes it. Whole amounts go without cents where real sites write them so:
@@ -133,7 +220,7 @@ class SiteBuilder:
     @property
     def labels(self) -> dict[str, Any]:
         """How this genre names the generic entity fields on pages and in instructions (the `labels:` key
-        of its genre file, synth/genres/<category>.yaml; the defaults are a shop's words):
+        of its genre file, weblica/synth/genres/<genre>/genre.yaml; the defaults are a shop's words):
         `maker` / `makers` who makes or offers an entity ("brand", "airline", "clinic", "employer"),
         `price` what its price is ("price", "fare", "salary", "monthly rent", "consultation fee") and
         `per` its unit ("per night", "per year"; "" for a one-off price), `buy` the entity's main action
@@ -151,14 +238,14 @@ class SiteBuilder:
         the maker page's year and team rows ("Founded" / "Team"; a classifieds seller is a "Member
         since" and has no team), `ships` whether what it sells is delivered (its FAQ, help and footer
         speak of delivery, shipping and returns; tickets, stays and services are not shipped), `sold_as`
-        what one price buys where that is not the entity ("ticket": "How much is a ticket for X?")."""
-        from weblica.synth.intents import article  # the task grammar's article agreement ("an event")
-
+        what one price buys where that is not the entity ("ticket": "How much is a ticket for X?"), `rates` whether
+        its users rate its entities (stars, reviews and rating tasks only where they do: nobody rates a bank
+        account, a permit, a bus line, a job ad or a news story)."""
         defaults = {"maker": "brand", "makers": "brands", "price": "price", "per": "", "buy": "Add to cart",
                     "sells": True, "place": "store", "places": "stores", "saved": "Wishlist",
                     "reserve": "Reserve for pick-up", "pickup": "Pick-up location", "book": f"Book {article(self.item_noun)}",
                     "request": f"Request {article(self.item_noun)}", "support": "Order support", "founded": "founded",
-                    "available": "Available from", "stock": "in stock", "since": "", "team": "Team"}
+                    "available": "Available from", "stock": "in stock", "since": "", "team": "Team", "rates": True}
         labels = {**defaults, **self.cat.get("labels", {})}
         labels.setdefault("ships", bool(labels["sells"]))
         if not labels["ships"] and "stock" not in self.cat.get("labels", {}):
@@ -167,14 +254,37 @@ class SiteBuilder:
 
     # ---- pages and tasks ---------------------------------------------------------------------------
     def page(self, path: str, template: str, **context: Any) -> None:
-        """Register a page; `path` is the URL path ('/', '/item/x'), served from public/<path>.html."""
-        self.pages[path] = (template, context)
+        """Register a page; `path` is the URL path ('/', '/item/x'), served from public/<path>.html;
+        `template` a shared template ("listing.html.j2") or one of the genre's ("news/front.html.j2")."""
+        dict.__setitem__(self._pages, path, (template, context))
 
     def url(self, path: str) -> str:
         return self.spec.base_url + path
 
     def task(self, draft: TaskDraft) -> None:
         self.tasks.append(draft)
+
+
+class Sealed(dict):
+    """A SiteBuilder collection: a dict to every reader (templates, json, checks), which only the builder's
+    methods fill; writing into it raises. A copy or a pickle of it is a plain dict."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a site's collections are filled through SiteBuilder's methods "
+                        "(add_data, add_state, add_record_rules, add_file, share, page)")
+
+    __setitem__ = __delitem__ = __ior__ = update = setdefault = pop = popitem = clear = _refuse  # type: ignore[assignment]
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return dict, (dict(self),)
+
+
+def _add(target: Sealed, values: dict[str, Any], what: str) -> None:
+    for key, value in values.items():
+        if key in target and target[key] is not value and target[key] != value:
+            raise ValueError(f"the site's {what} '{key}' is already set to something else: two parts of the "
+                             f"site use one name; give one of them another")
+        dict.__setitem__(target, key, value)
 
 
 class _CompiledTemplates(jinja2.BytecodeCache):
@@ -197,8 +307,11 @@ class _CompiledTemplates(jinja2.BytecodeCache):
 _COMPILED = _CompiledTemplates()
 
 
-def _jinja_env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(synth_dir() / "templates")),
+def _jinja_env(genre: Genre) -> jinja2.Environment:
+    """The shared templates (weblica/synth/templates) and the genre's own, named "<its folder>/<file>"."""
+    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(synth_dir() / "templates")),
+                                  jinja2.PrefixLoader({genre.folder: jinja2.FileSystemLoader(str(genre.templates))})])
+    env = jinja2.Environment(loader=loader,
                              autoescape=lambda name: bool(name) and name.endswith(".html.j2"),  # never CSS
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              bytecode_cache=_COMPILED)
@@ -237,14 +350,14 @@ def _renderer(site: SiteBuilder) -> tuple[jinja2.Environment, dict[str, Any]]:
     """The site's jinja environment (its locale's filters) and the context every page shares, after the
     page grammar (weblica/synth/page_grammar.py) picked the site's component variants and added its
     info pages."""
-    from weblica.synth.intents import kinds_said  # the task grammar's agreement (intents import no site module)
-
     layout = compose(site)
-    env = _jinja_env()
+    env = _jinja_env(site.genre)
     env.filters["money"] = _per_site(site.money)
     env.filters["date"] = _per_site(site.date)
     env.filters["kinds"] = _per_site(partial(kinds_said, site.cat, items_noun=site.items_noun))  # "More coupes", "All poetry books"
     style = site.spec.style
+    # a global, not a context value: the macros that templates import without context read it too
+    env.globals["ds"] = design.context(style.design, style.theme)
     common = {"site": site, "spec": site.spec, "style": style, "nav": site.nav, "fmt": site.fmt,
               "distractors": site.spec.distractors, "cat": site.cat,
               "site_config": json.dumps({"locale": site.fmt, "id": site.spec.site_id, "name": site.name,
@@ -257,7 +370,9 @@ def render_pages(site: SiteBuilder, paths: list[str] | None = None) -> dict[str,
     """The HTML of the site's pages (all, or those of `paths`), URL path -> text; draws no image."""
     env, common = _renderer(site)
     wanted = sorted(site.pages) if paths is None else paths
-    return {path: env.get_template(site.pages[path][0]).render(**common, path=path, **site.pages[path][1])
+    system = site.spec.style.design
+    return {path: with_design_classes(env.get_template(site.pages[path][0]).render(**common, path=path,
+                                                                                   **site.pages[path][1]), system)
             for path in wanted}
 
 
@@ -265,14 +380,15 @@ def render_site(site: SiteBuilder) -> dict[str, bytes]:
     """All served files of the site, path -> bytes, in a deterministic order."""
     env, common = _renderer(site)
     for rel, body in _site_images(site).items():
-        site.files.setdefault(rel, body)
+        if rel not in site.files:
+            site.add_file(rel, body)
     files: dict[str, bytes] = {path: body() if callable(body) else body for path, body in site.files.items()}
     for path, (template, context) in sorted(site.pages.items()):
-        html = env.get_template(template).render(**common, path=path, **context)
+        html = with_design_classes(env.get_template(template).render(**common, path=path, **context),
+                                   site.spec.style.design)
         files[page_file(path)] = html.encode("utf-8")
     files["assets/site.css"] = env.get_template("site.css.j2").render(**common).encode("utf-8")
-    for script in ("site.js", "widgets.js", "distractors.js"):
-        files[f"assets/{script}"] = (synth_dir() / "static" / script).read_bytes()
+    # the runtime's scripts (/assets/site.js, ...) are served from the package, not written here
     files["assets/catalog.json"] = json.dumps(site.public_json, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return dict(sorted(files.items()))
 
@@ -303,9 +419,13 @@ def write_bundle(site: SiteBuilder, out_dir: Path, tasks: list[Task]) -> Path:
         target = root / PUBLIC / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(body)
+    # "runtime": the digest of the scripts the site server serves it (weblica/site_runtime), which its
+    # tasks were validated with
     site_json = {"spec": site.spec.to_dict(), "name": site.name, "initial_state": site.initial_state,
                  "pages": sorted(site.pages), "generator": site.spec.generator,
-                 "layout": site.layout.to_dict()}
+                 "layout": site.layout.to_dict(), "runtime": runtime_digest(),
+                 # the component layer its pages load (weblica/synth/design): a system, its version and theme
+                 "design": design.context(site.spec.style.design, site.spec.style.theme).record()}
     if site.record_rules:
         site_json["record_rules"] = site.record_rules
     (root / "site.json").write_text(json.dumps(site_json, indent=1, sort_keys=True, ensure_ascii=False) + "\n",

@@ -1,6 +1,7 @@
-"""SiteSpec (skill x category x style x seed) and the catalogs it is drawn from: `synth/skills.yaml`,
-`synth/styles.yaml` and one genre file per category, `synth/genres/<category>.yaml` (its entity model:
-kinds and their nouns, labels, traits, price semantics; see `weblica/synth/entities.py`).
+"""SiteSpec (skill x category x style x seed) and the catalogs it is drawn from, package data of
+weblica.synth: `catalogs/skills.yaml`, `catalogs/styles.yaml` and one genre file per category,
+`genres/<genre>/genre.yaml` (its entity model: kinds and their nouns, labels, traits, price semantics;
+see `weblica/synth/entities.py`; the genre's folder is its category id with "_" for "-").
 
 Not every skill fits every genre: a skill may name a genre trait it `needs` (checkout needs `cart`,
 booking `bookable`, store-locator `places`, date-picker `dates`); `sample_spec` draws only compatible
@@ -8,7 +9,6 @@ pairs and refuses an incompatible one with the reason and the compatible categor
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -20,10 +20,13 @@ import yaml
 SYNTH_HOST_SUFFIX = "synth.test"
 
 
+GENRE_FILE = "genre.yaml"
+
+
 def synth_dir() -> Path:
-    """The catalogs/templates folder: $WEBLICA_SYNTH_DIR, else `synth/` at the repository root."""
-    override = os.environ.get("WEBLICA_SYNTH_DIR")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "synth"
+    """The folder of weblica.synth's package data: `catalogs/`, `templates/`, `prompts/` and
+    `genres/<genre>/`; an installed wheel carries all of it (and the site runtime, weblica/site_runtime)."""
+    return Path(__file__).resolve().parent
 
 
 class CatalogError(ValueError):
@@ -32,9 +35,9 @@ class CatalogError(ValueError):
 
 @lru_cache(maxsize=None)
 def _load(name: str) -> dict[str, Any]:
-    path = synth_dir() / f"{name}.yaml"
+    path = synth_dir() / "catalogs" / f"{name}.yaml"
     if not path.exists():
-        raise CatalogError(f"catalog {path} is missing: set WEBLICA_SYNTH_DIR to the folder holding {name}.yaml")
+        raise CatalogError(f"catalog {path} is missing: reinstall weblica (the catalogs are its package data)")
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
@@ -49,18 +52,22 @@ TRAITS = ("cart", "bookable", "places", "dates")
 
 @lru_cache(maxsize=None)
 def categories() -> dict[str, dict[str, Any]]:
-    """Category id -> its genre file (`synth/genres/<id>.yaml`), checked: every required key, kinds as
-    kind -> its own nouns (no noun shared by two kinds, so a name tells its kind), known traits."""
-    folder = synth_dir() / "genres"
-    files = sorted(folder.glob("*.yaml"))
+    """Category id -> its genre file (`genres/<genre>/genre.yaml`), checked (`read_genres`)."""
+    return read_genres(synth_dir() / "genres")
+
+
+def read_genres(folder: Path) -> dict[str, dict[str, Any]]:
+    """Category id -> genre file of every `<folder>/<genre>/genre.yaml`, checked: every required key,
+    kinds as kind -> its own nouns (no noun shared by two kinds, so a name tells its kind), known traits."""
+    files = sorted(folder.glob(f"*/{GENRE_FILE}"))
     if not files:
-        raise CatalogError(f"no genre files in {folder}: set WEBLICA_SYNTH_DIR to the folder holding genres/*.yaml")
+        raise CatalogError(f"no genre files ({folder}/*/{GENRE_FILE}): reinstall weblica (the genres are its package data)")
     out: dict[str, dict[str, Any]] = {}
     for path in files:
         genre = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         missing = [key for key in GENRE_KEYS if key not in genre]
         if missing:
-            raise CatalogError(f"{path}: missing {', '.join(missing)} (see synth/genres/electronics.yaml)")
+            raise CatalogError(f"{path}: missing {', '.join(missing)} (see weblica/synth/genres/electronics/{GENRE_FILE})")
         kinds = genre["kinds"]
         if not isinstance(kinds, dict) or not all(isinstance(n, list) and n for n in kinds.values()):
             raise CatalogError(f"{path}: kinds must map each kind to a list of its nouns")
@@ -70,7 +77,7 @@ def categories() -> dict[str, dict[str, Any]]:
         unknown = set(genre["traits"]) - set(TRAITS)
         if unknown:
             raise CatalogError(f"{path}: unknown traits {sorted(unknown)}; known: {', '.join(TRAITS)}")
-        out[path.stem] = genre
+        out[path.parent.name.replace("_", "-")] = genre
     return out
 
 
@@ -117,6 +124,10 @@ class Style:
     radius: int
     surface: str
     shadow: str
+    # the component layer (weblica/synth/design): a real design system, or weblica's own hand-written style
+    # ("weblica", what bundles written before systems existed use); `theme` a system's theme (Bootswatch's)
+    design: str = "weblica"
+    theme: str = ""
 
     @property
     def locale_format(self) -> dict[str, Any]:
@@ -158,9 +169,12 @@ class SiteSpec:
 
 
 def sample_spec(seed: int, skill: str | None = None, category: str | None = None, style: str | None = None,
-                generator: str = "procedural", split: str | None = None) -> SiteSpec:
+                generator: str = "procedural", split: str | None = None, design: str | None = None) -> SiteSpec:
     """Resolve the axes left as None from the seed; the same arguments always give the same spec.
-    With `split` (train | val), categories and aesthetics come only from that split (synth/splits.py)."""
+    With `split` (train | val), categories and aesthetics come only from that split (synth/splits.py).
+    `design` pins the design system (weblica/synth/design; "weblica" for the hand-written style); left
+    as None it is drawn for the genre from its own rng, so it moves no other draw."""
+    from weblica.synth import design as designs
     from weblica.synth.distractors import sample_menu
     from weblica.synth.splits import allowed
 
@@ -191,5 +205,13 @@ def sample_spec(seed: int, skill: str | None = None, category: str | None = None
                      heading=preset["heading"], radius=int(preset["radius"]), surface=preset["surface"],
                      shadow=preset["shadow"], **axes)
     distractors = sample_menu(rng, space["distractors"])
+    system, theme = designs.choose(category, seed, skill, aesthetic, resolved.mode)
+    if design is not None:
+        try:
+            designs.context(design)
+        except designs.DesignError as exc:  # an unknown system, refused naming the known ones
+            raise CatalogError(str(exc)) from None
+        system, theme = design, theme if design == system else ""
+    resolved.design, resolved.theme = system, theme
     return SiteSpec(skill=skill, category=category, style=resolved, seed=seed, distractors=distractors,
                     generator=generator)

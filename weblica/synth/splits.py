@@ -73,3 +73,43 @@ def split_site_seeds(seeds: list[int], split: str | None) -> list[int]:
         return seeds
     offset = load_manifest().seed_offset
     return [split_seed(s % offset, split) for s in seeds]
+
+
+def split_of(spec: dict) -> str:
+    """The split a bundle's spec (site.json's `spec`) belongs to: val when its seed is in the validation
+    range or its category or aesthetic is reserved for validation, else train."""
+    manifest = load_manifest()
+    reserved = (spec.get("seed", 0) >= manifest.seed_offset or spec.get("category") in manifest.categories
+                or (spec.get("style") or {}).get("aesthetic") in manifest.aesthetics)
+    return "val" if reserved else "train"
+
+
+TASK_SET = "tasks.jsonl"
+
+
+def write_task_set(out: Path, split: str) -> tuple[Path, int, int]:
+    """`out/tasks.jsonl`: the tasks of every bundle in `out` that belongs to `split`, each naming its bundle by
+    its folder's name, which `load_tasks` finds beside the file (so the set keeps working wherever `out` is
+    moved or the recipe runs from). Bundles of the other split are left out. Returns (path, tasks, bundles);
+    written whole or not at all."""
+    import json
+
+    from weblica.env.task import load_tasks, save_tasks
+    from weblica.synth.bundles import bundle_dirs
+
+    if split not in SPLITS:
+        raise SplitError(f"unknown split '{split}': use train or val")
+    tasks, bundles = [], 0
+    for bundle in bundle_dirs(out):
+        spec = json.loads((bundle / "site.json").read_text(encoding="utf-8")).get("spec", {})
+        if split_of(spec) != split or not (bundle / "tasks.jsonl").exists():
+            continue
+        bundles += 1
+        for task in load_tasks(bundle / "tasks.jsonl"):
+            task.source.bundle = bundle.name
+            tasks.append(task)
+    path = out / TASK_SET
+    partial = path.with_name(path.name + ".partial")
+    save_tasks(tasks, partial)
+    partial.replace(path)
+    return path, len(tasks), bundles

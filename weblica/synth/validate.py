@@ -2,7 +2,7 @@
 
 A task is valid when its start page loads without console errors, its oracle succeeds, and its
 checks reject a no-op run, a seeded random run, the "do everything" runs of a state task (played in
-the browser against the site server) and every negative of weblica.synth.negatives (wrong and
+the browser against the site server) and every negative of weblica.scoring.negatives (wrong and
 adversarial answers, URLs, states). Each negative is counted by kind; a task whose checks accept one
 is dropped, listed with it. With `compile_plans` the oracle is first compiled from the task's plan
 (generation); otherwise the stored oracle is replayed. Episodes run on the env's virtual clock (see
@@ -22,13 +22,17 @@ from typing import Any
 
 from weblica.env.actions import VIEWPORT_HEIGHT, VIEWPORT_WIDTH, Action
 from weblica.env.popups import without_dismissals
-from weblica.env.task import Task, evaluate_checks, load_tasks
+from weblica.env.task import Task, load_tasks
+from weblica.scoring.checks import evaluate_checks
 from weblica.progress import OptionalBar
 from weblica.serve.server import SiteServer
-from weblica.synth.negatives import all_negatives, describe, maximal_plans
+from weblica.scoring.negatives import OracleRun, describe
+from weblica.scoring.registry import all_negatives
+from weblica.synth.maximal import NAMED_FIELD_PLAYED, maximal_plans
 from weblica.synth.playback import STEP_VIRTUAL_MS, RequestTracker, performed, play, settle
 from weblica.synth.player import Compiler, PlanError
 from weblica.synth.quick_typing import QuickTyping
+from weblica.synth.bundles import bundle_dirs  # noqa: F401  (callers import it from here too)
 from weblica.synth.validation_report import TaskOutcome, ValidationReport
 from weblica.synth.validation_tabs import InProcessBackend, SlotPool, origin_of
 
@@ -39,13 +43,14 @@ RANDOM_STEPS = 8
 
 
 def negatives_rejected(task: Task, answer: str | None, url: str, state: dict[str, Any] | None,
-                       page_text: str | None = None) -> tuple[Counter[str], list[tuple[str, str]]]:
-    """Ask the task's checks about every negative (weblica.synth.negatives) built from the oracle's
-    answer, URL, end state and final page text; returns the negatives tried by kind and those accepted
-    as (kind, what it was)."""
+                       page_text: str | None = None, initial: Any = None,
+                       another_answer: str | None = None) -> tuple[Counter[str], list[tuple[str, str]]]:
+    """Ask the task's checks about every negative (weblica.scoring.negatives) built from the oracle's
+    answer, URL, end state (beside the site's initial state) and final page text; returns the negatives
+    tried by kind and those accepted as (kind, what it was)."""
     tried: Counter[str] = Counter()
     accepted: list[tuple[str, str]] = []
-    for negative in all_negatives(task, answer, page_text, state):
+    for negative in all_negatives(task, OracleRun(answer, page_text, state, initial, another_answer)):
         tried[negative.kind] += 1
         if evaluate_checks(task, *negative.resolve(answer, url, state))[0] > 0:
             accepted.append((negative.kind, describe(negative)))
@@ -108,6 +113,7 @@ class Validator:
         # site, start URL and instance, the episode seed, its kind (`_episode`), the actions performed and
         # the documents it loaded, as plain dicts
         self.episodes_played: list[dict[str, Any]] | None = None
+        self._answers: dict[str, list[str]] = {}  # site -> the answers its tasks' plans give
 
     @property
     def page_loads(self) -> Counter[str]:
@@ -212,7 +218,8 @@ class Validator:
                 outcome.failures.append(f"console errors during the oracle run: {errors[:2]}")
             # only answer negatives read the page's text (innerText lays out the whole page)
             page_text = await _visible_text(tracker) if any(c.type == "answer_match" for c in task.checks) else None
-            tried, accepted = negatives_rejected(task, answer, page.url, state, page_text)
+            tried, accepted = negatives_rejected(task, answer, page.url, state, page_text,
+                                                 self.backend.initial_state(task), self._another_answer(task, answer))
             outcome.negatives_tried.update(tried)
             for kind, what in accepted:
                 outcome.accepted(kind, what)
@@ -293,7 +300,7 @@ class Validator:
             self.texts_typed.update({"at_once": at_once, "key_by_key": key_by_key})
 
     async def maximal_run(self, task: Task, outcome: TaskOutcome) -> None:
-        """The "do everything" runs of a state task (weblica.synth.negatives.maximal_plans), each in a
+        """The "do everything" runs of a state task (weblica.synth.maximal.maximal_plans), each in a
         fresh episode against the real site server; an end state other than the oracle's that the
         checks accept drops the task. A run that leaves what the checks read as the oracle left it
         (an idempotent save done twice, a second login that only adds to the site's log) is no
@@ -317,19 +324,38 @@ class Validator:
                     result = await self._episode(task, episode_id, body, kind="maximal")
             except Exception:  # the page navigated away mid-plan: not a run the site allows
                 continue
+            kind = "named_field" if label.startswith(NAMED_FIELD_PLAYED) else "maximal"
+            if kind == "named_field" and result is None:  # the wrong value stopped the plan: the site refused it
+                outcome.negatives_tried[kind] += 1
+                continue
             if result is None or _read_by_checks(task, result[0]) == _read_by_checks(task, outcome.end_state):
+                if kind == "named_field":  # a wrong password that changed nothing the checks read
+                    outcome.negatives_tried[kind] += 1
+                    outcome.accepted(kind, label + ": the checked state came out as the oracle's")
                 continue
             state, url, actions = result
-            outcome.negatives_tried["maximal"] += 1
+            outcome.negatives_tried[kind] += 1
             if evaluate_checks(task, None, url, state)[0] > 0:
-                outcome.accepted("maximal", label)
-            elif outcome.maximal is None:
+                outcome.accepted(kind, label)
+            elif outcome.maximal is None and kind == "maximal":
                 outcome.maximal = actions
+
+    def _another_answer(self, task: Task, answer: str | None) -> str | None:
+        """The answer of another task of the same site, other than this one's (a "gold or another task's
+        answer" negative)."""
+        for other in self._answers.get(task.source.site or "", []):
+            if answer is None or other.strip().lower() != str(answer).strip().lower():
+                return other
+        return None
 
     async def validate_tasks(self, tasks: list[Task], compile_plans: bool) -> list[TaskOutcome]:
         """Every task's oracle run, and per start page a no-op run (inside its first task's oracle
         episode) and a seeded random run, then each state task's maximal runs; what a baseline run
         wrongly satisfies invalidates the task."""
+        for task in tasks:  # the answers the plans give, per site, for the "another task's answer" negatives
+            done = [s for s in task.metadata.get("plan", []) if s.get("op") == "done" and s.get("answer")]
+            if done:
+                self._answers.setdefault(task.source.site or "", []).append(str(done[-1]["answer"]))
         slipped: dict[str, list[tuple[str, str]]] = {t.id: [] for t in tasks}
         by_start: dict[str, list[Task]] = {}
         for task in tasks:
@@ -344,12 +370,6 @@ class Validator:
             for kind, what in slipped[outcome.task_id]:
                 outcome.accepted(kind, what)
         return list(outcomes)
-
-
-def bundle_dirs(path: Path) -> list[Path]:
-    if (path / "site.json").exists():
-        return [path]
-    return sorted(p for p in path.iterdir() if (p / "site.json").exists()) if path.is_dir() else []
 
 
 async def validate_bundles(paths: list[Path], compile_plans: bool = False, concurrency: int = 4,

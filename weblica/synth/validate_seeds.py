@@ -8,7 +8,7 @@ at episode seed 0. Here each task valid there is played again at a few more seed
 `episode_task` (an instance family's member of that seed: its instruction, checks and gold), the page
 gets that seed (distractors, header, `Math.random`) and the server that instance. At each seed the
 oracle plan is compiled afresh (a recorded oracle holds seed 0's dismissals) and must win, and every
-answer, URL and state negative of weblica.synth.negatives must be rejected against that seed's gold
+answer, URL and state negative of weblica.scoring.negatives must be rejected against that seed's gold
 and end page. The no-op, random and "do everything" baselines do not depend on the seed's pop-ups the
 way an oracle does and stay at seed 0 only. A task that fails at a seed is dropped with the seed named.
 """

@@ -199,6 +199,10 @@ class InProcessBackend(SynthBackend):
         self._app.extensions["weblica_store"].reset(self._site(task).site_id, episode_id)
         return self.network(task, episode_id, seed)
 
+    def initial_state(self, task: Task) -> dict[str, Any]:
+        """The state every episode of the task's site starts from (what the oracle's run changed is the rest)."""
+        return json.loads(json.dumps(with_views(self._site(task).initial_state), sort_keys=True))
+
     async def state(self, task: Task, episode_id: str) -> dict[str, Any] | None:
         entry = self._site(task)
         state = self._app.extensions["weblica_store"].get(entry.site_id, episode_id, entry.initial_state)

@@ -18,8 +18,8 @@ from itertools import combinations
 from typing import Callable, Sequence
 
 from weblica.env.task import Task
-from weblica.eval.judge import ChatProvider, JudgeError, chat
-from weblica.tasks.rubric import LARGE_GROUP, FactGroup, difficulty, fact_groups
+from weblica.scoring.benchmark_judges import ChatProvider, JudgeError, chat
+from weblica.scoring.fact_groups import LARGE_GROUP, FactGroup, difficulty, fact_groups
 
 # (task, kept groups, all groups) -> the sub-task's instruction
 Rewriter = Callable[[Task, Sequence[FactGroup], Sequence[FactGroup]], str]

@@ -1,9 +1,14 @@
-"""Importers from published web-task files into weblica Tasks (`source.kind = live`, judged by rubric).
+"""Importers from published web-task files into weblica Tasks (`source.kind = live`).
 
 | format | read from | fields used |
 |---|---|---|
 | `webgym` | WebGym task JSONL (microsoft/webgym, `areal/dataset/webgym.py`) | `task_id`, `task_name` (or `task`), `website`, `domain`, `subdomain`, `difficulty`, `evaluator_reference`, `reference_answer` |
 | `insta` | InSTA task files (data-for-agents/insta-150k and its v3 release) | `domain`, `task`; optional `id`, `url`, `judgment`/`success` kept as metadata |
+| `webarena` | WebArena configs (`config_files/test.raw.json`) | `task_id`, `intent`, `start_url`, `sites`, `eval` (see `weblica.tasks.webarena`) |
+| `mind2web` | Mind2Web and Online-Mind2Web task files | `annotation_id`/`task_id`, `confirmed_task`, `website`, `domain`, `action_reprs` (see `weblica.tasks.mind2web`) |
+
+`import_file` also returns an `ImportReport`: what became checks, what went to rubric criteria and what did
+not map (WebArena's evaluations, Mind2Web's recorded actions).
 
 `evaluator_reference` is a flat list of facts (strings or `{"description": ...}`) — one fact group, as
 WebGym's judge treats it — or a list of groups (lists, or `{"objective"?, "facts": [...]}`). The task's
@@ -18,9 +23,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from weblica.env.task import Task, TaskError, TaskSource, first_duplicate_id
-from weblica.tasks.rubric import difficulty, parse_fact_groups
+from weblica.scoring.fact_groups import difficulty, parse_fact_groups
+from weblica.tasks.report import ImportReport
 
-FORMATS = ("webgym", "insta")
+FORMATS = ("webgym", "insta", "webarena", "mind2web")
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
@@ -103,22 +109,48 @@ def detect_format(records: Iterable[dict[str, Any]]) -> str:
     first = next(iter(records), {})
     if "task_name" in first or "evaluator_reference" in first:
         return "webgym"
+    if "intent" in first and "eval" in first:
+        return "webarena"
+    if "confirmed_task" in first:
+        return "mind2web"
     if "domain" in first and "task" in first:
         return "insta"
-    raise TaskError(f"cannot tell the task format from fields {sorted(first)}: pass --format webgym|insta")
+    raise TaskError(f"cannot tell the task format from fields {sorted(first)[:12]}: pass --format "
+                    f"{'|'.join(FORMATS)}")
 
 
-def import_tasks(path: str | Path, fmt: str = "auto") -> list[Task]:
-    """Tasks from a WebGym or InSTA file; `fmt` auto-detects from the first record's fields."""
+def import_file(path: str | Path, fmt: str = "auto", sites: dict[str, str] | None = None
+                ) -> tuple[list[Task], ImportReport]:
+    """Tasks from a WebGym, InSTA, WebArena or Mind2Web file (`fmt` auto-detects from the first record's
+    fields), and the report of what mapped. `sites`: NAME -> URL for the sites a file names without a URL
+    (WebArena's __SHOPPING__ placeholders, Mind2Web's website names)."""
+    from weblica.tasks.mind2web import from_mind2web
+    from weblica.tasks.webarena import from_webarena, site_urls
+
     records = read_records(path)
+    report = ImportReport()
     if not records:
-        return []
+        return [], report
     fmt = detect_format(records) if fmt == "auto" else fmt
-    convert = {"webgym": from_webgym, "insta": from_insta}.get(fmt)
-    if convert is None:
+    sites = dict(sites or {})
+    if fmt == "webgym":
+        tasks = [from_webgym(r, i) for i, r in enumerate(records)]
+    elif fmt == "insta":
+        tasks = [from_insta(r, i) for i, r in enumerate(records)]
+    elif fmt == "webarena":
+        urls = site_urls(sites)
+        tasks = [from_webarena(r, urls, report) for r in records]
+    elif fmt == "mind2web":
+        tasks = [t for i, r in enumerate(records) if (t := from_mind2web(r, i, sites, report)) is not None]
+    else:
         raise TaskError(f"unknown task format '{fmt}': use {', '.join(FORMATS)} or auto")
-    tasks = [convert(r, i) for i, r in enumerate(records)]
     duplicate = first_duplicate_id(tasks)
     if duplicate is not None:
         raise TaskError(f"{path}: task id '{duplicate}' appears twice")
-    return tasks
+    checked = [Task.from_dict(t.to_dict()) for t in tasks]   # what a tasks.jsonl loads: the same checks apply
+    return checked, report
+
+
+def import_tasks(path: str | Path, fmt: str = "auto", sites: dict[str, str] | None = None) -> list[Task]:
+    """Tasks from a WebGym, InSTA, WebArena or Mind2Web file (see `import_file`)."""
+    return import_file(path, fmt, sites)[0]

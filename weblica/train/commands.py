@@ -1,6 +1,8 @@
 """`weblica train sft|grpo --config FILE`."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from weblica.cli import UserError, emit
@@ -38,22 +40,58 @@ def register(cli: click.Group) -> None:
                 config = config_from_dict(type(config), values, "--set")
         except ConfigError as exc:
             raise UserError(str(exc)) from None
+        check_task_files(config, config_path)   # before minutes of model building, not after
         if nproc > 1 and "WORLD_SIZE" not in os.environ:
             launch_ranks(nproc, kind, config_path, overrides, as_json)
             return
+        from weblica.progress import TrainingProgress
+
+        main_rank = os.environ.get("RANK", "0") == "0"  # the other ranks hold the same summary
         try:
-            if kind == "sft":
-                from weblica.train.sft import train_sft
+            with TrainingProgress(f"train {kind}", enabled=main_rank and not as_json) as bar:
+                if kind == "sft":
+                    from weblica.train.sft import train_sft
 
-                summary = train_sft(config)  # type: ignore[arg-type]
-            else:
-                from weblica.train.grpo import train_grpo
+                    summary = train_sft(config, bar)  # type: ignore[arg-type]
+                else:
+                    from weblica.train.grpo import train_grpo
 
-                summary = train_grpo(config)  # type: ignore[arg-type]
+                    summary = train_grpo(config, bar)  # type: ignore[arg-type]
         except (FileNotFoundError, ValueError) as exc:
             raise UserError(str(exc)) from None
-        if os.environ.get("RANK", "0") == "0":  # the other ranks hold the same summary
-            emit(summary, as_json)
+        if main_rank:
+            emit(summary, as_json, human_summary(kind, summary, config.output_dir))
+
+
+def check_task_files(config: object, config_path: str) -> None:
+    """Each task file the recipe names is there; one that is not fails at once, naming the command that
+    makes it where it is a synth site's (weblica/missing_site.py)."""
+    from weblica.missing_site import missing_tasks_message
+
+    for key in ("tasks", "eval_tasks"):
+        value = getattr(config, key, None)
+        if value and not Path(value).is_file():
+            raise UserError(f"{config_path}: {key}: {missing_tasks_message(value)}")
+
+
+def human_summary(kind: str, summary: dict, output_dir: str) -> str:
+    """A training summary as a person reads it (`--json` prints the dict itself)."""
+    from weblica.progress import describe_metrics
+
+    if summary.get("nothing_to_do"):
+        done = f"{summary['steps']} steps" if kind == "sft" else f"{summary['iterations']} iterations"
+        more = "epochs" if kind == "sft" else "iterations"
+        return (f"nothing to do: {output_dir} already holds this recipe's finished run ({done}); its model is "
+                f"{summary['final']}. Raise {more} (--set {more}=N) to train on, or give another output_dir.")
+    if kind == "sft":
+        loss = summary.get("last_loss")
+        return (f"SFT: {summary['steps']} steps on {summary['samples']} samples"
+                + (f", last loss {loss:.4g}" if isinstance(loss, (int, float)) else "")
+                + f"\nmodel: {summary['final']}")
+    last = summary.get("last") or {}
+    shown = describe_metrics(last, ("reward", "success", "episodes", "loss", "clip_fraction", "grad_norm"))
+    return (f"GRPO: {summary['iterations']} iterations" + (f"; last: {shown}" if shown else "")
+            + f"\nmodel: {summary['final']}\nmetrics: {Path(output_dir) / 'metrics.jsonl'}")
 
 
 def launch_ranks(nproc: int, kind: str, config_path: str, overrides: tuple[str, ...], as_json: bool) -> None:

@@ -28,6 +28,9 @@ class ModelOptions:
     gradient_checkpointing: bool = _f(False, "recompute activations in backward (large models)")
     freeze_vision: bool = _f(False, "keep the vision tower frozen")
     keep_images: int = _f(1, "screenshots kept in context (the last k turns)")
+    obs: str = _f("screenshot", "what each turn shows the model: screenshot | axtree (the page's accessibility tree "
+                                "as text: role, name and box centre of each element; no image) | both "
+                                "(weblica.policy.axtree)")
     prompt_format: str = _f("weblica", "weblica (our 13-tool schema) | computer_use (Qwen3-VL's native computer_use "
                                        "tool, 0-1000 coordinates, mapped onto the same tools)")
     parallelism: str = _f("ddp", "with several ranks: ddp (each rank a full replica, gradients summed) | fsdp (FSDP2: "
@@ -53,7 +56,16 @@ class OptimizerOptions:
 
 
 @dataclass
-class SFTConfig(OptimizerOptions, ModelOptions):
+class LoggingOptions:
+    """Where metrics go besides metrics.jsonl (one JSON line a step or iteration)."""
+    report_to: list[str] = _f(["tensorboard"], "where metrics go besides metrics.jsonl: tensorboard, wandb "
+                                              "(needs the wandb package; WANDB_MODE=offline works without network)")
+    wandb_project: str = _f("weblica", "wandb project (report_to: [wandb])")
+    run_name: str = _f("", "the run's name in wandb (default: output_dir's folder name)")
+
+
+@dataclass
+class SFTConfig(LoggingOptions, OptimizerOptions, ModelOptions):
     output_dir: str = _f("out/sft", "checkpoints, metrics.jsonl, tensorboard/ and final/ go here")
     seed: int = _f(0, "fixes data order, teacher rollouts and initialisation")
     trajectories: list[str] = _f([], "run directories (episodes.jsonl + screens/) to clone")
@@ -69,7 +81,7 @@ class SFTConfig(OptimizerOptions, ModelOptions):
 
 
 @dataclass
-class GRPOConfig(OptimizerOptions, ModelOptions):
+class GRPOConfig(LoggingOptions, OptimizerOptions, ModelOptions):
     output_dir: str = _f("out/grpo", "checkpoints, rollouts/, metrics.jsonl, tensorboard/ and final/ go here")
     seed: int = _f(0, "fixes task order, sampling, environments and updates")
     tasks: str = _f("", "tasks.jsonl of training tasks")
@@ -83,6 +95,16 @@ class GRPOConfig(OptimizerOptions, ModelOptions):
     mini_batches: int = _f(2, "optimizer steps per PPO epoch")
     clip_low: float = _f(0.2, "lower clip range (ratio >= 1 - clip_low)")
     clip_high: float = _f(0.28, "upper clip range (ratio <= 1 + clip_high; clip-higher)")
+    clip_ratio_c: float = _f(3.0, "dual clip: a token with advantage A < 0 loses at most -A * clip_ratio_c, however "
+                                  "large its ratio (verl's clip_ratio_c; 0: off)")
+    log_ratio_clamp: float = _f(20.0, "the log-ratio log(pi/pi_old) is clamped to +-this before exp (verl: 20)")
+    tis_cap: float = _f(0.0, "truncated importance sampling: each token's loss weighted by min(pi_trainer / "
+                             "pi_rollout, tis_cap), pi_trainer from a no-grad pass before the update, which "
+                             "then is the PPO ratio's old policy (verl's rollout correction; 2.0 is usual; 0: off)")
+    mask_truncated: bool = _f(True, "overlong filtering: a turn cut at max_new_tokens carries no loss (its "
+                                    "episode's reward says nothing about the unfinished response)")
+    loss_aggregation: str = _f("token_mean", "token_mean (every response token of a mini-batch weighs the same) | "
+                                             "sequence_mean (each turn's token mean, then the mean over turns)")
     kl_coef: float = _f(0.0, "k3 KL penalty against the initial policy (0: off)")
     entropy_coef: float = _f(0.0, "entropy bonus (0: off)")
     learning_rate: float = _f(1e-5, "AdamW learning rate (lower than SFT's: updates on sampled rollouts)")
@@ -102,6 +124,18 @@ class GRPOConfig(OptimizerOptions, ModelOptions):
     rollout_backend: str = _f("hf", "hf (the training model) | vllm (GPU; weights synced each iteration)")
     vllm_sleep_level: int = _f(1, "vLLM sleep mode during each update: 0 off, 1 weights to CPU and KV cache "
                                   "freed, 2 both freed (every tensor is then re-sent)")
+    max_model_len: int = _f(16384, "vLLM's context limit (prompt + response tokens); without it vLLM takes the "
+                                   "model's own (262,144 for Qwen3-VL), whose KV cache cannot fit")
+    gpu_memory_utilization: float = _f(0.35, "share of each GPU's memory vLLM may take (weights, KV cache, CUDA "
+                                             "graphs); the rest is the trainer's")
+    limit_mm_per_prompt: int = _f(0, "images vLLM reserves room for in one prompt (0: keep_images, the "
+                                     "screenshots a prompt holds)")
+    enforce_eager: bool = _f(False, "run vLLM without CUDA graphs (slower; for debugging)")
+    eval_tasks: str = _f("", "tasks.jsonl of held-out tasks played every eval_every iterations (greedy by "
+                             "default); success lands in metrics.jsonl and TensorBoard as eval/success")
+    eval_every: int = _f(0, "iterations between held-out evaluations, and after the last one (0: never)")
+    eval_temperature: float = _f(0.0, "sampling temperature of the held-out evaluation (0: greedy)")
+    eval_repeats: int = _f(1, "episodes per held-out task at each evaluation")
     save_every: int = _f(1, "iterations between checkpoints")
 
 
@@ -143,11 +177,14 @@ def load_config(path: str | Path, kind: str | None = None) -> SFTConfig | GRPOCo
 
 
 MASTER_WEIGHT_MODES = ("auto", "on", "off", "stochastic_rounding")
+OBSERVATION_MODES = ("screenshot", "axtree", "both")
+LOSS_AGGREGATIONS = ("token_mean", "sequence_mean")
+REPORTERS = ("tensorboard", "wandb")
 PARALLELISMS = ("ddp", "fsdp")
 
 # counts that must be at least 1 (0 would train nothing, or divide by zero deep inside a loop)
 AT_LEAST_ONE = ("epochs", "batch_size", "micro_batch_size", "iterations", "groups_per_batch", "group_size",
-                "ppo_epochs", "mini_batches", "parallel")
+                "ppo_epochs", "mini_batches", "parallel", "eval_repeats", "max_model_len")
 
 
 def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> Any:
@@ -176,11 +213,54 @@ def config_from_dict(cls: type, data: dict[str, Any], where: str = "config") -> 
                               "use rollout_backend: hf")
         if config.vllm_sleep_level not in (0, 1, 2):
             raise ConfigError(f"{where}: vllm_sleep_level must be 0, 1 or 2, not {config.vllm_sleep_level!r}")
+    _check_options(config, where)
     for name in AT_LEAST_ONE:
         value = getattr(config, name, 1)
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigError(f"{where}: {name} must be a whole number >= 1, not {value!r}")
     return config
+
+
+def _check_options(config: Any, where: str) -> None:
+    """Observation, logging, loss-safety, vLLM-engine and evaluation options."""
+    if getattr(config, "obs", "screenshot") not in OBSERVATION_MODES:
+        raise ConfigError(f"{where}: obs must be one of {', '.join(OBSERVATION_MODES)}, not {config.obs!r}")
+    report_to = getattr(config, "report_to", [])
+    if not isinstance(report_to, list):
+        raise ConfigError(f"{where}: report_to is a list, e.g. [tensorboard, wandb]; got {report_to!r}")
+    unknown = [r for r in report_to if r not in REPORTERS]
+    if unknown:
+        raise ConfigError(f"{where}: report_to knows {', '.join(REPORTERS)}, not {', '.join(map(repr, unknown))}")
+    if "wandb" in report_to:
+        import importlib.util
+
+        if importlib.util.find_spec("wandb") is None:
+            raise ConfigError(f"{where}: report_to wandb needs the wandb package: pip install wandb (WANDB_MODE=offline "
+                              "writes the run locally), or drop wandb from report_to")
+    if not isinstance(config, GRPOConfig):
+        return
+    if config.loss_aggregation not in LOSS_AGGREGATIONS:
+        raise ConfigError(f"{where}: loss_aggregation must be one of {', '.join(LOSS_AGGREGATIONS)}, "
+                          f"not {config.loss_aggregation!r}")
+    if config.clip_ratio_c and config.clip_ratio_c <= 1.0:
+        raise ConfigError(f"{where}: clip_ratio_c bounds the ratio of negative-advantage tokens from above and must "
+                          f"be > 1 (verl uses 3.0), or 0 to turn the dual clip off; got {config.clip_ratio_c}")
+    if config.tis_cap and config.tis_cap < 1.0:
+        raise ConfigError(f"{where}: tis_cap truncates importance weights and must be >= 1 (2.0 is usual), or 0 "
+                          f"for off; got {config.tis_cap}")
+    if not config.log_ratio_clamp > 0:
+        raise ConfigError(f"{where}: log_ratio_clamp must be > 0 (20 keeps exp() finite); got {config.log_ratio_clamp}")
+    if not 0.0 < config.gpu_memory_utilization <= 1.0:
+        raise ConfigError(f"{where}: gpu_memory_utilization is a share of the GPU's memory in (0, 1]; "
+                          f"got {config.gpu_memory_utilization}")
+    if config.limit_mm_per_prompt < 0 or config.eval_every < 0:
+        raise ConfigError(f"{where}: limit_mm_per_prompt and eval_every must be >= 0")
+    if config.rollout_backend == "vllm" and config.max_new_tokens >= config.max_model_len:
+        raise ConfigError(f"{where}: max_new_tokens ({config.max_new_tokens}) leaves no room for the prompt in "
+                          f"max_model_len ({config.max_model_len}); raise max_model_len")
+    if config.eval_every and not config.eval_tasks:
+        raise ConfigError(f"{where}: eval_every needs eval_tasks (a held-out tasks.jsonl, e.g. from "
+                          "`weblica synth --split val`)")
 
 
 def describe(cls: type) -> str:

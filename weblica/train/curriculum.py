@@ -32,7 +32,7 @@ def task_difficulty(task: Task) -> int | str | None:
         return int(value)
     if value is not None:
         return value
-    from weblica.tasks.rubric import fact_groups
+    from weblica.scoring.fact_groups import fact_groups
 
     try:
         groups = fact_groups(task)

@@ -96,11 +96,13 @@ class World:
             if p.grad is None:
                 p.grad = torch.zeros_like(p)
         for bucket in _buckets(params):
-            flat = torch.cat([p.grad.reshape(-1) for p in bucket])
+            # summed in fp32 whatever the gradients' dtype: a bf16 sum over 8 ranks rounds each partial sum
+            # to 8 significant bits (FSDP's reduce_dtype does the same on the sharded path)
+            flat = torch.cat([p.grad.reshape(-1).to(torch.float32) for p in bucket])
             dist.all_reduce(flat)
             offset = 0
             for p in bucket:
-                p.grad.copy_(flat[offset:offset + p.numel()].view_as(p.grad))
+                p.grad.copy_(flat[offset:offset + p.numel()].view_as(p.grad))  # cast back to the grad's dtype
                 offset += p.numel()
 
 

@@ -1,9 +1,13 @@
 """Fully sharded data parallel (`parallelism: fsdp`): FSDP2's `fully_shard` over the training ranks.
 
-Each Qwen3-VL text decoder layer is one FSDP unit and the root holds the rest (embeddings, vision tower,
-final norm, LM head). The vision tower is not a unit of its own: text-only turns and filler passes do not
-run it, and a unit that runs on some ranks only leaves its all-gather unmatched (a hang); in the root its
-parameters are gathered at every forward. A rank keeps 1/N of every parameter, gradient and AdamW
+Units, as torchtitan's `apply_fsdp` lays them out: the input embeddings, each Qwen3-VL text decoder
+layer, and [final norm, LM head] (one unit of the three when the embeddings are tied); the root holds the
+rest, which is the vision tower. An 8B model's embeddings and LM head are 1.2 GB each in bf16: in the root
+they would stay whole, with their gradients and an fp32 reduce buffer, for the whole forward and backward.
+[norm, LM head] is not resharded after the forward (the backward begins with it). The vision tower is
+not a unit of its own: text-only turns and filler passes do not run it, and a unit that runs on some
+ranks only leaves its all-gather unmatched (a hang); in the root its parameters are gathered at every
+forward and stay whole until the backward ends (the root is not resharded after its forward). A rank keeps 1/N of every parameter, gradient and AdamW
 moment; a unit's full parameters exist only while it runs (all-gathered before, freed after; the backward gathers them
 again, and activation checkpointing recomputes the layer inside that window).
 
@@ -46,6 +50,21 @@ def decoder_layers(model: Any) -> list[Any]:
     return list(layers)
 
 
+def edge_units(model: Any) -> tuple[list[Any], list[Any]]:
+    """The modules before and after the decoder layers that get FSDP units of their own, as torchtitan's
+    `apply_fsdp` gives them: ([input embeddings], [final norm, LM head]); with tied embeddings the three
+    share one parameter and form one unit, returned first (and the second list is empty). A module the
+    model lacks is left out (the root keeps whatever is not in a unit)."""
+    inner = getattr(model, "model", model)
+    text = getattr(inner, "language_model", inner)
+    embed = getattr(text, "embed_tokens", None)
+    norm = getattr(text, "norm", None)
+    head = getattr(model, "lm_head", None)
+    if embed is not None and head is not None and getattr(embed, "weight", None) is getattr(head, "weight", 1):
+        return [m for m in (embed, norm, head) if m is not None], []
+    return ([embed] if embed is not None else []), [m for m in (norm, head) if m is not None]
+
+
 def is_sharded(model: Any) -> bool:
     from torch.distributed.fsdp import FSDPModule
 
@@ -78,8 +97,16 @@ def shard_model(model: Any, options: Any, trainable: bool = True) -> None:
         # non-reentrant checkpointing: the recompute reruns the layer's FSDP pre-forward (an all-gather)
         # inside autograd, which the reentrant variant does not support
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    embed, head = edge_units(model)
+    if len(embed) > 1:  # tied input and output embeddings: one parameter, so one unit (as torchtitan does)
+        fully_shard(embed, mp_policy=policy, reshard_after_forward=False)
+    elif embed:
+        fully_shard(embed[0], mp_policy=policy)
     for layer in decoder_layers(model):
         fully_shard(layer, mp_policy=policy)
+    if head:
+        # the backward starts here: resharding after the forward would only gather them again at once
+        fully_shard(head, mp_policy=policy, reshard_after_forward=False)
     fully_shard(model, mp_policy=policy)  # the rest, vision tower included (module docstring)
     for unit in model.modules():  # neither setting recurses into the layers' units
         if is_sharded(unit):

@@ -3,9 +3,11 @@
 Each iteration plays `group_size` episodes of each sampled task with the current weights. Every
 assistant turn becomes a sample that shares its trajectory's advantage (group-relative per task).
 Groups whose rewards are all equal are dropped and the batch is refilled with other tasks (dynamic
-sampling); episodes ended by the environment are removed and contribute nothing. The update is
-`ppo_epochs` passes of the clipped token-mean surrogate on the rollout log-probs. With a fixed seed two
-runs produce the same trajectories, rewards and metric lines.
+sampling); episodes ended by the environment are removed and contribute nothing. The update
+(`weblica.train.policy_update`) is `ppo_epochs` passes of the clipped surrogate (dual clip, bounded
+log-ratio, optional truncated importance sampling; turns cut at max_new_tokens masked), after a pass that
+logs the sampler/trainer mismatch. Every `eval_every` iterations the held-out `eval_tasks` are played
+(`weblica.train.heldout`). With a fixed seed two runs produce the same trajectories, rewards and metric lines.
 
 Data-parallel (`torchrun`, one rank per GPU): every rank draws the same tasks and plays its share of
 the groups; the ranks pool the episodes' outcomes, so all decide alike which groups are informative,
@@ -25,9 +27,10 @@ from typing import Any, Sequence
 from weblica.env.episode import Trajectory
 from weblica.env.task import Task, load_tasks
 from weblica.policy.backends.base import Generation, SamplingOptions
-from weblica.policy.backends.hf import HFBackend, _frame_for, encode_qwen_prompt
+from weblica.policy.backends.hf import HFBackend, encode_qwen_prompt, frame_for
 from weblica.policy.context import Message
 from weblica.policy.model_policy import ModelPolicy
+from weblica.train import heldout
 from weblica.train.algorithms import derive_seed, group_advantages, is_informative
 from weblica.train.config import GRPOConfig
 from weblica.train.curriculum import DifficultySampler
@@ -35,10 +38,11 @@ from weblica.train.distributed import World, close_world, init_world
 from weblica.train.filters import changed_step_indices
 from weblica.train.fsdp import FullWeights, is_sharded, refresh_replica, shard_model, shard_trainable
 from weblica.train.memory import report_memory
-from weblica.train.metrics import MetricsLogger
+from weblica.train.metrics import logger_for
 from weblica.train.model_io import (Trainable, base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
                                     seed_everything)
+from weblica.train.outcomes import Outcome, horizon_for
 from weblica.train.policy_update import Shards, ppo_update
 from weblica.train.samples import TurnSample
 
@@ -46,62 +50,61 @@ from weblica.train.samples import TurnSample
 class TrainingModelBackend(HFBackend):
     """The HF backend over the weights being trained (no reload between iterations)."""
 
-    def __init__(self, trainable: Trainable, sampling: SamplingOptions,  # noqa: loads nothing
+    def __init__(self, trainable: Trainable, sampling: SamplingOptions,  # loads nothing
                  blind: bool = False) -> None:
         self._attach(f"hf:{trainable.path}", trainable.model, trainable.tokenizer, trainable.image_processor,
-                     trainable.device, sampling, _frame_for(trainable.model.config, trainable.image_processor),
+                     trainable.device, sampling, frame_for(trainable.model.config, trainable.image_processor),
                      blind)
 
 
 class _Recorder:
     """Delegates generation and keeps each turn's conversation, so the trainer can rebuild the exact
-    prompt (pixels included) that the sampled tokens were conditioned on."""
+    prompt (pixels included) that the sampled tokens were conditioned on, and whether the response was
+    cut at max_new_tokens (overlong filtering)."""
 
     def __init__(self, backend: Any) -> None:
         self.backend = backend
         self.name, self.frame = backend.name, backend.frame
         self.turns: list[list[Message]] = []
+        self.cut: list[bool] = []
 
     async def generate(self, messages: Sequence[Message], seed: int) -> Generation:
         self.turns.append(list(messages))
-        return await self.backend.generate(messages, seed)
+        generation = await self.backend.generate(messages, seed)
+        self.cut.append(generation.finish_reason == "length")
+        return generation
 
 
 class RecordingPolicy(ModelPolicy):
-    def __init__(self, backend: Any, sinks: dict[tuple[str, int], list], keep_images: int,
-                 prompt_format: str = "weblica") -> None:
-        super().__init__(_Recorder(backend), keep_images=keep_images, prompt_format=prompt_format)
+    def __init__(self, backend: Any, sinks: dict[tuple[str, int], "TurnLog"], keep_images: int,
+                 prompt_format: str = "weblica", observation: str = "screenshot") -> None:
+        super().__init__(_Recorder(backend), keep_images=keep_images, prompt_format=prompt_format,
+                         observation=observation)
         self.sinks = sinks
 
     def reset(self, task: Task, seed: int) -> None:
         super().reset(task, seed)
-        self.backend.turns = []
-        self.sinks[(task.id, seed)] = self.backend.turns
+        self.backend.turns, self.backend.cut = [], []
+        self.sinks[(task.id, seed)] = TurnLog(self.backend.turns, self.backend.cut)
 
 
-def horizon_for(config: GRPOConfig, iteration: int) -> int:
-    """The episode horizon at an iteration: the last schedule entry that has started, else max_steps."""
-    horizon = config.max_steps
-    for start, steps in sorted(config.horizon_schedule):
-        if iteration >= start:
-            horizon = steps
-    return horizon
+@dataclass
+class TurnLog:
+    """An episode's turns as the policy played them: each turn's conversation, and whether its response
+    stopped at max_new_tokens."""
+
+    turns: list[list[Message]]
+    cut: list[bool]
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """What the ranks pool of an episode: enough to form groups and to log metrics."""
+def vllm_engine_args(config: GRPOConfig) -> dict[str, Any]:
+    """The rollout engine's arguments from the recipe: its context limit, its share of the GPU, room for the
+    screenshots a prompt holds (none when the model reads the accessibility tree only)."""
+    from weblica.policy.backends.vllm_engine import training_engine_args
 
-    task_id: str
-    reward: float
-    success: bool
-    removed: bool
-    termination_reason: str | None
-    steps: int
-
-    @classmethod
-    def of(cls, traj: Trajectory) -> "Outcome":
-        return cls(traj.task_id, traj.reward, traj.success, traj.removed, traj.termination_reason, len(traj.steps))
+    images = 0 if config.obs == "axtree" else (config.limit_mm_per_prompt or config.keep_images)
+    return training_engine_args(config.max_model_len, config.gpu_memory_utilization, images,
+                                config.enforce_eager, dtype=config.dtype)
 
 
 @dataclass
@@ -113,6 +116,7 @@ class Batch:
     rounds: int
     owners: list[int] = field(default_factory=list)           # the rank of each sample of the whole batch
     response_lengths: list[int] = field(default_factory=list)  # of every sample of the whole batch
+    truncated: int = 0  # samples of the whole batch cut at max_new_tokens
 
 
 def sample_owners(accepted: Sequence[int], counts: Sequence[Sequence[int]]) -> list[int]:
@@ -137,11 +141,17 @@ class GRPOTrainer:
         if not self.tasks:
             raise ValueError(f"{config.tasks} holds no tasks")
         self.tasks_by_id = {t.id: t for t in self.tasks}
+        self.eval_tasks = load_tasks(config.eval_tasks) if config.eval_tasks else []
+        clash = {t.id for t in self.eval_tasks} & set(self.tasks_by_id)
+        if clash:
+            raise ValueError(f"eval_tasks shares {len(clash)} task(s) with tasks (e.g. {sorted(clash)[0]}): a held-out "
+                             "set must be held out (`weblica synth --split val` writes one)")
+        self.tasks_by_id.update({t.id: t for t in self.eval_tasks})
         self.sampler = DifficultySampler(self.tasks, config.difficulty_mix, config.difficulty_weights,
                                          config.difficulty_bands)
         self.judge = None
         if config.judge:
-            from weblica.policy.judge import make_judge
+            from weblica.scoring.judge import make_judge
 
             self.judge = make_judge(config.judge)
         seed_everything(config.seed)
@@ -167,9 +177,8 @@ class GRPOTrainer:
             if config.blind:
                 raise ValueError("blind is for the hf rollout backend (vLLM processes the screenshots itself)")
             # vLLM shares the GPU with training; it sleeps during each update and gets the new weights after
-            self.backend: Any = VLLMBackend(self.trainable.path, sampling, gpu_memory_utilization=0.35,
-                                            dtype=config.dtype, sleep_level=config.vllm_sleep_level,
-                                            for_training=True)
+            self.backend: Any = VLLMBackend(self.trainable.path, sampling, sleep_level=config.vllm_sleep_level,
+                                            for_training=True, **vllm_engine_args(config))
         elif config.rollout_backend == "hf":
             rollout = self.trainable if self.replica is None else replace(self.trainable, model=self.replica)
             self.backend = TrainingModelBackend(rollout, sampling, blind=config.blind)
@@ -179,18 +188,20 @@ class GRPOTrainer:
 
     # ---- rollouts --------------------------------------------------------------------------------
 
-    def _rollout(self, tasks: list[Task], run_seed: int, out: Path) -> tuple[list[Trajectory], dict]:
+    def _rollout(self, tasks: list[Task], run_seed: int, out: Path,
+                 repeats: int | None = None) -> tuple[list[Trajectory], dict]:
         from weblica.env.sources import open_backends
         from weblica.rollout import run_tasks
 
-        sinks: dict[tuple[str, int], list] = {}
+        sinks: dict[tuple[str, int], TurnLog] = {}
         keep, prompt_format = self.config.keep_images, self.config.prompt_format
 
         async def go() -> list[Trajectory]:
             async with open_backends(tasks) as backends:
-                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep, prompt_format),
+                trajs, _ = await run_tasks(tasks, lambda: RecordingPolicy(self.backend, sinks, keep, prompt_format,
+                                                                          self.config.obs),
                                            out, parallel=self.config.parallel, seed=run_seed,
-                                           repeats=self.config.group_size, backends=backends)
+                                           repeats=repeats or self.config.group_size, backends=backends)
                 return trajs
 
         self.trainable.model.eval()
@@ -246,13 +257,13 @@ class GRPOTrainer:
                 counts.append(len(samples) - before)
             if not cfg.dynamic_sampling:
                 break
-        held = world.gather((counts, [len(s.response_ids) for s in samples]))
-        return Batch(samples, outcomes, groups, zero_var, rounds, sample_owners(accepted, [c for c, _ in held]),
-                     [n for _, lengths in held for n in lengths])
+        held = world.gather((counts, [len(s.response_ids) for s in samples], sum(s.truncated for s in samples)))
+        return Batch(samples, outcomes, groups, zero_var, rounds, sample_owners(accepted, [c for c, _, _ in held]),
+                     [n for _, lengths, _ in held for n in lengths], sum(t for _, _, t in held))
 
     async def _score(self, trajs: list[Trajectory], run_dir: Path) -> None:
         """Rewards by the shared rules (checks, judge, format gate); env failures and judge errors remove."""
-        from weblica.policy.reward import compute_reward, load_screenshots
+        from weblica.scoring.reward import compute_reward, load_screenshots
 
         for traj in trajs:
             task = self.tasks_by_id[traj.task_id]
@@ -260,10 +271,10 @@ class GRPOTrainer:
             result = await compute_reward(traj, task, judge=self.judge, screenshots=screenshots)
             result.apply(traj)
 
-    def _turn_samples(self, traj: Trajectory, turns: list[list[Message]], advantage: float) -> list[TurnSample]:
+    def _turn_samples(self, traj: Trajectory, log: TurnLog, advantage: float) -> list[TurnSample]:
         out = []
         keep = set(changed_step_indices(traj)) if self.config.skip_unchanged_steps else None
-        for i, (record, messages) in enumerate(zip(traj.steps, turns)):
+        for i, (record, messages, cut) in enumerate(zip(traj.steps, log.turns, log.cut)):
             if not record.token_ids or (keep is not None and i not in keep):
                 continue
             prompt = encode_qwen_prompt(messages, self.trainable.tokenizer, self.trainable.image_processor,
@@ -272,7 +283,7 @@ class GRPOTrainer:
             if prompt.input_ids != record.prompt_token_ids:
                 raise RuntimeError("rebuilt prompt differs from the one sampled from; training would be off-policy")
             out.append(TurnSample(prompt, list(record.token_ids), list(record.logprobs or []), advantage,
-                                  traj.task_id, traj.episode_id))
+                                  traj.task_id, traj.episode_id, truncated=cut))
         return out
 
     # ---- update ----------------------------------------------------------------------------------
@@ -308,17 +319,22 @@ class GRPOTrainer:
 
     # ---- loop ------------------------------------------------------------------------------------
 
-    def train(self) -> dict[str, Any]:
+    def train(self, progress: Any = None) -> dict[str, Any]:
+        """Run the iterations left (resuming from the newest checkpoint); `progress`: a
+        weblica.progress.TrainingProgress told the iterations and each one's metrics."""
         cfg, world = self.config, self.world
+        progress = progress if world.main else None
         start = 0
         if self.resume_from is not None:
             start = load_training_state(self.resume_from, self.optimizer, self.trainable.model)["iteration"] + 1
             if self.replica is not None:
                 refresh_replica(self.replica, self.trainable.model)
         # one rank writes; the others compute the same lines
-        logger = MetricsLogger(self.out, resume_after=start - 1 if self.resume_from is not None else None) \
+        logger = logger_for(cfg, self.out, start - 1 if self.resume_from is not None else None) \
             if world.main else None
         last: dict[str, Any] = {}
+        if progress is not None:
+            progress.start(cfg.iterations, start)
         try:
             for iteration in range(start, cfg.iterations):
                 batch = self.collect(iteration)
@@ -326,8 +342,12 @@ class GRPOTrainer:
                 update = self.update(batch.samples, iteration, Shards(world, batch.owners))
                 self._sync_rollout_weights()
                 last = {"step": iteration, **self._metrics(batch, update, iteration)}
+                if heldout.due(cfg, iteration):
+                    last["eval"] = heldout.evaluate(self, iteration)
                 if logger is not None:
                     logger.log(iteration, last)
+                if progress is not None:
+                    progress.step(iteration + 1, last)
                 if cfg.save_every and (iteration + 1) % cfg.save_every == 0:
                     path, state = self.out / f"checkpoint-{iteration}", {"iteration": iteration, "config": config_record(cfg)}
                     save_checkpoint(path, self.trainable, self.optimizer, state, world)
@@ -336,6 +356,7 @@ class GRPOTrainer:
                 logger.close()
         export_model(self.trainable, self.out / "final", world)
         return {"iterations": cfg.iterations, "final": str(self.out / "final"), "last": last,
+                "nothing_to_do": self.resume_from is not None and start >= cfg.iterations,
                 **({"ranks": world.size} if world.distributed else {})}
 
     def _metrics(self, batch: Batch, update: dict[str, float], iteration: int) -> dict[str, Any]:
@@ -350,14 +371,15 @@ class GRPOTrainer:
             "refill_rounds": batch.rounds - 1, "samples": len(lengths), "removed": dict(sorted(removal.items())),
             "terminations": dict(sorted(Counter(e.termination_reason for e in episodes).items())),
             "response_length": round(statistics.fmean(lengths), 3) if lengths else 0.0,
+            "truncated_turns": batch.truncated,
             "steps_per_episode": round(statistics.fmean([e.steps for e in episodes]), 3) if episodes else 0.0,
             "horizon": horizon_for(self.config, iteration), **update,
         }
 
 
-def train_grpo(config: GRPOConfig) -> dict[str, Any]:
+def train_grpo(config: GRPOConfig, progress: Any = None) -> dict[str, Any]:
     trainer = GRPOTrainer(config)
     try:
-        return trainer.train()
+        return trainer.train(progress)
     finally:
         close_world(trainer.world)

@@ -29,6 +29,7 @@ class TurnSample:
     advantage: float = 0.0
     task_id: str = ""
     episode_id: str = ""
+    truncated: bool = False  # the response was cut at max_new_tokens (GRPO's overlong filtering masks it)
 
 
 def _tabs(raw: Sequence[dict[str, Any]]) -> list[Tab]:
@@ -40,10 +41,11 @@ def turn_observations(traj: Trajectory, screens_dir: Path) -> list[Observation]:
     def shot(sha: str) -> bytes:
         return (screens_dir / f"{sha}.png").read_bytes()
 
-    out = [Observation(shot(traj.start_screenshot_sha256), traj.start_url, _tabs(traj.start_tabs), 0, [], 0)]
+    out = [Observation(shot(traj.start_screenshot_sha256), traj.start_url, _tabs(traj.start_tabs), 0, [], 0,
+                       axtree=traj.metadata.get("start_axtree"))]
     for record in traj.steps[:-1]:
         out.append(Observation(shot(record.screenshot_sha256), record.url, _tabs(record.tabs), record.active_tab,
-                               list(record.feedback), record.step))
+                               list(record.feedback), record.step, axtree=record.axtree))
     return out
 
 

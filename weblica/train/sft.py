@@ -17,7 +17,7 @@ from weblica.train.config import SFTConfig
 from weblica.train.distributed import World, close_world, init_world
 from weblica.train.fsdp import is_sharded, micro_batches, norm_value, passes_needed, shard_trainable
 from weblica.train.memory import report_memory
-from weblica.train.metrics import MetricsLogger
+from weblica.train.metrics import logger_for
 from weblica.train.model_io import (base_checkpoint, config_record, export_model, latest_checkpoint,
                                     load_trainable, load_training_state, make_optimizer, save_checkpoint,
                                     seed_everything)
@@ -71,36 +71,52 @@ def collect_teacher_runs(config: SFTConfig, out: Path, frame: Any = None) -> Non
     coordinate grid."""
     if (out / "episodes.jsonl").exists():
         return
-    from weblica.commands.run import policy_factory
     from weblica.env.sources import open_backends
+    from weblica.policy.factory import make_policy_factory
     from weblica.rollout import run_tasks
 
     tasks = [teacher_task(t, config, frame) for t in load_tasks(config.tasks or "")]
 
+    factory = make_policy_factory(config.teacher, config.seed, tasks=tasks)
+    if config.obs != "screenshot":  # the student reads the accessibility tree: record it with every step
+        factory = reading_axtree(factory)
+
     async def go() -> None:
         async with open_backends(tasks) as backends:
-            await run_tasks(tasks, policy_factory(config.teacher, config.seed), out, parallel=config.parallel,
-                            seed=config.seed, backends=backends)
+            await run_tasks(tasks, factory, out, parallel=config.parallel, seed=config.seed, backends=backends)
 
     asyncio.run(go())
 
 
+def reading_axtree(factory: Any) -> Any:
+    """The teacher's policies, marked so the rollout records the accessibility tree of every observation
+    (weblica.rollout reads `reads_axtree`): the student's prompts are rebuilt from it."""
+    def make() -> Any:
+        policy = factory()
+        policy.reads_axtree = True
+        return policy
+
+    return make
+
+
 def _frame(trainable: Any) -> Any:
-    from weblica.policy.backends.hf import _frame_for
+    from weblica.policy.backends.hf import frame_for
 
-    return _frame_for(trainable.model.config, trainable.image_processor)
+    return frame_for(trainable.model.config, trainable.image_processor)
 
 
-def train_sft(config: SFTConfig, progress: bool = False) -> dict[str, Any]:
-    """Run SFT to completion (resuming from the newest checkpoint in output_dir); returns a summary."""
+def train_sft(config: SFTConfig, progress: Any = None) -> dict[str, Any]:
+    """Run SFT to completion (resuming from the newest checkpoint in output_dir); returns a summary, whose
+    `nothing_to_do` says a resumed run found every step done. `progress`: a weblica.progress.TrainingProgress
+    told the steps and each step's metrics."""
     world, device = init_world(config.device)
     try:
-        return _train_sft(replace(config, device=device), world)
+        return _train_sft(replace(config, device=device), world, progress if world.main else None)
     finally:
         close_world(world)
 
 
-def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
+def _train_sft(config: SFTConfig, world: World, progress: Any = None) -> dict[str, Any]:
     import torch
 
     out = Path(config.output_dir)
@@ -121,7 +137,8 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
             tasks_by_id.update({t.id: t for t in load_tasks(tasks_file)})
     if not run_dirs:
         raise ValueError("SFT needs trajectories (run directories) or tasks for a teacher to play")
-    builder = ContextBuilder(_frame(trainable), config.keep_images, prompt_format=config.prompt_format)
+    builder = ContextBuilder(_frame(trainable), config.keep_images, prompt_format=config.prompt_format,
+                             observation=config.obs)
     samples = sft_samples(tasks_by_id, run_dirs, builder, trainable.tokenizer, trainable.image_processor,
                           config.only_successful, blind=config.blind)
     if not samples:
@@ -133,7 +150,10 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
     if resume is not None:
         state = load_training_state(resume, optimizer, trainable.model)
     steps_per_epoch = (len(samples) + config.batch_size - 1) // config.batch_size
-    logger = MetricsLogger(out, resume_after=state["step"] if resume is not None else None) if world.main else None
+    first_step = state["step"]
+    if progress is not None:
+        progress.start(steps_per_epoch * config.epochs, first_step)
+    logger = logger_for(config, out, state["step"] if resume is not None else None) if world.main else None
     last: dict[str, Any] = {}
 
     def save() -> None:
@@ -151,6 +171,8 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
                 state = {"step": state["step"] + 1, "epoch": epoch, "batch": b + 1}
                 if logger is not None:
                     logger.log(state["step"], last)
+                if progress is not None:
+                    progress.step(state["step"], last)
                 if config.save_every and state["step"] % config.save_every == 0:
                     save()
             state = {"step": state["step"], "epoch": epoch + 1, "batch": 0}
@@ -161,7 +183,8 @@ def _train_sft(config: SFTConfig, world: World) -> dict[str, Any]:
     save()
     export_model(trainable, out / "final", world)
     return {"samples": len(samples), "steps": state["step"], "final": str(out / "final"),
-            "last_loss": last.get("loss"), **({"ranks": world.size} if world.distributed else {})}
+            "last_loss": last.get("loss"), "nothing_to_do": resume is not None and state["step"] == first_step,
+            **({"ranks": world.size} if world.distributed else {})}
 
 
 def sft_step(trainable: Any, optimizer: Any, batch: list[TurnSample], config: SFTConfig,

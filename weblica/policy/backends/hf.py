@@ -186,7 +186,7 @@ class HFBackend:
         image_processor = load_image_processor(path) if (path / "preprocessor_config.json").exists() else None
         model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype).to(device).eval()
         self._attach(f"hf:{path}", model, tokenizer, image_processor, device, sampling,
-                     frame or _frame_for(AutoConfig.from_pretrained(path), image_processor), blind)
+                     frame or frame_for(AutoConfig.from_pretrained(path), image_processor), blind)
 
     def _attach(self, name: str, model: Any, tokenizer: Any, image_processor: Any, device: str,
                 sampling: SamplingOptions | None, frame: CoordinateFrame, blind: bool = False) -> None:
@@ -308,7 +308,9 @@ def sample_token(logits: Any, opts: SamplingOptions, generator: Any) -> tuple[in
     return token, float(scores[token])
 
 
-def _frame_for(config: Any, image_processor: Any | None) -> CoordinateFrame:
+def frame_for(config: Any, image_processor: Any | None) -> CoordinateFrame:
+    """The coordinate frame a checkpoint answers in: its model family's, in pixels of its own processor's
+    resize where the family answers in smart-resized pixels."""
     frame = frame_for_model_type(getattr(config, "model_type", None))
     if frame.convention == "smart_resize" and image_processor is not None:
         # the model's pixel frame is whatever its own processor resizes to

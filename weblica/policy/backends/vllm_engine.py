@@ -15,7 +15,10 @@ prompt ids back, and those are what the trainer gets.
 - Weight sync (`sync_weights`): by name through `collective_rpc` into `WeblicaWorkerExtension`
   (`vllm_weights`), then the prefix, multimodal-processor and encoder caches are reset, so no rollout
   after a sync reuses KV or vision embeddings computed by the old weights. With `sleep_level` 1 or 2,
-  `release_memory()` puts the engine to sleep while the trainer updates, and the sync wakes it.
+  `release_memory()` puts the engine to sleep while the trainer updates, and the sync wakes it, after
+  returning PyTorch's cached blocks to the GPU (`free_cached_memory`).
+- Engine arguments for training (`training_engine_args`): `max_model_len`, `gpu_memory_utilization`,
+  `limit_mm_per_prompt` (the kept screenshots, at the viewport's size) and `enforce_eager`.
 """
 from __future__ import annotations
 
@@ -113,8 +116,34 @@ class VLLMBackend:
                 entry["multi_modal_data"] = {"image": prompt.images}
             prompts.append(entry)
             params.append(self.sampling_params(seed))
-        outputs = iter(self.llm.generate(prompts, params, use_tqdm=False) if prompts else [])
-        return [self._generation(next(outputs)) if r is None else r for r in results]
+        outputs = iter(self._generate_each_alone_on_refusal(prompts, params) if prompts else [])
+        out: list[Generation | BaseException] = []
+        for r in results:
+            if r is not None:
+                out.append(r)
+                continue
+            result = next(outputs)
+            out.append(result if isinstance(result, BaseException) else self._generation(result))
+        return out
+
+    def _generate_each_alone_on_refusal(self, prompts: list[dict[str, Any]], params: list[Any]) -> list[Any]:
+        """One `generate` call for the batch. vLLM validates every request before it runs any and refuses the
+        whole call for one bad request (a prompt longer than max_model_len, more images than
+        limit_mm_per_prompt); then each request goes alone, so only the episode that asked fails."""
+        try:
+            return list(self.llm.generate(prompts, params, use_tqdm=False))
+        except ValueError as exc:
+            if len(prompts) == 1:
+                raise BackendError(f"vLLM refused the prompt: {exc} (raise max_model_len or limit_mm_per_prompt, "
+                                   "or shorten the horizon)") from None
+        out: list[Any] = []
+        for prompt, param in zip(prompts, params):
+            try:
+                out.extend(self.llm.generate([prompt], [param], use_tqdm=False))
+            except ValueError as exc:
+                out.append(BackendError(f"vLLM refused the prompt: {exc} (raise max_model_len or "
+                                        "limit_mm_per_prompt, or shorten the horizon)"))
+        return out
 
     def _generation(self, result: Any) -> Generation:
         out = result.outputs[0]
@@ -142,10 +171,14 @@ class VLLMBackend:
         returns the tensors sent."""
         with self._queue.engine_lock:
             if self._asleep:
+                # the trainer's update left freed blocks in PyTorch's cache; vLLM allocates outside it, so
+                # they must go back to the driver before the engine asks for its memory (verl does the same)
+                free_cached_memory()
                 self.llm.wake_up(tags=["weights"])  # the KV cache stays released while weights load
             sent = sync_weights(self.llm, weights_to_send(model, everything=self._asleep and self.sleep_level == 2),
                                 self.bucket_bytes)
             if self._asleep:
+                free_cached_memory()  # the gathered full tensors of a sharded model are garbage now
                 self.llm.wake_up()
                 self._asleep = False
             self._reset_caches()
@@ -161,6 +194,36 @@ class VLLMBackend:
 
     def close(self) -> None:
         self._queue.close()
+
+
+def free_cached_memory() -> None:
+    """Return the memory PyTorch's caching allocator holds but does not use to the GPU: collect garbage
+    (tensors of the update still referenced by cycles), then `torch.cuda.empty_cache()`. No-op without CUDA."""
+    import gc
+
+    gc.collect()
+    try:
+        import torch
+    except ImportError:
+        return
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+
+
+def training_engine_args(max_model_len: int, gpu_memory_utilization: float, images: int,
+                         enforce_eager: bool = False, image_size: tuple[int, int] = (1280, 720),
+                         dtype: str = "bfloat16") -> dict[str, Any]:
+    """vLLM `EngineArgs` for an engine that shares its GPU with the trainer. `max_model_len` must be
+    given: vLLM otherwise takes the model's own limit (262,144 for Qwen3-VL) and refuses to start when one
+    such sequence's KV cache does not fit in its share of memory ("To serve at least one request ...").
+    `limit_mm_per_prompt` is the screenshots a prompt can hold, at the viewport's size, so vLLM profiles
+    its vision encoder with that many 1280x720 images, not with the model's largest image. CUDA graphs
+    stay on unless `enforce_eager`."""
+    width, height = image_size
+    return {"max_model_len": int(max_model_len), "gpu_memory_utilization": float(gpu_memory_utilization),
+            "limit_mm_per_prompt": {"image": {"count": int(images), "width": width, "height": height}},
+            "enforce_eager": bool(enforce_eager), "dtype": dtype}
 
 
 def engine_options(sleep_level: int) -> dict[str, Any]:

@@ -51,10 +51,44 @@ def _current_vllm_config(worker: Any) -> Any:
     return set_current_vllm_config(config) if config is not None else contextlib.nullcontext()
 
 
-def shared_memory_dir() -> Path:
-    """Where bucket files go: RAM-backed /dev/shm when the machine has it."""
-    shm = Path("/dev/shm")
-    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+SHM = Path("/dev/shm")
+
+
+class SharedMemoryError(RuntimeError):
+    pass
+
+
+def free_bytes(directory: Path) -> int:
+    import shutil
+
+    return shutil.disk_usage(directory).free
+
+
+def shared_memory_dir(bucket_bytes: int = DEFAULT_BUCKET_BYTES, shm: Path = SHM,
+                      fallback: Path | None = None) -> Path:
+    """Where bucket files go: RAM-backed /dev/shm when it is writable and has room for a bucket (a bucket
+    is at most `bucket_bytes` or one tensor, whichever is larger; twice `bucket_bytes` is asked for), else
+    the temporary directory on disk, with a warning that says how to give /dev/shm room. Docker's default
+    /dev/shm is 64 MB: the first 1 GiB bucket would fail with a bus error halfway through a sync."""
+    import warnings
+
+    need = 2 * bucket_bytes
+    if shm.is_dir() and os.access(shm, os.W_OK):
+        room = free_bytes(shm)
+        if room >= need:
+            return shm
+        why = f"{shm} has {room / 2**20:.0f} MiB free and a weight bucket needs up to {need / 2**20:.0f} MiB"
+    else:
+        why = f"{shm} is not a writable directory"
+    fallback = fallback or Path(tempfile.gettempdir())
+    if free_bytes(fallback) < need:
+        raise SharedMemoryError(f"{why}, and {fallback} has no room either: give the container shared memory "
+                                "(docker run --shm-size=16g, or Kubernetes an emptyDir with medium: Memory on "
+                                "/dev/shm), or sync in smaller buckets")
+    warnings.warn(f"{why}: weight syncs go through {fallback} (disk, slower). Give the container shared memory "
+                  "(docker run --shm-size=16g, or Kubernetes an emptyDir with medium: Memory on /dev/shm)",
+                  RuntimeWarning, stacklevel=2)
+    return fallback
 
 
 def write_buckets(weights: Iterable[tuple[str, Any]], directory: Path,
@@ -67,8 +101,12 @@ def write_buckets(weights: Iterable[tuple[str, Any]], directory: Path,
     bucket: dict[str, Any] = {}
     size = index = 0
     for name, tensor in weights:
+        nbytes = tensor.numel() * tensor.element_size()
+        if bucket and size + nbytes > bucket_bytes:  # a file holds at most bucket_bytes, or one larger tensor
+            yield _save(save_file, bucket, directory, index), len(bucket)
+            bucket, size, index = {}, 0, index + 1
         bucket[name] = tensor.detach().to("cpu", copy=True).contiguous()  # tied weights: separate copies
-        size += tensor.numel() * tensor.element_size()
+        size += nbytes
         if size >= bucket_bytes:
             yield _save(save_file, bucket, directory, index), len(bucket)
             bucket, size, index = {}, 0, index + 1
@@ -97,7 +135,7 @@ def sync_weights(llm: Any, weights: Iterable[tuple[str, Any]], bucket_bytes: int
                  directory: Path | None = None) -> int:
     """Push `weights` into every worker of `llm` by name-called RPC; returns the tensors sent."""
     sent = 0
-    for path, count in write_buckets(weights, directory or shared_memory_dir(), bucket_bytes):
+    for path, count in write_buckets(weights, directory or shared_memory_dir(bucket_bytes), bucket_bytes):
         try:
             loaded = llm.collective_rpc(LOAD_METHOD, args=(str(path),))
         finally:

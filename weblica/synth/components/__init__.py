@@ -1,7 +1,7 @@
 """The component library: every part of a page (header, navigation, listings, detail pages, footer,
 start-page sections) in several structurally different variants, different DOM and not only CSS.
 
-The markup lives in jinja macros under `synth/templates/components/` (one file per component); this
+The markup lives in jinja macros under `weblica/synth/templates/components/` (one file per component); this
 package names the variants (the page grammar, `weblica/synth/page_grammar.py`, picks one per site),
 the filler content the sections show (`content`), and the info pages the footers link to
 (`info_pages`). Every variant keeps the hooks the skills' oracle plans click (`#search-input`,

@@ -9,6 +9,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from weblica.synth.data import slugify
+from weblica.synth.intents import article
 
 if TYPE_CHECKING:
     from weblica.synth.site import SiteBuilder
@@ -59,8 +60,6 @@ def testimonials(site: SiteBuilder, n: int = 4) -> list[dict[str, Any]]:
 def faq(site: SiteBuilder, n: int = 6) -> list[tuple[str, str]]:
     w = words(site)
     rng = layout_rng(site, "faq")
-    from weblica.synth.intents import article  # "How do I find an event?", not "a event"
-
     pairs = [(f"How do I find {article(w['item'])}?", f"Browse all {w['items']} from the menu, or open a collection and "
                                                 f"narrow it down by {w['maker']}."),
              (f"Is every {w['maker']} on {w['name']} verified?", f"Yes. Every {w['maker']} is reviewed before "
@@ -111,3 +110,18 @@ def hours(site: SiteBuilder) -> list[tuple[str, str]]:
     opens, closes = rng.choice(["8:00", "9:00", "10:00"]), rng.choice(["18:00", "19:00", "20:00"])
     return [("Monday–Friday", f"{opens}–{closes}"), ("Saturday", f"{rng.choice(['9:00', '10:00'])}–16:00"),
             ("Sunday", rng.choice(["Closed", "11:00–15:00"]))]
+
+
+def about(cat: dict[str, Any], item: dict[str, Any], opener: str) -> str:
+    """One sentence saying what the entity is, in the genre's words (`about:` pattern of the genre file,
+    slots {name} {noun} {kind} {maker}, {a_noun}/{a_kind}/{a_maker} with their article, {Kind}/{a_Kind} as written)."""
+    pattern = cat.get("about", "{opener}: the {name} is {a_kind} from {maker}.")
+    noun, kind = _common(item["noun"]), _common(item["kind"])
+    return pattern.format(opener=opener, name=item["name"], noun=noun, kind=kind, maker=item["maker"],
+                          a_noun=article(noun), a_kind=article(kind), Kind=item["kind"], a_Kind=article(item["kind"]),
+                          a_maker=article(item["maker"]))
+
+
+def _common(words: str) -> str:
+    """A noun as written inside a sentence: "Backend Engineer" -> "backend engineer", "SUV" stays."""
+    return " ".join(w.lower() if w[1:].islower() or len(w) == 1 else w for w in words.split())

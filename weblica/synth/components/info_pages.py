@@ -122,7 +122,7 @@ def add_pages(site: SiteBuilder) -> None:
         if path not in site.pages:
             site.page(path, "info.html.j2", heading=ctx["title"], page_kind="info", **ctx)
     if "/about" in site.pages and site.pages["/about"][0] == "info.html.j2":
-        site.files["img/about-chart.png"] = _about_chart(site)
+        site.add_file("img/about-chart.png", _about_chart(site))
     w = content.words(site)
     for coll in content.collections(site):
         path = f"/c/{coll['slug']}"

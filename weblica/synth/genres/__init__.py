@@ -1,26 +1,9 @@
-"""Genres: what a category's sites are about. A genre has its own entity model (what its entities are
-called, which fields they carry, whether they are sold) and its own flows (the pages and intents every
-site of the category has: a bank's dashboard and transfers, a travel site's search -> results -> fare
-rules -> booking). A skill (weblica/synth/skills) then adds what it needs on top.
+"""Genres: what a category's sites are about. Each genre is a plug-in package, `<genre>/`, holding its
+entity model and vocabulary (`genre.yaml`), its flows (`flow.py`: the pages and intents every site of
+the category has, a bank's dashboard and transfers, a travel site's search -> results -> fare rules ->
+booking), its intents, page templates and script; a skill (weblica/synth/skills) then adds what it needs
+on top. `genre.py` is the contract (`Genre`), `registry.py` the explicit list of genres, `kit.py` what
+the flows share, `flows.js` the script core the genres' scripts are spliced into.
 
-`FLOWS` maps a category id to the builder of its flows; `build_site` runs it after the skill."""
-from __future__ import annotations
-
-from typing import Callable
-
-from weblica.synth.site import SiteBuilder
-
-FLOWS: dict[str, Callable[[SiteBuilder], None]] = {}
-
-
-def flow(category: str) -> Callable[[Callable[[SiteBuilder], None]], Callable[[SiteBuilder], None]]:
-    """Register the flows builder of a category."""
-    def register(fn: Callable[[SiteBuilder], None]) -> Callable[[SiteBuilder], None]:
-        FLOWS[category] = fn
-        return fn
-    return register
-
-
-# the genres with flows of their own; importing them registers them in FLOWS
-from weblica.synth.genres import (banking, classifieds, education, events, government, healthcare,  # noqa: E402,F401
-                                  jobs, local_services, news, real_estate, restaurants, saas, transit, travel)
+This package module imports nothing, so a genre's modules can import the shared ones (`kit`, `genre`)
+without loading every other genre."""

@@ -1,4 +1,4 @@
-"""What the genre flows share: their script, form plans and the state checks of a stored form, and the
+"""What the genre flows share: form plans and the state checks of a stored form, and the
 task drafts they emit (every instruction phrased from an intent, never written by hand)."""
 from __future__ import annotations
 
@@ -11,29 +11,10 @@ from weblica.synth.intents import Intent, say
 from weblica.synth.intents.difficulty import planned
 from weblica.synth.site import SiteBuilder, TaskDraft
 from weblica.synth.skills.forms import _fill
-from weblica.synth.spec import synth_dir
 
 Plan = list[dict[str, Any]]
-SCRIPT = "assets/flows.js"
-# flows.js is written by concept: its core, and parts spliced into its closure where it says "@parts"
-SCRIPT_PARTS = ("flows_hotels.js", "flows_tickets.js")
-_PART_HEADER = 2  # the lines a part opens with to say what it is (not served)
 # "do everything" runs add at most this many other actions of the same kind (another booking, another save)
 MAXIMAL_EXTRAS = 3
-
-
-def use_script(site: SiteBuilder) -> None:
-    """Serve the flows' behaviour (result filters, stepped forms, confirm steps) as /assets/flows.js."""
-    if SCRIPT not in site.files:
-        site.files[SCRIPT] = flows_script()
-
-
-def flows_script() -> bytes:
-    """/assets/flows.js as served: the core with its parts in place of its "@parts" line."""
-    folder = synth_dir() / "templates" / "genres"
-    parts = "".join("".join((folder / name).read_text().splitlines(keepends=True)[_PART_HEADER:]) for name in SCRIPT_PARTS)
-    core = (folder / "flows.js").read_text().splitlines(keepends=True)
-    return "".join(parts if "// @parts:" in line else line for line in core).encode()
 
 
 def fill(field: dict[str, Any], value: Any, widgets: str) -> dict[str, Any]:

@@ -27,7 +27,7 @@ def hero_image(site_id: str, title: str, tagline: str, palette: dict[str, str], 
     """A banner: a seeded abstract composition in the site palette (blobs, waves, stripes or a grid of
     tiles), with `title`, `tagline` and a call-to-action button; with `kind`, a drawing of that kind of
     thing on the side. Keyed by `site_id`: two sites get different compositions."""
-    from weblica.synth.images import family_of
+    from weblica.synth.images.kinds import family_of
     from weblica.synth.images.canvas import Pen
     from weblica.synth.images.objects import ASPECT, DRAWINGS, Colors
 

@@ -17,6 +17,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from weblica.synth.entities import is_person_named
+
 MIN_PHRASINGS = 5
 # the site's own words (`say` fills them from the site) and agreement words ({be}: "is"/"are"): a
 # phrasing may use them or not
@@ -282,7 +284,6 @@ def the_name(site: Any, name: str) -> str:
 
 
 def _named_people(site: Any) -> bool:
-    from weblica.synth.entities import is_person_named
     return is_person_named(site.cat)
 
 

@@ -107,10 +107,10 @@ def bundle_names(root: Any) -> set[str]:
     import json
     from pathlib import Path
 
-    from weblica.synth.site import SiteBuilder
+    from weblica.synth.genres.registry import new_site  # the generator, which the grammar lies below
     from weblica.synth.spec import SiteSpec
 
     root = Path(root)
     data = json.loads((root / "data.json").read_text(encoding="utf-8"))
-    site = SiteBuilder(SiteSpec.from_dict(json.loads((root / "site.json").read_text(encoding="utf-8"))["spec"]))
+    site = new_site(SiteSpec.from_dict(json.loads((root / "site.json").read_text(encoding="utf-8"))["spec"]))
     return names_in(data, genre_words(site.cat, site.labels))

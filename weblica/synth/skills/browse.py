@@ -44,15 +44,16 @@ def _facet_url(site: SiteBuilder, kinds: list[str] = (), maker: str | None = Non
 @skill("filter-sort")
 def filter_sort(site: SiteBuilder) -> None:
     items = catalog_shell(site, search=False, list_page=False)  # the listing shows 48, then more
-    site.nav.append((f"All {site.items_noun}", "/items"))
+    site.add_nav((f"All {site.items_noun}", "/items"))
     kinds = sorted({i["kind"] for i in items})
     makers = sorted({i["maker"] for i in items})
     # the sort control's options are values with labels: custom selects show labels, data-value is the id
+    sorts = [s for s in SORTS if site.labels["rates"] or not s.startswith("rating")]  # no rating where none rate
     site.page("/items", "facets.html.j2", title=f"All {site.items_noun}", heading=f"All {site.items_noun}", kinds=kinds,
-              makers=makers, sorts=list(SORTS), page_kind="facets")
+              makers=makers, sorts=sorts, page_kind="facets")
     rng = site.rng
     for kind in rng.sample(kinds, 3):
-        sort = rng.choice(list(SORTS))
+        sort = rng.choice(sorts)
         plan = _facet_steps(site, [kind], sort=sort)
         site.task(TaskDraft(
             **say(site, asks.SHOW_KIND_SORTED, kind=kind, order=SORTS_SAID[sort]), start_path="/",
@@ -60,7 +61,7 @@ def filter_sort(site: SiteBuilder) -> None:
             difficulty=planned(plan), rubric=["The listing shows only the type, in the requested order"],
             wrong_urls=[_facet_url(site, [kind]), _facet_url(site, sort=sort),
                         _facet_url(site, [others(kinds, kind, 1)[0]], sort=sort)]))
-    for maker in rng.sample(makers, 2):
+    for maker in rng.sample(makers, 2) if site.labels["rates"] else []:  # nobody rates a permit or a bus line
         plan = _facet_steps(site, maker=maker, sort="rating-desc")
         site.task(TaskDraft(
             **say(site, asks.SHOW_MAKER_BEST_RATED, maker=maker), start_path="/", plan=plan,
@@ -110,7 +111,7 @@ def filter_sort(site: SiteBuilder) -> None:
             break
     for maker in rng.sample(makers, len(makers)):
         group = [i for i in items if i["maker"] == maker]
-        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 else None
+        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 and site.labels["rates"] else None
         if best is None:
             continue
         plan = _facet_steps(site, maker=maker, sort="rating-desc") + [{"op": "done", "answer": best["name"]}]
@@ -158,8 +159,8 @@ def pagination(site: SiteBuilder) -> None:
     # reach the end of the list)
     size = site.rng.choice(PAGER_SIZES) if variant == "pager" else 24
     pages = (len(items) + size - 1) // size
-    site.data["paging"] = variant
-    site.nav.append((f"All {site.items_noun}", "/items"))
+    site.add_data(paging=variant)
+    site.add_nav((f"All {site.items_noun}", "/items"))
     if variant == "pager":
         listing_pages(site, items, size)
     else:
@@ -284,7 +285,7 @@ def sections_for(kind: str, sections: list[dict], holds: dict[str, frozenset[str
 @skill("menus")
 def menus(site: SiteBuilder) -> None:
     items = catalog_shell(site, search=False, list_page=False)
-    site.features.add("menus")
+    site.add_feature("menus")
     site.menu_kind = "mega" if site.spec.style.widgets == "custom" else "tree"  # type: ignore[attr-defined]
     departments = site.cat["departments"]
     menu, sections = [], []
@@ -389,7 +390,7 @@ def menus(site: SiteBuilder) -> None:
     best_made = 0
     for s in rng.sample(sections, len(sections)):  # composed: open a section through the menu, then read it
         group = assigned[f"{s['dept']['slug']}/{s['slug']}"]
-        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 else None
+        best = unique_extreme(group, "rating", highest=True) if len(group) >= 2 and site.labels["rates"] else None
         if best is None or best_made == 2:
             continue
         plan = open_section(s) + [{"op": "done", "answer": best["name"]}]

@@ -64,7 +64,7 @@ def search(site: SiteBuilder) -> None:
     for maker in rng.sample(site.data["makers"], len(site.data["makers"])):
         group = [i for i in items if matches(i, maker["name"])]
         ratings = sorted((i["rating"] for i in group), reverse=True)
-        if len(group) < 2 or ratings[0] == ratings[1]:
+        if len(group) < 2 or ratings[0] == ratings[1] or not site.labels["rates"]:
             continue
         best = max(group, key=lambda i: i["rating"])
         plan = [{"op": "fill", "sel": "#search-input", "text": maker["name"], "enter": True},
@@ -101,7 +101,7 @@ def _search_and_compare(site: SiteBuilder, items: list[dict]) -> None:
                 rubric=["The page of the cheapest match is open"],
                 wrong_urls=[f"/item/{i['slug']}" for i in group if i is not low][:3] + ["/search?q=" + kind]))
             opened += 1
-        best = unique_extreme(group, "rating", highest=True)
+        best = unique_extreme(group, "rating", highest=True) if site.labels["rates"] else None
         if best is not None and read < 1:
             plan = search + [{"op": "reach", "sel": f"[data-search-results] [data-link=item-{best['id']}]"},
                              {"op": "done", "answer": site.money(best["price"])}]
@@ -116,7 +116,7 @@ def _search_and_compare(site: SiteBuilder, items: list[dict]) -> None:
 
 
 def _table_page(site: SiteBuilder, items: list[dict]) -> None:
-    site.nav.append(("Compare", "/table"))
+    site.add_nav(("Compare", "/table"))
     site.page("/table", "table.html.j2", title="Compare", heading=f"Compare {site.items_noun}", items=items,
               page_kind="table")
 
@@ -160,7 +160,7 @@ def table_reasoning(site: SiteBuilder) -> None:
     near = sorted({r for r in ratings if r != threshold}, key=lambda r: abs(r - threshold))[:2]
     confusers = count_confusers(n_good, [sum(r > threshold for r in ratings), len(items)]
                                 + [sum(r >= t for r in ratings) for t in near])
-    if confusers is not None:
+    if confusers is not None and site.labels["rates"]:
         add(say(site, asks.COUNT_RATED_AT_LEAST, t=f"{threshold:.1f}"), str(n_good),
             answer_count(n_good, confusers, unit=site.items_noun), [str(c) for c in confusers[:3]],
             reach="[data-row]:nth-last-child(1)")
@@ -278,7 +278,7 @@ def _maker_city_of_cheapest(site: SiteBuilder, items: list[dict], k: int = 2) ->
 @skill("hidden-content")
 def hidden_content(site: SiteBuilder) -> None:
     mode = site.rng.choice(["tabs", "accordion", "modal", "tooltip"])
-    site.data["hidden_mode"] = mode
+    site.add_data(hidden_mode=mode)
     items = catalog_shell(site, hidden=mode, search=False)
     labels = list(site.cat["facts"])
     home = {i["id"] for i in items[:8]}
@@ -361,23 +361,29 @@ def infeasible(site: SiteBuilder) -> None:
     missing_kind = site.cat.get("missing", "Gift card")  # a kind the genre could have but this site lacks
     refuse = "This cannot be done: the site does not have it."
     wrong = ["Yes", "Done", site.money(items[0]["price"]), items[0]["name"]]
+    def nearest(name: str) -> list[dict]:
+        """The site's items a guess at `name` would name: those sharing a word with it, then the cheapest."""
+        words = set(name.lower().split())
+        return sorted(items, key=lambda i: (-len(words & set(i["name"].lower().split())), i["price"], i["name"]))[:3]
+
     for name in rng.sample(absent, 4):  # asked exactly as a feasible price question is (the same intent)
         plan = [{"op": "fill", "sel": "#search-input", "text": name, "enter": True}, {"op": "done", "answer": refuse}]
+        guesses = nearest(name)
         site.task(TaskDraft(
             **say(site, asks.ASK_PRICE, item=name), start_path="/", plan=plan,
-            checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent reports that the item does not exist"],
-            wrong_answers=wrong))
+            checks=[answer_infeasible([i["name"] for i in guesses] + [site.money(i["price"]) for i in guesses])],
+            difficulty=planned(plan), rubric=["The agent reports that the item does not exist"], wrong_answers=wrong))
     plan = [{"op": "fill", "sel": "#search-input", "text": missing_kind, "enter": True}, {"op": "done", "answer": refuse}]
     site.task(TaskDraft(
         **say(site, asks.OPEN_CHEAPEST_MISSING, kind=missing_kind.lower()), start_path="/", plan=plan,
-        checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent reports the missing type"],
-        wrong_answers=wrong))
+        checks=[answer_infeasible([i["name"] for i in nearest(missing_kind)])], difficulty=planned(plan),
+        rubric=["The agent reports the missing type"], wrong_answers=wrong))
     for item in rng.sample(items, 3):
         plan = open_item(site, item, "search") + [{"op": "done", "answer": refuse}]
         site.task(TaskDraft(
             **say(site, asks.CARBON_FOOTPRINT, item=item["name"]), start_path="/", plan=plan,
-            checks=[answer_infeasible()], difficulty=planned(plan), rubric=["The agent does not invent a value"],
-            wrong_answers=wrong + ["12 kg CO2"]))
+            checks=[answer_infeasible(["12 kg CO2", item["name"]])], difficulty=planned(plan),
+            rubric=["The agent does not invent a value"], wrong_answers=wrong + ["12 kg CO2"]))
     for item in rng.sample(items, 4):  # feasible controls: the answer is not always "impossible"
         draft = _price_task(site, item, "search")
         draft.wrong_answers.append(refuse)

@@ -8,7 +8,8 @@ from typing import Any, Callable
 from weblica.env.task import Check
 from weblica.synth.checks import answer_number, answer_text
 from weblica.synth.data import FIRST_NAMES, LAST_NAMES
-from weblica.synth.entities import about, name_capacity, one_word_apart
+from weblica.synth.components.content import about
+from weblica.synth.entities import name_capacity, one_word_apart
 from weblica.synth.site import SiteBuilder
 
 Plan = list[dict[str, Any]]
@@ -73,7 +74,7 @@ def listing_pages(site: SiteBuilder, items: list[dict[str, Any]], size: int, **c
     """/items as numbered pages of `size` entities (/items, /items/page/2, ...), each with the pager;
     returns the number of pages. The page size is kept for plans (`open_item`)."""
     pages = (len(items) + size - 1) // size
-    site.data["listing_page_size"] = size
+    site.add_data(listing_page_size=size)
     for p in range(1, pages + 1):
         site.page(listing_href(p), "listing.html.j2", title=f"All {site.items_noun}" if p == 1 else
                   f"{site.items_noun} page {p}", heading=f"All {site.items_noun}", items=items[(p - 1) * size:p * size],
@@ -89,7 +90,7 @@ def catalog_shell(site: SiteBuilder, *, most: int | None = None, search: bool = 
     items = site.items(catalog_size(site, most))
     makers = {m["name"]: m for m in site.data["makers"]}
     if search:
-        site.features.add("search")
+        site.add_feature("search")
         site.page("/search", "search.html.j2", title="Search", page_kind="search")
     for item in items:
         site.page(f"/item/{item['slug']}", "item.html.j2", title=item["name"], item=item, maker=makers[item["maker"]],
@@ -98,7 +99,7 @@ def catalog_shell(site: SiteBuilder, *, most: int | None = None, search: bool = 
         site.page(f"/maker/{maker['slug']}", "maker.html.j2", title=maker["name"], maker=maker,
                   items=[i for i in items if i["maker"] == maker["name"]], page_kind="maker")
     if list_page:
-        site.nav.append((f"All {site.items_noun}", "/items"))
+        site.add_nav((f"All {site.items_noun}", "/items"))
         listing_pages(site, items, LISTING_PAGE,
                       intro=f"{len(items)} {site.items_noun} from {len(makers)} {site.labels['makers']}.")
     site.page("/", "home.html.j2", title="Home", heading=f"Welcome to {site.name}",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
+from weblica.serve.passwords import with_hashed_passwords
 from weblica.synth.checks import state_count, state_is
 from weblica.synth.data import BASE_DATE, CITIES, DISTRICTS, make_people
 from weblica.synth.intents import forms as asks
@@ -17,7 +18,7 @@ RUBRIC_FORM = ["The form was submitted once", "Every requested field holds the r
 
 def _form_page(site: SiteBuilder, path: str, heading: str, fields: list[dict], api: str, redirect: str,
                form_id: str = "main-form", method: str | None = None, intro: str = "", submit: str = "Submit") -> None:
-    site.nav.append((heading.split(" ")[0] if len(heading) > 18 else heading, path))
+    site.add_nav((heading.split(" ")[0] if len(heading) > 18 else heading, path))
     site.page(path, "form.html.j2", title=heading, heading=heading, fields=fields, api=api, redirect=redirect,
               form_id=form_id, method=method, intro=intro, submit_label=submit, page_kind="form")
     site.page(redirect, "message.html.j2", title="Thank you", heading="Thank you!",
@@ -53,7 +54,7 @@ def forms(site: SiteBuilder) -> None:
     by_name = {f["name"]: f for f in fields}
     _form_page(site, "/contact", "Contact us", fields, "/api/submissions", "/thanks", form_id="contact-form",
                intro=f"Questions about our {site.items_noun}? Write to us.", submit="Send message")
-    site.initial_state = {"submissions": []}
+    site.add_state(submissions=[])
     rng = site.rng
     people = make_people(rng, 12)
     for index, person in enumerate(people):
@@ -103,7 +104,7 @@ def date_picker(site: SiteBuilder) -> None:
               {"name": "end", "label": "Until", "type": "date", "required": True, "month": month}]
     _form_page(site, "/request", site.labels["request"], fields, "/api/requests", "/requested",
                form_id="request-form", intro="Pick the dates you need.", submit="Send request")
-    site.initial_state = {"requests": []}
+    site.add_state(requests=[])
     rng = site.rng
     people = make_people(rng, 12)
     native = site.spec.style.widgets == "native"
@@ -121,7 +122,7 @@ def date_picker(site: SiteBuilder) -> None:
             start_path="/", plan=plan, difficulty=planned(plan), rubric=RUBRIC_FORM,
             checks=[state_count("requests", 1), state_is("requests.0.name", person["name"]),
                     state_is("requests.0.start", s_iso), state_is("requests.0.end", e_iso)]))
-    site.features.add("date-check")
+    site.add_feature("date-check")
 
 
 # What the three numeric widgets mean on a shop; a genre where they mean something else says so in its genre
@@ -166,7 +167,7 @@ def numeric_widgets(site: SiteBuilder) -> None:
     _form_page(site, "/preferences", "Your preferences", fields, "/api/doc/preferences", "/saved", method="PUT",
                form_id="prefs-form", intro=f"Tell us what you are looking for in {article(site.item_noun)}.",
                submit="Save")
-    site.initial_state = {"preferences": None}
+    site.add_state(preferences=None)
     rng = site.rng
     said = phrasing_rng(site)
     defaults = {f["name"]: f["value"] for f in fields}
@@ -224,12 +225,12 @@ def autocomplete(site: SiteBuilder) -> None:
     items = catalog_shell(site, search=False, list_page=False, home_items=4)
     places = sorted(set(CITIES + DISTRICTS))
     names = sorted(i["name"] for i in items)
-    site.public_json["ac_options"] = {"place": places, "item": names}
+    site.share("ac_options", {"place": places, "item": names})
     fields = [{"name": "item", "label": f"Which {site.item_noun}?", "type": "autocomplete", "required": True},
               {"name": "place", "label": site.labels["pickup"], "type": "autocomplete", "required": True}]
     _form_page(site, "/reserve", site.labels["reserve"], fields, "/api/reservations", "/reserved", form_id="reserve-form",
                intro="Choose from the suggestions as you type.", submit="Reserve")
-    site.initial_state = {"reservations": []}
+    site.add_state(reservations=[])
     rng = site.rng
     for index in range(12):
         item, place = rng.choice(names), rng.choice(places)
@@ -271,9 +272,11 @@ def account(site: SiteBuilder) -> None:
     people = make_people(rng, 14)
     users = [{"id": f"u{i + 1}", "username": p["first"].lower() + str(rng.randint(10, 99)), "email": p["email"],
               "password": f"{p['last'].lower()}-{rng.randint(1000, 9999)}"} for i, p in enumerate(people[:4])]
-    site.initial_state = {"users": users, "session": {"user": None}, "settings": None}
-    site.features.add("account")
-    site.nav += [("Log in", "/login"), ("Sign up", "/signup")]
+    # the site keeps hashes (weblica.serve.passwords); the tasks quote the passwords in clear
+    site.add_state(users=[with_hashed_passwords(u, u["username"]) for u in users], session={"user": None},
+                   settings=None)
+    site.add_feature("account")
+    site.add_nav(("Log in", "/login"), ("Sign up", "/signup"))
     site.page("/login", "form.html.j2", title="Log in", heading="Log in", api="/api/login", redirect="/account",
               form_id="login-form", submit_label="Log in", page_kind="form",
               fields=[{"name": "username", "label": "Username", "type": "text", "required": True},
@@ -307,7 +310,8 @@ def account(site: SiteBuilder) -> None:
                 **say(site, asks.SIGN_UP, user=name, email=person["email"], password=password),
                 start_path="/", plan=plan, difficulty=planned(plan), rubric=["A new account exists and is logged in"],
                 checks=[state_count("users", len(users) + 1), state_is("users.-1.username", name),
-                        state_is("users.-1.email", person["email"]), state_is("session.user", name)]))
+                        state_is("users.-1.email", person["email"]), state_is("users.-1.password", password, "password"),
+                        state_is("session.user", name)]))
         elif kind == "name":
             display = f"{people[index]['first']} {rng.choice(['the Great', 'K.', 'Jr.', 'from ' + rng.choice(CITIES)])}"
             plan = login + [{"op": "fill", "sel": "#f-display_name", "text": display}, {"op": "click", "sel": "#submit"}]

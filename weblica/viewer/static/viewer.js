@@ -59,12 +59,24 @@ async function loadList() {
                                                     title: e ? `${e.outcome} (${e.termination_reason})` : "missing" }));
     const meta = episodes.map((e) => (e ? `${e.steps} step${e.steps === 1 ? "" : "s"}` : "–")).join(" | ");
     list.append(el("li", { "data-key": key(i), onclick: () => { location.hash = key(i); } }, badges,
-                   el("span", { class: "task", title: first.instruction || "" }, `${first.task_id} #${first.repeat}`),
+                   taskLabel(first.task_id, first.repeat, first.instruction),
                    el("span", { class: "meta" }, meta)));
   });
   document.getElementById("count").textContent =
     `${state.rows.length} ${compareMode() ? "tasks × repeats" : "episodes"} shown`;
   route();
+}
+
+// A long task id is cut in its middle, never at its end: tasks of one site share a long prefix and differ in
+// their last characters (forms-travel-2a9523da-t01, -t02, ...), so the end always stays in view.
+const ID_TAIL = 12;
+
+function taskLabel(id, repeat, instruction) {
+  const text = String(id ?? "");
+  const cut = Math.max(0, text.length - ID_TAIL);
+  return el("span", { class: "task", title: `${text} #${repeat}${instruction ? `\n${instruction}` : ""}` },
+            el("span", { class: "head" }, text.slice(0, cut)),
+            el("span", { class: "tail" }, `${text.slice(cut)} #${repeat}`));
 }
 
 function key(i) {

@@ -1,0 +1,10 @@
+"""The banking genre: its vocabulary (genre.yaml), its flows (flow.py: the pages, data and tasks every
+banking site has), its intents (intents.py), its page templates (templates/)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from weblica.synth.genres.banking.flow import build_flows
+from weblica.synth.genres.genre import GenrePackage
+
+GENRE = GenrePackage("banking", Path(__file__).parent, flows=build_flows)
