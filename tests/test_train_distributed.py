@@ -92,7 +92,9 @@ def _lines(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-UPDATE_TERMS = ("loss", "clip_fraction", "grad_norm")
+# computed from the ranks' summed floats, so equal to float rounding only; the mismatch terms are rounded to
+# 1e-6 after that summing, so they may differ by one unit in the last place
+UPDATE_TERMS = ("loss", "clip_fraction", "grad_norm", "mismatch_mean", "mismatch_max", "mismatch_k3")
 
 
 def _episode(line):
@@ -133,7 +135,7 @@ def test_grpo_on_two_ranks_plays_learns_and_resumes_like_one_process(any_answer_
     for a, b in zip(one, two):
         assert {k: v for k, v in a.items() if k not in UPDATE_TERMS} == {k: v for k, v in b.items() if k not in UPDATE_TERMS}
         for key in UPDATE_TERMS:
-            assert b[key] == pytest.approx(a[key], rel=1e-3, abs=1e-6), key
+            assert b[key] == pytest.approx(a[key], rel=1e-3, abs=2e-6), key
     for rollout in sorted((alone_dir / "rollouts").iterdir()):  # each iteration's, refill rounds too
         split = sorted((tmp_path / "two" / "rollouts" / rollout.name).glob("rank-*/episodes.jsonl"))
         episodes = sorted((_episode(line) for path in split for line in path.read_text().splitlines()), key=str)
