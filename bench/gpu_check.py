@@ -18,7 +18,7 @@ run needs and no CPU test can: the weight sync from an FSDP-sharded trainer into
 Usage: bash bench/gpu_check.sh [--out DIR] [--parts sync,tiny]     (writes DIR/gpu_check.json)
 `--device cpu --quick` is a dry run on a CPU: vLLM is replaced by an hf engine over its own copy of the
 weights (same calls: generate, release_memory, sync_weights), so the gates' code runs; `--break-sync`
-makes the engine drop what it is sent, and the gates must then fail (tests/test_scale2_gpu_check.py).
+makes the engine drop what it is sent, and the gates must then fail (tests/train/test_gpu_check.py).
 """
 from __future__ import annotations
 

@@ -355,7 +355,7 @@ class LinkClicker:
 def coverage(seeds: tuple[int, ...] = (1, 2, 3), max_steps: int = 10) -> dict[str, Any]:
     """Coverage: the share of requests served when another policy plays in a cached environment.
 
-    The news site's three oracle tasks (tests/test_cache_build.py) are built into cache tasks by
+    The news site's three oracle tasks (tests/cache/test_cache_build.py) are built into cache tasks by
     `weblica cache build` (oracle, 2 runs) without crawl expansion and with --crawl-depth 1; then the
     random policy, a link clicker (seeded clicks on the pages' link column) and the oracle at other
     seeds play the kept tasks (up to `max_steps` steps) with the site gone; every request is counted

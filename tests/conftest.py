@@ -11,7 +11,7 @@ from xdist_scheduling import pytest_xdist_make_scheduler  # noqa: E402,F401  (-n
 import weblica.synth.validate_seeds as _validate_seeds  # noqa: E402
 
 # Sites that tests generate in-process are validated at episode seed 0 only: the extra seeds' own
-# behaviour is tested with explicit counts (tests/test_synth_validate_seeds.py), and at the default (2)
+# behaviour is tested with explicit counts (tests/synth/test_synth_validate_seeds.py), and at the default (2)
 # every generating fixture would cost ~+30% of its validation again.
 _validate_seeds.EXTRA_SEEDS = 0
 
@@ -39,6 +39,15 @@ def grpo_reference(tmp_path_factory):
     from fixtures_runs import grpo_reference as make
 
     return make(tmp_path_factory)
+
+
+def pytest_collection_modifyitems(items):
+    """`-m attack` selects the adversarial tests: every file of attacks is named so ("*attack*") or is the
+    adversarial policy's."""
+    for item in items:
+        name = item.path.name
+        if "attack" in name or name.startswith("test_adversarial"):
+            item.add_marker(pytest.mark.attack)
 
 
 def pytest_sessionfinish(session):

@@ -1,4 +1,4 @@
-"""One rank of tests/test_train_distributed.py and tests/test_train_fsdp.py, launched by torchrun: a GRPO
+"""One rank of tests/train/test_train_distributed.py and tests/train/test_train_fsdp.py, launched by torchrun: a GRPO
 update and an SFT step on this rank's share of a saved batch, data-parallel or (`fsdp`) sharded; rank 0
 saves the resulting weights and metrics. Sharded, it also saves a checkpoint, resumes it into a fresh
 model and reports what came back, and measures its shards against the memory estimate."""

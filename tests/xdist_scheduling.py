@@ -20,31 +20,31 @@ from typing import Any
 import pytest
 
 TOGETHER = {
-    "tests/test_cache_ray.py": "ray",
-    "tests/test_rollout_ray.py": "ray",
-    "tests/test_train_loops.py": "site-on-port-41000",
-    "tests/test_train_distributed.py": "site-on-port-41000",
-    "tests/test_train_fsdp.py": "site-on-port-41000",
+    "tests/cache/test_cache_ray.py": "ray",
+    "tests/eval/test_rollout_ray.py": "ray",
+    "tests/train/test_train_loops.py": "site-on-port-41000",
+    "tests/train/test_train_distributed.py": "site-on-port-41000",
+    "tests/train/test_train_fsdp.py": "site-on-port-41000",
 }
 
 # serial seconds per file (a quiet run, /work/s12/slowest_files.txt), the files over 15 s
 SERIAL_S = {
-    "tests/test_synth_distractors.py": 146, "tests/test_adversarial.py": 140,
-    "tests/test_synth_episode_structure.py": 133, "tests/test_adversarial_seeds.py": 100,
-    "tests/test_synth_validate.py": 98, "tests/test_synth_gallery.py": 96, "tests/test_train_distributed.py": 90,
-    "tests/test_train_fsdp.py": 88, "tests/test_synth_flows.py": 62, "tests/test_integrations_browsergym.py": 60,
-    "tests/test_env_server_instances.py": 52, "tests/test_cache_build.py": 51, "tests/test_synth_instances.py": 47,
-    "tests/test_synth_flows_services.py": 44, "tests/test_synth_validate_clock.py": 41,
-    "tests/test_synth_validate_seeds.py": 40, "tests/test_synth_flows_more.py": 39,
-    "tests/test_synth_flows_gaps.py": 39, "tests/test_integrations_verl.py": 36, "tests/test_cache_ray.py": 36,
-    "tests/test_synth_llm.py": 35, "tests/test_synth_hotel_availability.py": 35,
-    "tests/test_synth_components.py": 35, "tests/test_synth_catalog.py": 32, "tests/test_cache_news_e2e.py": 32,
-    "tests/test_train_loops.py": 30, "tests/test_synth_intents.py": 29, "tests/test_synth_cli.py": 28,
-    "tests/test_navigation_policy.py": 27, "tests/test_env_server_hardening.py": 25,
-    "tests/test_env_server_sources.py": 23, "tests/test_demo_cache.py": 21, "tests/test_env_robustness.py": 19,
-    "tests/test_synth_catalog_size.py": 18, "tests/test_bench_learn_variants.py": 18,
-    "tests/test_synth_ticket_capacity.py": 16, "tests/test_synth_best_available.py": 16,
-    "tests/test_bench_learn.py": 16, "tests/test_attack_backend_retry.py": 15,
+    "tests/synth/test_synth_distractors.py": 146, "tests/scoring/test_adversarial_policy.py": 140,
+    "tests/synth/test_synth_episode_structure.py": 133, "tests/scoring/test_adversarial_policy_seeds.py": 100,
+    "tests/synth/test_synth_validate.py": 98, "tests/synth/test_synth_gallery.py": 96, "tests/train/test_train_distributed.py": 90,
+    "tests/train/test_train_fsdp.py": 88, "tests/synth/test_synth_flows.py": 62, "tests/integrations/test_integrations_browsergym.py": 60,
+    "tests/env/test_env_server_instances.py": 52, "tests/cache/test_cache_build.py": 51, "tests/synth/test_synth_instances.py": 47,
+    "tests/synth/test_synth_genre_flows_services.py": 44, "tests/synth/test_synth_validate_clock.py": 41,
+    "tests/synth/test_synth_validate_seeds.py": 40, "tests/synth/test_synth_genre_flows.py": 39,
+    "tests/synth/test_synth_flows_hotels_seats.py": 39, "tests/integrations/test_integrations_verl.py": 36, "tests/cache/test_cache_ray.py": 36,
+    "tests/synth/test_synth_llm.py": 35, "tests/synth/test_synth_hotel_availability.py": 35,
+    "tests/synth/test_synth_components.py": 35, "tests/synth/test_synth_catalog.py": 32, "tests/cache/test_cache_news_e2e.py": 32,
+    "tests/train/test_train_loops.py": 30, "tests/synth/test_synth_intents.py": 29, "tests/synth/test_synth_cli.py": 28,
+    "tests/env/test_navigation_policy.py": 27, "tests/env/test_env_server_hardening.py": 25,
+    "tests/env/test_env_server_sources.py": 23, "tests/cache/test_demo_cache.py": 21, "tests/env/test_env_robustness.py": 19,
+    "tests/synth/test_synth_catalog_size.py": 18, "tests/train/test_bench_learn_variants.py": 18,
+    "tests/synth/test_synth_ticket_capacity.py": 16, "tests/synth/test_synth_best_available.py": 16,
+    "tests/train/test_bench_learn.py": 16, "tests/synth/test_backend_retry_attacks.py": 15,
 }
 
 

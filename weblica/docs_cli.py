@@ -4,7 +4,7 @@
     python -m weblica.docs_cli --check docs/cli.md # exit 1 when the file differs from the commands
 
 Each command gets its usage line, its help text and a table of its options as `--help` shows them (the same
-help records, defaults and ranges). tests/test_docs.py fails when docs/cli.md is out of date.
+help records, defaults and ranges). tests/cli/test_docs.py fails when docs/cli.md is out of date.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ HEADER = """\
 # CLI reference
 
 Generated from the click commands by `python -m weblica.docs_cli > docs/cli.md`; do not edit by hand
-(`tests/test_docs.py` fails when this file and the commands disagree). Every command takes `--json` and then
+(`tests/cli/test_docs.py` fails when this file and the commands disagree). Every command takes `--json` and then
 prints one JSON object on stdout (a failure: `{"error": "..."}` and a non-zero exit, 2 for usage errors);
 progress goes to stderr. `-h` / `--help` shows a command's help. The guides in this folder say when to use which command.
 """

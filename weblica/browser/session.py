@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from weblica.browser.determinism import make_deterministic
+from weblica.browser.determinism import DEFAULT_EPOCH_MS, make_deterministic
 from weblica.browser.launcher import BrowserOptions, context_kwargs, launch_browser
 
 
@@ -57,13 +57,24 @@ class BrowserHost:
             self._browser_session = (browser, await browser.new_browser_cdp_session())
         return self._browser_session[1]
 
+    # the virtual clock's start for every context (a cache replay may move it: weblica.cache.session)
+    epoch_ms: int = DEFAULT_EPOCH_MS
+
     async def new_context(self, seed: int, proxy: str | None = None, extra_headers: dict[str, str] | None = None,
                           ignore_https_errors: bool = False, service_workers: bool = False) -> Any:
         browser = await self.ensure()
-        context = await browser.new_context(**context_kwargs(proxy, extra_headers, ignore_https_errors,
-                                                             service_workers))
-        await make_deterministic(context, seed)
+        kwargs = context_kwargs(proxy, extra_headers, ignore_https_errors, service_workers)
+        context = await browser.new_context(**kwargs, **self.context_extras())
+        await make_deterministic(context, seed, self.epoch_ms)
+        self.opened(context)
         return context
+
+    def context_extras(self) -> dict[str, Any]:
+        """More Playwright context options, for a host that adds some (none here)."""
+        return {}
+
+    def opened(self, context: Any) -> None:
+        """Called with every context this host made, before it is handed out (nothing here)."""
 
     async def close(self) -> None:
         if self._browser is not None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from weblica.browser.determinism import DEFAULT_EPOCH_MS, make_deterministic
-from weblica.browser.launcher import BrowserOptions, context_kwargs
+from weblica.browser.determinism import DEFAULT_EPOCH_MS
+from weblica.browser.launcher import BrowserOptions
 from weblica.browser.session import BrowserHost
 
 STORAGE_TIMEOUT_S = 10.0
@@ -31,16 +31,11 @@ class SessionHost(BrowserHost):
         self.start_with: dict[str, Any] | None = None
         self.left: dict[str, Any] | None = None
 
-    async def new_context(self, seed: int, proxy: str | None = None, extra_headers: dict[str, str] | None = None,
-                          ignore_https_errors: bool = False, service_workers: bool = False) -> Any:
-        browser = await self.ensure()
-        kwargs = context_kwargs(proxy, extra_headers, ignore_https_errors, service_workers)
-        if self.start_with is not None:
-            kwargs["storage_state"] = self.start_with
-        context = await browser.new_context(**kwargs)
-        await make_deterministic(context, seed, self.epoch_ms)
+    def context_extras(self) -> dict[str, Any]:
+        return {"storage_state": self.start_with} if self.start_with is not None else {}
+
+    def opened(self, context: Any) -> None:
         self._keep_storage(context)
-        return context
 
     def _keep_storage(self, context: Any) -> None:
         """Read the context's storage as it closes (the env closes it when the episode ends)."""

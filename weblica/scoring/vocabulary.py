@@ -9,7 +9,7 @@ better one") or refuses ("Nothing by that name exists on the site").
 
 Never add a word that hedges, approximates, offers an alternative or leaves a list open (maybe, about,
 around, roughly, or, either, others, etc, would, should, might, guess, think, believe, doubt, seems
-like): `tests/test_scoring_grammar.py` holds the list of words that must stay out.
+like): `tests/scoring/test_scoring_grammar.py` holds the list of words that must stay out.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a person notices first about a set of synth sites, measured from their bundles (no browser): which
 design systems they are built on, how much of a shop's skeleton shows on sites that sell nothing, and how
-many names same-genre sites share (bench/synth.py prints these; tests/test_synth3_genres.py holds them)."""
+many names same-genre sites share (bench/synth.py prints these; tests/synth/test_synth_genre_pages.py holds them)."""
 from __future__ import annotations
 
 import itertools

@@ -19,7 +19,7 @@ Counted, on the fullest rank at the update's peak:
 Not counted: a vLLM engine (asleep during the update; `rollout_peak` adds its share when awake) and
 fragmentation beyond that slack. Activations follow the usual transformer rule of thumb (34 bytes x tokens
 x hidden per layer in 16-bit, flash attention: no tokens^2 term); with checkpointing only each layer's
-input is kept, plus one layer recomputed in the backward. `tests/test_scale2_memory.py` checks the sum
+input is kept, plus one layer recomputed in the backward. `tests/train/test_memory_estimate.py` checks the sum
 against the peak resident memory of an update measured on a CPU.
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Generation drops every draft that fails it (`generate.write_unvalidated`), and the task-grammar
 tests run it over every skill's instructions. A problem is a short string naming what is wrong.
 Besides articles, doubled words, hints and punctuation it knows the wrong fills seen in generated
-tasks (tests/test_synth_wording.py): a type named with the genre's generic noun ("Laptop gadget"), a
+tasks (tests/synth/test_synth_wording.py): a type named with the genre's generic noun ("Laptop gadget"), a
 field label that is no noun filled in as one ("what is its documents needed?"), "is"/"are" not
 agreeing with the noun after them, "the" before a person's title, the user's own things called
 "your", an option's capital kept inside a sentence ("pay by Card"), a word said twice in two forms
