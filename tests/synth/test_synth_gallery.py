@@ -39,6 +39,11 @@ def test_gallery_screenshots_start_and_inner_pages_of_each_site(tmp_path):
     entries = {e["site_id"]: e for e in summary["sites"]}
     assert entries[ids[0]]["skill"] == "search" and entries[ids[1]]["category"] == "books"
     assert all(e["urls"]["inner"] != e["urls"]["start"] and not e["errors"] for e in entries.values())
+    for site_id, entry in entries.items():  # each card says what the site is built on, speaks and exercises
+        site = json.loads((out / site_id / "site.json").read_text())
+        design = site.get("design")
+        assert entry["design"] == (f"{design['title']} {design['version']}" if design else "weblica (its own styles)")
+        assert entry["language"] == "en" and entry["skills"] and f"design <b>{entry['design']}</b>" in html
 
 
 def test_gallery_of_an_empty_folder_is_a_one_line_error(tmp_path):

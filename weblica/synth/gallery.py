@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from weblica.env.task import load_tasks
+from weblica.synth.content_metrics import language
 
 # the first link of the page that stays on the site and is not the page itself
 _FIRST_INNER_LINK_JS = """() => {
@@ -33,21 +34,30 @@ class GalleryEntry:
     category: str
     style: str
     tasks: int
+    design: str = "weblica"     # the design system and its version
+    language: str = ""          # the language the start page's text is in (weblica.synth.content_metrics)
+    skills: list[str] = field(default_factory=list)   # the skills its tasks exercise
     shots: dict[str, str] = field(default_factory=dict)  # "start"/"inner" -> PNG file name
     urls: dict[str, str] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"site_id": self.site_id, "skill": self.skill, "category": self.category, "style": self.style,
-                "tasks": self.tasks, "shots": self.shots, "urls": self.urls, "errors": self.errors}
+                "tasks": self.tasks, "design": self.design, "language": self.language, "skills": self.skills,
+                "shots": self.shots, "urls": self.urls, "errors": self.errors}
 
 
 def _entry(root: Path) -> tuple[GalleryEntry, str, list[str]]:
     meta = json.loads((root / "site.json").read_text(encoding="utf-8"))
     spec = meta.get("spec", {})
     tasks = load_tasks(root / "tasks.jsonl") if (root / "tasks.jsonl").exists() else []
+    design = meta.get("design") or {}
+    home = root / "public" / "index.html"
     entry = GalleryEntry(root.name, spec.get("skill", "?"), spec.get("category", "?"),
-                         (spec.get("style") or {}).get("aesthetic", "?"), len(tasks))
+                         (spec.get("style") or {}).get("aesthetic", "?"), len(tasks),
+                         design=f"{design['title']} {design['version']}" if design else "weblica (its own styles)",
+                         language=language(home.read_text(encoding="utf-8")) if home.exists() else "",
+                         skills=sorted({t.skill for t in tasks if t.skill}))
     return entry, spec.get("base_url") or f"http://{root.name}", [t.start_url for t in tasks]
 
 
@@ -122,7 +132,8 @@ def render_html(entries: list[GalleryEntry], title: str) -> str:
         errors = "".join(f'<p class="err">{html.escape(x)}</p>' for x in e.errors)
         cards.append(f'<section class="site"><h2>{html.escape(e.site_id)}</h2><p class="meta">skill '
                      f'<b>{html.escape(e.skill)}</b> · category <b>{html.escape(e.category)}</b> · style '
-                     f'<b>{html.escape(e.style)}</b> · {e.tasks} tasks</p><div class="shots">{shots}</div>{errors}</section>')
+                     f'<b>{html.escape(e.style)}</b> · design <b>{html.escape(e.design)}</b> · language '
+                     f'<b>{html.escape(e.language or "?")}</b> · {e.tasks} tasks ({html.escape(", ".join(e.skills))})</p><div class="shots">{shots}</div>{errors}</section>')
     return ("<!doctype html><html><head><meta charset='utf-8'><title>weblica gallery: " + html.escape(title) +
             "</title><style>body{font:14px sans-serif;margin:20px;background:#f4f4f6}"
             ".site{background:#fff;border:1px solid #ddd;border-radius:6px;padding:10px 14px;margin:0 0 16px}"
