@@ -14,6 +14,10 @@ from typing import Any
 
 _SCRIPT_STYLE = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 _TAG = re.compile(r"<[^>]+>")
+_BLOCK = re.compile(r"</?(p|div|h[1-6]|li|ul|ol|dl|dt|dd|td|th|tr|table|thead|tbody|section|article|header|footer|nav|"
+                    r"aside|main|form|fieldset|legend|label|button|option|select|textarea|input|br|hr|figure|"
+                    r"figcaption|title|blockquote|summary|details|dialog|body|head|html|img|svg|iframe)\b[^>]*>", re.I)
+_INLINE = re.compile(r"<[^>]+>")
 _HEADING = re.compile(r"<h([1-3])\b[^>]*>(.*?)</h\1>", re.S | re.I)
 # what language a text is in, read from its words (a page's <html lang> follows the site's locale even
 # where every word is English, which is what a person notices): the most frequent function words of each
@@ -47,13 +51,17 @@ MECHANICS: dict[str, re.Pattern[str]] = {
     "pre-ticked opt-in": re.compile(r"<input\b(?=[^>]*type=\"checkbox\")(?=[^>]*\bchecked\b)"
                                     r"(?=[^>]*(newsletter|marketing|offers|opt))[^>]*>", re.I),
 }
+_IMG = re.compile(r"<img\b[^>]*>", re.I)
+_ALT = re.compile(r"\balt=\"([^\"]*)\"", re.I)
 # actions that carry no decision: scrolling an element into view, waiting, and saying done
 NOT_COUNTED = frozenset({"scroll", "wait", "done"})
 
 
-def text_lines(html: str) -> list[str]:
-    """The page's visible text as lines (one per element's text run), whitespace collapsed."""
-    text = _TAG.sub("\n", _SCRIPT_STYLE.sub(" ", html))
+def text_lines(html: str, inline_mark: str = "") -> list[str]:
+    """The page's visible text as lines: one per block (a paragraph, a heading, a list item, a cell, a
+    button), inline markup (links, emphasis) kept inside its line, where `inline_mark` stands for each
+    inline tag; whitespace collapsed."""
+    text = _INLINE.sub(inline_mark, _BLOCK.sub("\n", _SCRIPT_STYLE.sub(" ", html)))
     return [" ".join(unescape(line).split()) for line in text.splitlines() if line.strip()]
 
 
@@ -119,6 +127,10 @@ def content_figures(bundles: list[Path]) -> dict[str, Any]:
         languages[language(home) or "?"] += 1
         markup = "\n".join(pages.values())
         mechanics.update(name for name, pattern in MECHANICS.items() if pattern.search(markup))
+    # content images: not the logo beside the site's name, not an image marked decorative
+    images = [tag for b in bundles for html in _pages(b).values() for tag in _IMG.findall(html)
+              if "logo-img" not in tag and 'role="presentation"' not in tag]
+    described = sum(1 for tag in images if (m := _ALT.search(tag)) and m.group(1).strip())
     chains = composed_intents()
     tasks = [t for b in bundles for t in _tasks(b)]
     lengths = sorted(oracle_length(t) for t in tasks)
@@ -132,6 +144,7 @@ def content_figures(bundles: list[Path]) -> dict[str, Any]:
         "languages": dict(sorted(languages.items())),
         "non_english_share": round(sum(c for lang, c in languages.items() if lang not in ("en", "?")) / n, 3) if n else 0.0,
         "mechanics": {name: f"{mechanics[name]}/{n}" for name in MECHANICS},
+        "alt_text": f"{described}/{len(images)}",
         "composed_share": round(composed / len(tasks), 3) if tasks else 0.0,
         "oracle_length": {"tasks": len(tasks), "mean": round(statistics.mean(lengths), 2) if lengths else 0.0,
                           "median": statistics.median(lengths) if lengths else 0,

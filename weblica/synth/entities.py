@@ -42,7 +42,7 @@ def _base_names(cat: dict[str, Any], people: tuple[list[str], list[str]]) -> lis
         first, last = people
         return [(pattern.format(first=f, last=l), None, None) for f in first for l in last]
     return [(pattern.format(adjective=a, noun=n), kind, n) for kind, nouns in kind_nouns(cat).items()
-            for n in nouns for a in kind_adjectives(cat, kind) if a != n]
+            for n in nouns for a in kind_adjectives(cat, kind) if a.lower() not in n.lower().split()]  # no "Stage Stage Piano"
 
 
 def name_capacity(cat: dict[str, Any], people: tuple[list[str], list[str]], spare: int = 0) -> int:

@@ -92,8 +92,8 @@ def guides(site: SiteBuilder) -> list[dict[str, str]]:
     """A few articles (real pages under /guides/) that the start page and footer link to."""
     w = words(site)
     kinds = [c["name"] for c in collections(site)] or list(site.cat.get("kinds", []))[:3]
-    titles = [f"How to choose a {w['item']}", f"A beginner's guide to {w['items']}",
-              f"What to ask a {w['maker']} before you decide"]
+    titles = [f"How to choose {article(w['item'])}", f"A beginner's guide to {w['items']}",
+              f"What to ask {article(w['maker'])} before you decide"]
     if kinds:
         titles.append(f"{kinds[0]} or {kinds[-1]}? What to look for")
     return [{"title": t, "slug": slugify(t), "minutes": 3 + i * 2} for i, t in enumerate(titles)]
