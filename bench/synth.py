@@ -42,6 +42,9 @@ bundles an older generator made; its sites are measured like the new ones. To ma
 ratio, their median (what the goal is read on) and spread, and whether the runs decided alike. The
 same validation's CPU moves by up to ~12% between runs here, the floor by ~5%.
 
+`--scale` measures something else: validated sites per CPU-hour when `weblica synth --ray` makes them on
+1 and on 2 Ray workers, and the 2-worker / 1-worker ratio (bench/synth_scale.py).
+
 `--tasks K` validates only the first K tasks of each site (a quick run; a site then counts as
 validated when it keeps all of them).
 """
@@ -465,7 +468,15 @@ def verdict(figure: str, value: Any) -> str:
 
 
 def main() -> None:
+    if "--scale" in sys.argv[1:]:   # sites per CPU-hour on 1 and 2 Ray workers: bench/synth_scale.py
+        from synth_scale import main as scale_main
+
+        scale_main([a for a in sys.argv[1:] if a != "--scale"])
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", action="store_true",
+                        help="instead: validated sites per CPU-hour on 1 and 2 Ray workers (bench/synth_scale.py; "
+                             "takes its --n, --seed, --skill, --cpus, --episode-seeds, --json)")
     parser.add_argument("--n", type=int, default=12, help="sites to generate")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tasks", type=int, default=None, help="validate only the first K tasks of each site")

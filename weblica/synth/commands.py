@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -32,11 +33,17 @@ from weblica.synth.splits import SplitError
               help="Validated instances of each site's data; an episode plays instance seed % K (MiniWoB-style).")
 @click.option("--episode-seeds", "extra_seeds", type=int, default=None,
               help="Episode seeds validation plays each task at besides 0, drawn per site [default: 2].")
+@click.option("--ray", "ray_address", default=None,
+              help="Make the sites on Ray actors, one site a job, into --out (a folder every worker reaches): "
+              "'auto' (an existing cluster), 'local', or HOST:PORT. Rerunning skips the sites already finished.")
+@click.option("--ray-workers", default=2, show_default=True, type=click.IntRange(1, 4096),
+              help="With --ray: workers, one site at a time each (a CPU each).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON summary.")
 def synth_command(skill: str | None, category: str | None, style: str | None, design: str | None, n: int,
                   seed: int, generator: str,
                   out: Path, no_validate: bool, split: str | None, model: str | None, parallel: int,
-                  instances: int, extra_seeds: int | None, as_json: bool) -> None:
+                  instances: int, extra_seeds: int | None, ray_address: str | None, ray_workers: int,
+                  as_json: bool) -> None:
     """Generate site bundles with tasks whose success a program can check (`synth gallery DIR`: look at them)."""
     if click.get_current_context().invoked_subcommand:  # `weblica synth gallery ...`
         return
@@ -55,11 +62,18 @@ def synth_command(skill: str | None, category: str | None, style: str | None, de
         raise UserError("--episode-seeds must be at least 0 (0: validate at episode seed 0 only)")
     if (model or parallel > 1) and generator != "llm":
         raise UserError("--model and --parallel are options of the LLM generator: add --generator llm")
+    on_ray: Any = None   # --ray: a weblica.pipelines.synth_ray.RaySynth
     try:
-        results = synthesize(skill=skill, category=category, style=style, design=design, n=n, seed=seed, out=out,
-                             generator=generator, validate=not no_validate, split=split, model=model,
-                             parallel=parallel, progress=not as_json, instances=instances,
-                             episode_seeds=extra_seeds)
+        if ray_address:
+            on_ray = _synth_on_ray(skill, category, style, design, n, seed, generator, out,
+                                   not no_validate, split, instances, extra_seeds, ray_address, ray_workers,
+                                   not as_json)
+            results = on_ray.results
+        else:
+            results = synthesize(skill=skill, category=category, style=style, design=design, n=n, seed=seed,
+                                 out=out, generator=generator, validate=not no_validate, split=split, model=model,
+                                 parallel=parallel, progress=not as_json, instances=instances,
+                                 episode_seeds=extra_seeds)
     except (CatalogError, SplitError) as exc:
         raise UserError(str(exc)) from None
     except ChromiumNotFound as exc:
@@ -71,9 +85,18 @@ def synth_command(skill: str | None, category: str | None, style: str | None, de
                         "anthropic:MODEL (with ANTHROPIC_API_KEY) or openai:URL#MODEL (with OPENAI_API_KEY), "
                         "or set WEBLICA_SYNTH_MODEL") from None
     summary = {"sites": [r.to_dict() for r in results], "out": str(out),
-               "tasks_kept": sum(r.tasks_kept for r in results), "ok": all(r.ok or no_validate for r in results)}
+               "tasks_kept": sum(r.tasks_kept for r in results),
+               "ok": all(r.ok or no_validate for r in results) and not (on_ray and on_ray.failed)}
     human = "\n".join(f"{r.site_id}: {r.tasks_kept}/{r.tasks_generated} tasks kept -> {r.path}"
+                      + (" (finished before)" if on_ray and r.site_id in on_ray.resumed else "")
                       + (f" ({r.failures[0]})" if generator == "llm" and not r.ok and r.failures else "") for r in results)
+    if on_ray is not None:   # what an earlier run had finished, what failed now (a rerun makes it), the CPU
+        summary.update(resumed=on_ray.resumed, failed=[{"site_id": k, "error": v} for k, v in on_ray.failed.items()],
+                       workers=on_ray.workers, cpu_seconds={k: round(v, 1) for k, v in on_ray.cpu_seconds.items()})
+        if on_ray.failed:
+            human += "".join(f"\n{site_id}: failed: {error}" for site_id, error in on_ray.failed.items())
+            human += (f"\n{plural(len(on_ray.failed), 'site')} failed: rerun the same command to make them "
+                      "(finished sites are skipped)")
     if split is not None:  # the split's task set, over every bundle of that split in --out (train recipes read it)
         from weblica.synth.splits import write_task_set
 
@@ -83,6 +106,31 @@ def synth_command(skill: str | None, category: str | None, style: str | None, de
     emit(summary, as_json, human)
     if not summary["ok"]:
         raise SystemExit(1)
+
+
+def _synth_on_ray(skill: str | None, category: str | None, style: str | None, design: str | None, n: int,
+                  seed: int, generator: str, out: Path, validate: bool, split: str | None, instances: int,
+                  extra_seeds: int | None, address: str, workers: int, progress: bool) -> Any:
+    """`weblica synth --ray`: the run's specs drawn here as the one-process run draws them, each site made
+    on a Ray worker (weblica/pipelines/synth_ray.py)."""
+    from weblica.cli import user_errors
+    from weblica.synth.synthesize import procedural_specs
+
+    if generator != "procedural":
+        raise UserError("--ray works with the procedural generator (the LLM generator has --parallel)")
+    if instances > 1 and not validate:
+        raise UserError("--instances works with the procedural generator and validation (drop --no-validate)")
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UserError("--ray needs Ray: pip install 'weblica[ray]'") from None
+    from weblica.pipelines.synth_ray import synthesize_on_ray
+
+    specs = procedural_specs(skill, category, style, design, n, seed, split)
+    with user_errors():   # a bad address: one line naming the fix
+        done = synthesize_on_ray(specs, out, address=address, workers=workers, validate=validate,
+                                 episode_seeds=extra_seeds, instances=instances, progress=progress)
+    return done
 
 
 @click.command("validate")

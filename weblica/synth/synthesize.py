@@ -7,7 +7,7 @@ from pathlib import Path
 from weblica.synth.generate import SynthResult, site_seeds, synthesize_specs
 from weblica.synth.instances import synthesize_instances
 from weblica.synth.llm import synthesize_llm
-from weblica.synth.spec import sample_spec
+from weblica.synth.spec import SiteSpec, sample_spec
 from weblica.synth.splits import split_site_seeds
 
 
@@ -28,10 +28,17 @@ def synthesize(skill: str | None = None, category: str | None = None, style: str
                               parallel=parallel, progress=progress, split=split)
     if generator != "procedural":
         raise ValueError(f"unknown generator '{generator}': use procedural or llm")
-    specs = [sample_spec(s, skill, category, style, split=split, design=design)
-             for s in split_site_seeds(site_seeds(seed, n), split)]
+    specs = procedural_specs(skill, category, style, design, n, seed, split)
     if instances > 1:
         if not validate:
             raise ValueError("--instances needs validation: an instance is only served once its tasks are checked")
         return synthesize_instances(specs, out, instances, concurrency, progress, episode_seeds)
     return synthesize_specs(specs, out, validate, concurrency, progress, episode_seeds)
+
+
+def procedural_specs(skill: str | None, category: str | None, style: str | None, design: str | None, n: int,
+                     seed: int, split: str | None) -> list[SiteSpec]:
+    """The specs of a procedural run's N sites, in order: what `synthesize` builds, and what the Ray
+    pipeline (weblica/pipelines/synth_ray.py) hands out site by site, so both write the same bundles."""
+    return [sample_spec(s, skill, category, style, split=split, design=design)
+            for s in split_site_seeds(site_seeds(seed, n), split)]
