@@ -22,6 +22,7 @@ import pytest
 TOGETHER = {
     "tests/cache/test_cache_ray.py": "ray",
     "tests/eval/test_rollout_ray.py": "ray",
+    "tests/synth/test_synth_ray.py": "ray",
     "tests/train/test_train_loops.py": "site-on-port-41000",
     "tests/train/test_train_distributed.py": "site-on-port-41000",
     "tests/train/test_train_fsdp.py": "site-on-port-41000",
@@ -37,6 +38,7 @@ SERIAL_S = {
     "tests/synth/test_synth_genre_flows_services.py": 44, "tests/synth/test_synth_validate_clock.py": 41,
     "tests/synth/test_synth_validate_seeds.py": 40, "tests/synth/test_synth_genre_flows.py": 39,
     "tests/synth/test_synth_flows_hotels_seats.py": 39, "tests/integrations/test_integrations_verl.py": 36, "tests/cache/test_cache_ray.py": 36,
+    "tests/synth/test_synth_ray.py": 90,
     "tests/synth/test_synth_llm.py": 35, "tests/synth/test_synth_hotel_availability.py": 35,
     "tests/synth/test_synth_components.py": 35, "tests/synth/test_synth_catalog.py": 32, "tests/cache/test_cache_news_e2e.py": 32,
     "tests/train/test_train_loops.py": 30, "tests/synth/test_synth_intents.py": 29, "tests/synth/test_synth_cli.py": 28,

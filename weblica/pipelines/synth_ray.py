@@ -36,7 +36,7 @@ from weblica.synth.spec import SiteSpec
 
 # test hook, read by the driver and handed to the workers, comma-separated: "SITE_ID:raise" makes that site's
 # build raise, "SITE_ID:die" kills its worker process after the bundle is written to staging, before the
-# rename (what a machine lost mid-site leaves). Only tests/test_synth_ray.py sets it.
+# rename (what a machine lost mid-site leaves). Only tests/synth/test_synth_ray.py sets it.
 FAULT_ENV = "WEBLICA_SYNTH_RAY_FAULT"
 STAGING_PREFIX = "."   # a staging folder is `.<site id>.<random>`: hidden, and never a bundle's own name
 

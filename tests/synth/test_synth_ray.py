@@ -23,7 +23,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'webl
 # nine validated sites and two Ray runs: about 3 minutes on an idle 2-core machine, several on a loaded one
 pytestmark = pytest.mark.timeout(1500)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["synth", "--skill", "forms", "--n", "3", "--seed", "11", "--episode-seeds", "0"]
 
 
