@@ -72,6 +72,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/synth_replay.p
 
 from weblica.env.task import load_tasks, save_tasks  # noqa: E402
 from weblica.synth.generate import MIN_TASKS, write_unvalidated  # noqa: E402
+from weblica.synth.content_metrics import content_figures  # noqa: E402
 from weblica.synth.genre_metrics import bundle_figures  # noqa: E402
 from weblica.synth.page_metrics import PageSize, mean_pairwise_jaccard, measure  # noqa: E402
 from weblica.synth.intents.skeleton import names_in, skeleton_share  # noqa: E402
@@ -81,6 +82,8 @@ from synth_replay import replay_episodes  # noqa: E402
 GOALS = {  # figure: (comparison, goal); issue 18 point 9
     "structure_distance": (">=", 0.5), "skeleton_share": (">=", 0.6), "median_elements": (">=", 500),
     "median_links": (">=", 40), "median_screens": (">=", 2.5), "validation_cost_ratio": ("<=", 2.0),
+    # issue 38 point 9 (what a person notices)
+    "non_english_share": (">=", 0.2), "composed_share": (">=", 0.3),
 }
 FLOOR_SITES, FLOOR_PAGES, FLOOR_LOADS = 4, 4, 5  # sites and pages of each reloaded for the per-load CPU, and how often
 FLOOR_DRAWS = 3  # documents drawn per site (by how often validation loaded them) for its per-load CPU
@@ -386,6 +389,9 @@ def site_figures(paths: list[Path]) -> dict[str, Any]:
         "median_screens": round(statistics.median([s.screens for s in sizes]), 2) if sizes else 0.0,
         # issue 38: design systems used, shop phrases per genre, within-genre name overlap (weblica/synth/genre_metrics.py)
         **bundle_figures(paths),
+        # and what a person reading them notices: stamped-out lines, repeated headings, languages, mechanics,
+        # alt text, composed tasks, oracle lengths (weblica/synth/content_metrics.py)
+        **content_figures(paths),
     }
 
 
@@ -568,6 +574,12 @@ def report(summary: dict[str, Any]) -> str:
     old = summary["baseline_sites"] or {}
     lines.append(f"{'sites':34} {'current':>12} {'baseline':>12}")
     for key, value in summary["sites"].items():
+        if isinstance(value, dict):  # a table of its own (mechanics, languages, oracle lengths, ...)
+            lines.append(key)
+            before = old.get(key) or {} if old else {}
+            for sub, figure in value.items():
+                lines.append(f"  {sub!s:32} {figure!s:>12} {before.get(sub, '')!s:>12}")
+            continue
         lines.append(f"{key:34} {value!s:>12} {old.get(key, '') if old else '':>12}  {verdict(key, value)}")
     runs = summary["validation"]
     lines.append("")
