@@ -12,7 +12,8 @@ from html import unescape
 from pathlib import Path
 from typing import Any
 
-# what a shop's skeleton says: on a bank, a council, a paper, a job board or a transit site none of it belongs
+# what a shop's skeleton says: on a bank, a council, a paper, a job board, a transit site, a work app, a
+# clinic, a school, a property portal or a restaurant none of it belongs
 SHOP_PHRASES = ("Shop by type", "New arrivals", "Best value", "Add to cart", "reviews", "Top rated", "Customers love")
 STARS = re.compile(r"★\s*\d")  # a rating ("★ 4.2"), not a map's "you are here" star
 _TAG = re.compile(r"<[^>]+>")
@@ -41,6 +42,18 @@ def entity_names(data: dict[str, Any], name: str, makers: list[str]) -> set[str]
     names |= {c["name"] for c in data.get("companies", [])} | {j["location"] for j in data.get("jobs", [])}
     names |= {o.get("district", "") for o in data.get("offices", [])}
     names |= {stop for line in data.get("lines", []) for stop in line["stops"]}
+    # a workspace's teams and members (its projects are named as teams name them: "Website relaunch"); a
+    # practice's doctors and clinics; a school's instructors; a property portal's agents, streets and
+    # neighbourhoods; a restaurant's street, town and kitchen team
+    for project in data.get("projects", []):
+        names |= {project["team"]} | {m["name"] for m in project["members"]}
+    place = data.get("restaurant") or {}
+    names |= {place[k] for k in ("street", "town", "chef") if k in place} | set(place.get("team", []))
+    names |= {d["name"] for d in data.get("doctors", [])} | {d["clinic"] for d in data.get("doctors", [])}
+    names |= {c["instructor"] for c in data.get("courses", [])}
+    names |= {a["name"] for a in data.get("agents", [])}
+    for home in data.get("homes", []):
+        names |= {home["district"], home["address"].split(" ", 1)[1]}
     return names - _NOT_NAMES
 
 

@@ -240,7 +240,9 @@ class SiteBuilder:
         speak of delivery, shipping and returns; tickets, stays and services are not shipped), `sold_as`
         what one price buys where that is not the entity ("ticket": "How much is a ticket for X?"), `rates` whether
         its users rate its entities (stars, reviews and rating tasks only where they do: nobody rates a bank
-        account, a permit, a bus line, a job ad or a news story)."""
+        account, a permit, a bus line, a job ad or a news story), `browse` (optional) the mega menu's label
+        for the entity types where "Shop by type" is wrong though the site sells ("Property types"), `types`
+        (optional) what the sidebar calls them where "Types" reads as a shop's ("Specialties", "Subjects")."""
         defaults = {"maker": "brand", "makers": "brands", "price": "price", "per": "", "buy": "Add to cart",
                     "sells": True, "place": "store", "places": "stores", "saved": "Wishlist",
                     "reserve": "Reserve for pick-up", "pickup": "Pick-up location", "book": f"Book {article(self.item_noun)}",

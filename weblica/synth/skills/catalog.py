@@ -281,7 +281,9 @@ def hidden_content(site: SiteBuilder) -> None:
     site.add_data(hidden_mode=mode)
     items = catalog_shell(site, hidden=mode, search=False)
     labels = list(site.cat["facts"])
-    home = {i["id"] for i in items[:8]}
+    # featured items are one click from the home page, unless the genre opens on a start page of its own
+    # (`own_start` in its genre.yaml: a clinic's doctor search, a workspace's dashboard), which lists none
+    home = set() if site.cat.get("own_start") else {i["id"] for i in items[:8]}
     made = 0
     for item in site.rng.sample(items, len(items)):
         if made == 12:

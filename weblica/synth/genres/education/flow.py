@@ -4,10 +4,12 @@ enrollment (stored server-side; refused by the page and by the server, storing n
 prerequisite is missing)."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from weblica.synth.checks import answer_text, state_count, state_is
-from weblica.synth.data import FIRST_NAMES, LAST_NAMES, slugify
+from weblica.synth.data import BASE_DATE, slugify
+from weblica.synth.fake import people as fake_people
 from weblica.synth.entities import kind_adjectives
 from weblica.synth.genres.education.intents import ENROLL, ENROLL_SLOT, INSTRUCTOR, MEETS, PREREQ
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask
@@ -47,8 +49,7 @@ def _titles(site: SiteBuilder, dept: str) -> list[str]:
 def _courses(site: SiteBuilder) -> list[dict[str, Any]]:
     rng = site.rng
     courses: list[dict[str, Any]] = []
-    names = {f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}" for _ in range(40)}
-    teachers = rng.sample(sorted(names), 12)
+    teachers = [p["name"] for p in fake_people(site, "instructors", 12)]
     rooms = [f"Room {b}{n}" for b in "ABC" for n in range(101, 106)]
     for dept in rng.sample(sorted(site.cat["kinds"]), DEPTS):
         prefix = _code_prefix(dept)
@@ -87,6 +88,7 @@ def build_flows(site: SiteBuilder) -> None:
     departments = [(d, [c for c in courses if c["dept"] == d]) for d in dict.fromkeys(c["dept"] for c in courses)]
     site.page("/courses", "education/catalog.html.j2", title="Course catalog", heading="Course catalog",
               departments=departments, courses=courses, page_kind="course-catalog")
+    _home(site, departments, courses)
     for c in courses:
         rule = {"needs": [by_id[c["prereq"]]["code"]] if c["prereq"] else [], "done": [by_id[i]["code"] for i in done_ids]}
         site.page(f"/courses/{c['slug']}", "education/course.html.j2", title=c["title"], course=c, rule=rule,
@@ -99,6 +101,22 @@ def build_flows(site: SiteBuilder) -> None:
     site.page("/my/enrollments", "education/enrollments.html.j2", title="My enrollments",
               heading="Your enrollments", page_kind="enrollments")
     _tasks(site, courses, set(done_ids))
+
+
+HERO = ["Find your course", "Learn something new this term", "Study with us this term", "Courses for the term ahead"]
+# the term's calendar, in days from the site's date: what a school's start page lists as key dates
+TERM = [("Enrollment opens", -14), ("Term starts", 7), ("Last day to enroll", 21), ("Reading week", 49),
+        ("Exams begin", 91), ("Term ends", 105)]
+
+
+def _home(site: SiteBuilder, departments: list[tuple[str, list[dict[str, Any]]]], courses: list[dict[str, Any]]) -> None:
+    """A school's start page: a course search (subject or code, department), its study areas, how to
+    apply and the term's key dates; no prices or ratings on it."""
+    fields = [{"name": "q", "label": "Subject, title or course code", "type": "text"},
+              {"name": "dept", "label": "Department", "type": "select", "options": [d for d, _ in departments]}]
+    dates = [(what, (BASE_DATE + dt.timedelta(days=days)).isoformat()) for what, days in TERM]
+    site.page("/", "education/home.html.j2", title="Courses and admissions", hero=site.rng.choice(HERO),
+              fields=fields, departments=departments, courses=courses, dates=dates, page_kind="home")
 
 
 def _eligible(course: dict[str, Any], done: set[str]) -> bool:

@@ -9,7 +9,10 @@ from functools import partial
 from typing import Any
 
 from weblica.synth import images
-from weblica.synth.data import BASE_DATE, DISTRICTS, FIRST_NAMES, LAST_NAMES, STREETS, make_people, price_scale
+from weblica.synth.data import BASE_DATE, price_scale
+from weblica.synth.fake import home_city
+from weblica.synth.fake import names as name_source
+from weblica.synth.fake import people as fake_people
 from weblica.synth.genres.kit import Plan, act, ask, day_text, fill_plan, record_checks
 from weblica.synth.genres.real_estate.intents import AGENT, BOOK_TOUR, CONTACT, MONTHLY
 from weblica.synth.site import SiteBuilder
@@ -18,8 +21,9 @@ from weblica.synth.skills.common import distinct, name_check, price_check, uniqu
 COLORS = ["#c8553d", "#588b8b", "#f2c14e", "#5d576b", "#8cb369", "#4d9de0"]
 TOUR_TIMES = ["10:00", "12:30", "15:00", "17:30"]
 # where the homes for sale are: neighbourhoods (the genre's makers are letting agencies, "Northside
-# Lettings", which no home for sale is "in")
-NEIGHBOURHOODS = DISTRICTS[:6]
+# Lettings", which no home for sale is "in"), named per site from the fake-data library
+NEIGHBOURHOODS = ["{last_name} Park", "{last_name} Heights", "{city} Village", "{last_name} Green", "Old {city}",
+                  "{last_name} Hill"]
 
 QUESTIONS = ["Is the price negotiable?", "Are pets allowed in the building?", "When could I move in?",
              "Is parking included?", "How high are the monthly charges?"]
@@ -33,15 +37,17 @@ def monthly_payment(price: float, down: float, rate: float, years: int) -> float
 
 def _homes(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rng = site.rng
-    agents = [{"name": f"{f} {l}", "phone": f"+1 555 {rng.randint(100, 999)} {rng.randint(1000, 9999)}"}
-              for f, l in zip(rng.sample(FIRST_NAMES, 5), rng.sample(LAST_NAMES, 5))]
+    agents = [{"name": p["name"], "phone": p["phone"]} for p in fake_people(site, "agents", 5)]
+    areas = name_source(site, "neighbourhoods")
+    neighbourhoods = [areas.unique(p) for p in NEIGHBOURHOODS]
+    streets = [name_source(site, "streets").unique("{street_name}") for _ in range(14)]
     scale = price_scale(site.fmt)
     prices = rng.sample(range(120, 950), 24)
     homes, addresses, spots = [], set(), set()
     for index, price in enumerate(prices):
-        address = f"{rng.randint(1, 199)} {rng.choice(STREETS)}"
+        address = f"{rng.randint(1, 199)} {rng.choice(streets)}"
         while address in addresses:
-            address = f"{rng.randint(1, 199)} {rng.choice(STREETS)}"
+            address = f"{rng.randint(1, 199)} {rng.choice(streets)}"
         addresses.add(address)
         spot = (rng.randint(4, 96), rng.randint(4, 56))
         while any(abs(spot[0] - x) < 4 and abs(spot[1] - y) < 4 for x, y in spots):  # pins must not overlap
@@ -51,11 +57,14 @@ def _homes(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]
         value = float(price * 1000 * scale)
         days = sorted(rng.sample(range(1, 12), 2))
         homes.append({"id": f"h{index + 1}", "slug": f"h{index + 1}-{address.lower().replace(' ', '-').replace(chr(39), '')}",
-                      "address": address, "kind": kind, "district": rng.choice(NEIGHBOURHOODS), "price": value,
+                      "address": address, "kind": kind, "district": rng.choice(neighbourhoods), "price": value,
                       "price_text": site.money(value), "bedrooms": rng.randint(1, 5), "area": rng.randrange(30, 240, 5),
+                      "listed": rng.randint(1, 60),  # days on the market
                       "agent": agent["name"], "x": spot[0], "y": spot[1], "image": f"/img/home-{index + 1}.png",
                       "color": rng.choice(COLORS),
                       "tour_days": [(BASE_DATE + dt.timedelta(days=d)).isoformat() for d in days]})
+    for home in homes:  # a home has at most as many bathrooms as bedrooms, and one at least
+        home["bathrooms"] = rng.randint(1, max(1, (home["bedrooms"] + 1) // 2))
     for agent in agents:
         agent["listings"] = sum(h["agent"] == agent["name"] for h in homes)
     return homes, agents
@@ -101,9 +110,29 @@ def build_flows(site: SiteBuilder) -> None:
               heading="Mortgage calculator", fields=MORTGAGE_FIELDS, page_kind="mortgage-calculator")
     site.page("/agents", "real_estate/agents.html.j2", title="Agents", heading="Our agents", agents=agents,
               page_kind="agents")
+    _start(site, homes, agents, filters)
     site.page("/homes/requested", "message.html.j2", title="Request sent", heading="Thank you",
               text="The agent will get back to you by email.", back="/homes", page_kind="done")
     _tasks(site, homes, filters)
+
+
+def _start(site: SiteBuilder, homes: list[dict[str, Any]], agents: list[dict[str, Any]],
+           filters: list[dict[str, Any]]) -> None:
+    """A property portal's start page: a search hero (buy or rent; area, type, bedrooms, price), the newest
+    homes with beds, baths and price, popular areas and the agents; prices belong here (homes are priced),
+    a basket and star reviews do not."""
+    prices = sorted(h["price"] for h in homes)
+    steps = [prices[len(prices) * k // 4] for k in (1, 2, 3)] + [prices[-1]]
+    search = [{**filters[1], "label": "Area"}, {**filters[0], "label": "Property type"},
+              {"name": "bedrooms", "label": "Bedrooms", "type": "select", "options": ["1", "2", "3", "4"],
+               "labels": {str(n): f"{n}+ bedrooms" for n in range(1, 5)}},
+              {"name": "price", "label": "Max price", "type": "select", "options": [str(int(p)) for p in steps],
+               "labels": {str(int(p)): site.money(p) for p in steps}}]
+    areas = sorted({h["district"] for h in homes}, key=lambda d: (-sum(h["district"] == d for h in homes), d))
+    site.page("/", "real_estate/start.html.j2", title="Homes for sale and to rent", fields=search,
+              newest=sorted(homes, key=lambda h: (h["listed"], h["id"]))[:6], homes=homes, agents=agents,
+              areas=[(a, sum(h["district"] == a for h in homes)) for a in areas], town=home_city(site),
+              page_kind="home")
 
 
 def _open(home: dict[str, Any]) -> Plan:
@@ -113,7 +142,7 @@ def _open(home: dict[str, Any]) -> Plan:
 def _tasks(site: SiteBuilder, homes: list[dict[str, Any]], filters: list[dict[str, Any]]) -> None:
     rng = site.rng
     start = "/homes"  # the flow's own page: a site's nav may be folded into a menu
-    people = make_people(rng, 2)
+    people = fake_people(site, "enquirers", 2)
     combos = sorted({(h["kind"], h["district"]) for h in homes})
     rng.shuffle(combos)
     for kind, district in combos:

@@ -3,12 +3,16 @@ choice adds is listed), an order basket (server-side), delivery windows, and the
 delivery window and address (server-side)."""
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from weblica.synth.checks import answer_text
-from weblica.synth.data import STREETS, make_people, price_scale, slugify
-from weblica.synth.genres.kit import Plan, act, amounts, ask, fill_plan, record_checks
-from weblica.synth.genres.restaurants.intents import CHEAPEST, COMBO_PRICE, EARLIEST_SLOT, ORDER
+from weblica.synth.data import BASE_DATE, price_scale, slugify
+from weblica.synth.fake import home_city
+from weblica.synth.fake import names as name_source
+from weblica.synth.fake import people as fake_people
+from weblica.synth.genres.kit import Plan, act, amounts, ask, day_text, fill, fill_plan, record_checks
+from weblica.synth.genres.restaurants.intents import BOOK_TABLE, CHEAPEST, COMBO_PRICE, EARLIEST_SLOT, ORDER
 from weblica.synth.site import SiteBuilder
 from weblica.synth.skills.common import distinct, name_check, price_check, unique_extreme
 
@@ -67,13 +71,57 @@ ORDER_FIELDS = [{"name": "slot", "label": "Delivery window", "type": "select", "
                 {"name": "notes", "label": "Note for the rider (optional)", "type": "textarea"}]
 
 
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+TABLE_TIMES = ["12:00", "12:30", "13:00", "18:00", "18:30", "19:00", "19:30", "20:00", "20:30", "21:00"]
+TAGLINES = ["Seasonal cooking in the heart of {town}", "A neighbourhood kitchen in {town} since {year}",
+            "Fresh plates, good wine and a warm welcome in {town}", "{town}'s favourite table for friends and family"]
+
+
+def _table_fields(site: SiteBuilder) -> list[dict[str, Any]]:
+    """The reservation form: a day of the coming week, a time, the party and who books."""
+    days = [(BASE_DATE + dt.timedelta(days=k)).isoformat() for k in range(1, 8)]
+    return [{"name": "day", "label": "Date", "type": "select", "options": days,
+             "labels": {d: site.date(d) for d in days}, "required": True},
+            {"name": "time", "label": "Time", "type": "select", "options": TABLE_TIMES, "required": True},
+            {"name": "party", "label": "Guests", "type": "select", "options": [str(n) for n in range(1, 9)],
+             "required": True},
+            {"name": "guest", "label": "Name for the booking", "type": "text", "required": True},
+            {"name": "guest_phone", "label": "Phone", "type": "tel", "required": True}]
+
+
+def _home(site: SiteBuilder, dishes: list[dict[str, Any]], fields: list[dict[str, Any]]) -> None:
+    """A restaurant's own start page: its name, a tagline and a table booking first, then a taste of the
+    menu with prices, opening hours and where to find it (no "Shop by type", no ratings)."""
+    rng = site.rng
+    town = home_city(site)
+    closed = rng.choice(["Monday", "Tuesday", "Sunday"])
+    hours = [(d, "Closed" if d == closed else ("12:00–15:00, 18:00–22:30" if d in ("Friday", "Saturday")
+                                                else "12:00–14:30, 18:00–22:00")) for d in WEEKDAYS]
+    street = f"{rng.randint(2, 180)} {name_source(site, 'restaurant-street').fill('{street_name}')}"
+    picks = [next(d for d in dishes if d["section"] == s) for s in SECTIONS]
+    kitchen = [p["name"] for p in fake_people(site, "kitchen", 4)]
+    site.add_data(restaurant={"street": street.split(" ", 1)[1], "town": town, "chef": kitchen[0], "team": kitchen[1:]})
+    # the widget asks day, time and party and hands them to the booking page in the query (none required:
+    # a person may pick them there)
+    widget = [{**f, "required": False} for f in fields[:3]]
+    site.page("/", "restaurants/home.html.j2", title="Book a table", fields=widget, town=town, kitchen=kitchen,
+              tagline=rng.choice(TAGLINES).format(town=town, year=rng.randint(1978, 2019)), hours=hours,
+              street=street, picks=picks + [d for d in dishes if d not in picks][:3], page_kind="home")
+    site.page("/reservations", "restaurants/reserve.html.j2", title="Book a table", heading="Book a table",
+              fields=fields, page_kind="table-booking")
+    site.page("/reservations/booked", "message.html.j2", title="Table booked", heading="Your table is booked",
+              text="We have sent the details by text message. See you soon!", back="/", page_kind="done")
+
+
 def build_flows(site: SiteBuilder) -> None:
     rng = site.rng
     dishes = _menu(site)
     times = [f"{h}:{m:02d}" for h in range(17, 22) for m in (0, 30)]
     slots = [{"time": t, "full": i == 0 or (i < len(times) - 3 and rng.random() < 0.4)} for i, t in enumerate(times)]
     site.add_data(dishes=dishes, delivery_slots=slots)
-    site.add_state(basket=[], orders=[])
+    site.add_state(basket=[], orders=[], table_bookings=[])
+    table_fields = _table_fields(site)
+    _home(site, dishes, table_fields)
     order_fields = [dict(ORDER_FIELDS[0], options=[s["time"] for s in slots if not s["full"]])] + ORDER_FIELDS[1:]
     site.add_nav(("Menu", "/menu"), ("Delivery", "/delivery"), ("Your order", "/basket"))
     sections = [(s, [d for d in dishes if d["section"] == s]) for s in SECTIONS]
@@ -89,6 +137,7 @@ def build_flows(site: SiteBuilder) -> None:
     site.page("/order/placed", "message.html.j2", title="Order placed", heading="Order placed",
               text="Your food is on its way in the window you chose.", back="/menu", page_kind="done")
     _tasks(site, dishes, slots, order_fields)
+    _book_table(site, table_fields)
 
 
 def _open(dish: dict[str, Any]) -> Plan:
@@ -103,9 +152,9 @@ def _tasks(site: SiteBuilder, dishes: list[dict[str, Any]], slots: list[dict[str
     size = rng.choice(dish["sizes"][1:])
     extra = rng.choice(dish["extras"])
     open_slots = [s["time"] for s in slots if not s["full"]]
-    person = make_people(rng, 1)[0]
+    person = fake_people(site, "diners", 1)[0]
     values = {"size": size["name"], f"extra_{extra['slug']}": True, "qty": rng.randint(2, 4)}
-    delivery = {"slot": rng.choice(open_slots[1:]), "address": f"{rng.randint(2, 180)} {rng.choice(STREETS)}",
+    delivery = {"slot": rng.choice(open_slots[1:]), "address": f"{rng.randint(2, 180)} {name_source(site, 'delivery-street').fill('{street_name}')}",
                 "phone": person["phone"]}
     fields = _dish_fields(dish)
     plan = _open(dish) + fill_plan(site, fields, values) + [{"op": "click", "sel": "#add-dish"}] + \
@@ -147,3 +196,24 @@ def _tasks(site: SiteBuilder, dishes: list[dict[str, Any]], slots: list[dict[str
                                             {"op": "reach", "sel": "[data-slots]"}], gold,
             answer_text(gold, [s["time"] for s in slots if s["time"] != gold]), full_before + open_slots[1:2],
             "The first window not marked full")
+
+
+def _book_table(site: SiteBuilder, fields: list[dict[str, Any]]) -> None:
+    """From the start page: one table booked for that day, time, party and name (one record, no other)."""
+    rng = site.rng
+    guest = fake_people(site, "guests", 1)[0]
+    values = {"day": rng.choice(fields[0]["options"]), "time": rng.choice(TABLE_TIMES),
+              "party": str(rng.randint(2, 8)), "guest": guest["name"], "guest_phone": guest["phone"]}
+    # day, time and party in the start page's widget (native selects), the rest on the booking page, which the
+    # query prefilled (genres/flows.js prefill)
+    widget = {k: values[k] for k in ("day", "time", "party")}
+    plan = [fill(f, widget[f["name"]], "native") for f in fields[:3]] + [{"op": "click", "sel": "#find-table"}] + \
+        fill_plan(site, fields[3:], values) + [{"op": "click", "sel": "#book-table"}]
+    other = {**values, "time": next(t for t in TABLE_TIMES if t != values["time"])}
+    maximal = plan + [{"op": "goto", "url": site.url("/reservations")}] + fill_plan(site, fields, other) + \
+        [{"op": "click", "sel": "#book-table"}]
+    act(site, BOOK_TABLE, {"party": values["party"], "day": f"{WEEKDAYS[dt.date.fromisoformat(values['day']).weekday()]} "
+                                                          f"{day_text(values['day'])}", "time": values["time"],
+                           "name": guest["name"], "phone": guest["phone"]}, "/", plan,
+        record_checks("table_bookings", fields, values), "One table booked for that day, time, party and name",
+        maximal=maximal)

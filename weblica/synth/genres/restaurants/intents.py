@@ -35,3 +35,11 @@ EARLIEST_SLOT = intent(
     "Which delivery window is the earliest one still available?",
     "I want my food as soon as possible: which is the first open delivery window?",
     "Tell me the earliest delivery time I can still choose.")
+
+BOOK_TABLE = intent(
+    "food-book-table",
+    "Book a table for {party} on {day} at {time} under the name {name}, phone {phone}.",
+    "Reserve a table for {party} people at {time} on {day}; the booking is for {name} ({phone}).",
+    "I need a table for {party} on {day}, {time}. Name: {name}, phone: {phone}.",
+    "Make a reservation: {party} guests, {day} at {time}, in the name of {name}, contact {phone}.",
+    "Get us a table for {party} at {time} on {day}. Put it under {name}, phone {phone}.")

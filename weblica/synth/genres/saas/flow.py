@@ -7,7 +7,9 @@ import datetime as dt
 from typing import Any
 
 from weblica.synth.checks import answer_count, answer_date, state_count, state_is
-from weblica.synth.data import BASE_DATE, make_people, slugify
+from weblica.synth.data import BASE_DATE, slugify
+from weblica.synth.fake import names as name_source
+from weblica.synth.fake import people as fake_people
 from weblica.synth.genres.kit import MAXIMAL_EXTRAS, Plan, act, ask, fill_plan, record_checks
 from weblica.synth.genres.saas.intents import (ASSIGNEE, COLUMN_COUNT, DUE, INVITE, MEMBER_ROLE, MOVE_CARD,
                                                MOVE_EARLIEST, SETTINGS)
@@ -20,6 +22,11 @@ TOGGLES = {"email_digest": "Daily email digest", "public_board": "Anyone with th
            "guests": "Allow guest comments", "auto_archive": "Archive cards 14 days after they are done",
            "wip_limits": "Warn when a column holds more than 5 cards"}
 TASK_WORDS = ["Draft", "Review", "Fix", "Update", "Plan", "Test", "Write", "Design", "Migrate", "Clean up"]
+# what teams call their projects: a grammar over the fake-data library, so no two workspaces share them
+PROJECT_NAMES = ["{city} office move", "{last_name} account rollout", "Website relaunch", "Mobile app {n}.0",
+                 "Customer portal", "{color_name} design system", "Q{q} planning", "Onboarding revamp",
+                 "{last_name} integration", "Data warehouse migration", "Support playbook", "{city} expansion",
+                 "Brand refresh", "Billing v{n}", "Hiring pipeline", "Security audit {year}"]
 TASK_OBJECTS = ["pricing page", "login flow", "release notes", "onboarding email", "API docs", "search index",
                 "invoice export", "dashboard charts", "signup form", "status page", "backup job", "help articles"]
 
@@ -32,13 +39,15 @@ INVITE_FIELDS = [{"name": "email", "label": "Email address", "type": "email", "r
 
 def _workspace(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rng = site.rng
-    people = make_people(rng, 9)
-    nouns = [n for kind_nouns in site.cat["kinds"].values() for n in kind_nouns]
-    names = rng.sample([f"{a} {n}" for a in site.cat["adjectives"] for n in nouns], 4)
+    people = fake_people(site, "members", 14)  # a workspace's people: each project's crew is five of them
+    source = name_source(site, "projects")
+    names = [source.unique(p.replace("{n}", str(rng.randint(2, 4))).replace("{q}", str(rng.randint(1, 4)))
+                           .replace("{year}", str(BASE_DATE.year))) for p in rng.sample(PROJECT_NAMES, 4)]
     projects, cards = [], []
     for index, name in enumerate(names):
         crew = rng.sample(people, 5)
-        members = [{"name": p["name"], "email": p["email"], "role": ROLES[min(k, 2)] if k < 3 else rng.choice(ROLES)}
+        members = [{"name": p["name"], "first": p["first"], "email": p["email"],
+                    "role": ROLES[min(k, 2)] if k < 3 else rng.choice(ROLES)}
                    for k, p in enumerate(crew)]
         project = {"id": f"p{index + 1}", "name": name, "slug": slugify(name), "team": rng.choice(site.cat["makers"]),
                    "members": members, "settings": {key: rng.random() < 0.5 for key in TOGGLES}, "cards": []}
@@ -58,11 +67,34 @@ def _workspace(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, 
     return projects, cards
 
 
+def _home(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[str, Any]]) -> None:
+    """The signed-in start page of a work app: a workspace sidebar, the user's own open cards by due date,
+    each project's progress, and the team's recent activity (no prices, no ratings: nothing is sold)."""
+    rng = site.rng
+    # the signed-in user: the first project's member with the most open cards (a home with work on it)
+    def open_cards(member: dict[str, Any]) -> list[dict[str, Any]]:
+        return sorted((k for k in cards if k["assignee"] == member["name"] and k["column"] != "Done"),
+                      key=lambda k: (k["due"], k["id"]))
+    me = max(projects[0]["members"], key=lambda m: (len(open_cards(m)), m["name"]))
+    mine = open_cards(me)
+    slugs = {p["id"]: p["slug"] for p in projects}
+    names = {p["id"]: p["name"] for p in projects}
+    updated = sorted(cards, key=lambda k: (k["updated"], k["id"]), reverse=True)[:6]
+    verbs = ["moved", "commented on", "updated", "attached a file to"]
+    activity = [{"who": k["reporter"], "verb": rng.choice(verbs), "card": k, "project": names[k["project"]],
+                 "slug": slugs[k["project"]], "day": k["updated"]} for k in updated]
+    progress = [{"project": p, "done": sum(k["column"] == "Done" for k in p["cards"]), "total": len(p["cards"])}
+                for p in projects]
+    site.page("/", "saas/home.html.j2", title="Home", me=me, mine=mine[:6], projects=projects, slugs=slugs,
+              project_names=names, progress=progress, activity=activity, page_kind="home")
+
+
 def build_flows(site: SiteBuilder) -> None:
     projects, cards = _workspace(site)
     site.add_data(projects=projects)
     site.add_state(card_moves=[], invites=[])
     site.add_nav(("Projects", "/projects"))
+    _home(site, projects, cards)
     site.page("/projects", "saas/projects.html.j2", title="Projects", heading="Your projects", projects=projects,
               page_kind="projects")
     for p in projects:
@@ -145,7 +177,7 @@ def _tasks(site: SiteBuilder, projects: list[dict[str, Any]], cards: list[dict[s
             maximal=plan[:-1] + [{"op": "click", "sel": f"#f-{k}"} for k in rest] + plan[-1:])
 
     project = rng.choice(projects)
-    person = make_people(rng, 12)[-1]
+    person = fake_people(site, "invitees", 1)[0]
     role = rng.choice(ROLES)
     values = {"email": person["email"].replace("@", ".team@"), "role": role}
     plan = [{"op": "click", "sel": f"[data-project={project['id']}] a[data-members-link]"}] + \
