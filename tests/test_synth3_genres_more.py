@@ -1,9 +1,9 @@
-"""Genre-true pages (issue 38, point 2) for more genres: a work app (saas), a school (education), a property
-portal (real-estate) and a restaurant open on what real sites of their kind open on (a signed-in workspace
-with its sidebar, a course search with key dates, a buy/rent property search, a restaurant's own page with a
-table booking), no shop skeleton or star ratings on any of their pages, and their people and places drawn per
-site from the fake-data library (same-genre sites share at most 5% of them). No browser: the validator's runs
-are in the report of the change."""
+"""Genre-true pages (issue 38, point 2) for more genres: a work app (saas), a clinic (healthcare), a school
+(education), a property portal (real-estate) and a restaurant open on what real sites of their kind open on
+(a signed-in workspace with its sidebar, a find-a-doctor search, a course search with key dates, a buy/rent
+property search, a restaurant's own page with a table booking), no shop skeleton or star ratings on any of
+their pages, and their people and places drawn per site from the fake-data library (same-genre sites share at
+most 5% of them). No browser: the validator's runs are in the report of the change."""
 from __future__ import annotations
 
 import itertools
@@ -16,9 +16,10 @@ from weblica.synth.generate import build_site, emitted_drafts
 from weblica.synth.site import render_pages
 from weblica.synth.spec import sample_spec
 
-GENRES = ("saas", "education", "real-estate", "restaurants")
+GENRES = ("saas", "healthcare", "education", "real-estate", "restaurants")
 # the start page's landmark (a form or region id) and a heading of the genre's own
 LANDMARKS = {"saas": (r'<div class="app-shell" id="workspace-home">', r'<nav class="app-sidebar" aria-label="Workspace">'),
+             "healthcare": (r'<form [^>]*id="find-doctor"[^>]*action="/doctors" method="get"', r">Our clinics</h2>"),
              "education": (r'<form [^>]*id="course-search"[^>]*action="/courses" method="get"', r">Key dates this term</h2>"),
              "real-estate": (r'<form [^>]*id="property-search"[^>]*action="/homes" method="get"', r">Just listed</h2>"),
              "restaurants": (r'<form [^>]*id="reserve-widget"[^>]*action="/reservations" method="get"', r">Opening hours</h2>")}
@@ -55,6 +56,9 @@ def test_the_start_page_is_the_genres_own(sites, genre):
 
 def test_the_start_pages_searches_filter_the_genres_lists(sites):
     """The start page's search fields are the query parameters its result list filters by."""
+    for site in sites["healthcare"]:
+        directory = render_pages(site, ["/doctors"])["/doctors"]
+        assert '"specialty": "eq"' in directory and '"insurance": "has"' in directory
     for site in sites["education"]:
         catalog = render_pages(site, ["/courses"])["/courses"]
         assert "data-rules='{\"q\": \"text\", \"dept\": \"eq\"}'" in catalog and "/assets/flows.js" in catalog

@@ -6,7 +6,10 @@ import datetime as dt
 from typing import Any
 
 from weblica.synth.checks import answer_date, answer_text
-from weblica.synth.data import BASE_DATE, FIRST_NAMES, LAST_NAMES, make_people, slugify
+from weblica.synth.data import BASE_DATE, slugify
+from weblica.synth.fake import home_city
+from weblica.synth.fake import names as name_source
+from weblica.synth.fake import people as fake_people
 from weblica.synth.genres.healthcare.intents import (BOOK_EARLIEST, BOOK_SLOT, CLINIC, FIRST_SLOT, LAST_VISIT,
                                                      VISIT_BILLED, WHO_ACCEPTS)
 from weblica.synth.genres.kit import (MAXIMAL_EXTRAS, Plan, act, amounts, ask, day_text, fill_plan, record_checks)
@@ -29,8 +32,8 @@ BOOKING_FIELDS = [{"name": "name", "label": "Patient name", "type": "text", "req
 
 def _doctors(site: SiteBuilder) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     rng = site.rng
-    clinics = [f"{m} Clinic" for m in site.cat.get("makers") or ["Central", "Northgate", "Lakeside", "Parkview"]]
-    names = rng.sample([(f, l) for f in FIRST_NAMES for l in LAST_NAMES], 14)
+    clinics = list(site.cat["makers"])  # the practice's own sites, named per site (genre.yaml maker_names)
+    names = [(p["first"], p["last"]) for p in fake_people(site, "doctors", 14)]
     specialties = list(SPECIALTIES)
     doctors, slots = [], []
     for index, (first, last) in enumerate(names):
@@ -74,6 +77,7 @@ def build_flows(site: SiteBuilder) -> None:
     filters = [{"name": "specialty", "label": "Specialty", "type": "select", "options": list(SPECIALTIES)},
                {"name": "insurance", "label": "Insurance accepted", "type": "select", "options": INSURANCES}]
     site.add_nav(("Find a doctor", "/doctors"), ("My visits", "/visits"))
+    _home(site, doctors, filters)
     site.page("/doctors", "healthcare/directory.html.j2", title="Find a doctor", heading="Find a doctor",
               fields=filters, doctors=doctors, page_kind="doctor-directory")
     for doctor in doctors:
@@ -90,6 +94,25 @@ def build_flows(site: SiteBuilder) -> None:
     _tasks(site, doctors, slots, visits, filters)
 
 
+HERO = ["Care for {town} and the towns around it", "Your family's health, close to home in {town}",
+        "See a doctor in {town}, often this week", "Health care for everyone in {town}"]
+
+
+def _home(site: SiteBuilder, doctors: list[dict[str, Any]], filters: list[dict[str, Any]]) -> None:
+    """A practice's start page: find a doctor (by specialty and plan) first, then booking, services,
+    patient information and the clinics with their addresses; no ratings, no basket."""
+    rng = site.rng
+    streets = name_source(site, "clinic-streets")
+    town = home_city(site)
+    clinics = [{"name": c, "street": f"{rng.randint(2, 180)} {streets.unique('{street_name}')}",
+                "doctors": sum(d["clinic"] == c for d in doctors),
+                "hours": rng.choice(["Mon–Fri 8:00–18:00", "Mon–Fri 7:30–19:00, Sat 9:00–12:00", "Mon–Sat 8:00–17:00"])}
+               for c in sorted({d["clinic"] for d in doctors})]
+    site.page("/", "healthcare/home.html.j2", title="Find a doctor and book", hero=rng.choice(HERO).format(town=town),
+              fields=filters, specialties={sp: sum(d["specialty"] == sp for d in doctors) for sp in SPECIALTIES},
+              clinics=clinics, doctor_count=len(doctors), town=town, page_kind="home")
+
+
 def _open_slot(doctor: dict[str, Any], slot: dict[str, Any]) -> Plan:
     return [{"op": "click", "sel": f"[data-row={doctor['id']}] [data-doctor-link]"},
             {"op": "click", "sel": f"[data-slot-link={slot['id']}]"}]
@@ -100,7 +123,7 @@ def _tasks(site: SiteBuilder, doctors: list[dict[str, Any]], slots: list[dict[st
     rng = site.rng
     start = "/doctors"
     by_id = {d["id"]: d for d in doctors}
-    people = make_people(rng, 3)
+    people = fake_people(site, "patients", 3)
     open_slots = [s for s in slots if s["open"]]
 
     pairs = [(sp, ins) for sp in SPECIALTIES for ins in INSURANCES]
