@@ -34,8 +34,10 @@ _BOX_JS = """([sel, text]) => {
   const header = document.querySelector('body.sticky .site-header');
   const top = header && !header.contains(el) ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
   let hit = null;
-  const cx = Math.min(r.left + r.width / 2, r.left + 40 + Math.min(r.width, 200) / 2);
-  const cy = r.top + r.height / 2;
+  // whole pixels, as the click will be made (Compiler.emit rounds): a popup whose edge is at y=468.9 covers
+  // y=468 once snapped, though not the 468.4 a fractional test would ask about
+  const cx = Math.round(Math.min(r.left + r.width / 2, r.left + 40 + Math.min(r.width, 200) / 2));
+  const cy = Math.round(r.top + r.height / 2);
   if (cy >= 0 && cy < innerHeight && cx >= 0 && cx < innerWidth) {
     const h = document.elementFromPoint(cx, cy);
     hit = !!h && (h === el || el.contains(h) || (h.tagName === 'LABEL' && h.control === el));
