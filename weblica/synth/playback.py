@@ -261,15 +261,31 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
     return None
 
 
-async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:
+async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False,
+               follow_tabs: bool = False) -> str | None:
     """Perform the actions in order, settling after each; returns the `done` answer (None without one).
-    With `keep_going` an action that raises is skipped (a random click may close or navigate away)."""
+    With `keep_going` an action that raises is skipped (a random click may close or navigate away).
+    With `follow_tabs` (an oracle replayed) a tab the page opens becomes the one acted in and
+    `switch_tab` moves between the tabs in the order they opened, as in the env."""
     answer = None
+    tabs, trackers = [page], {page: tracker}
     for action in actions:
         try:
             result = await perform(page, action, session=tracker.session)
             answer = result if action.name == "done" else answer
             await settle(page, tracker, advance_ms=virtual_ms(action))
+            if not follow_tabs:
+                continue
+            if action.name == "switch_tab" and 0 <= int(action.args.get("index", -1)) < len(tabs):
+                page = tabs[int(action.args["index"])]
+                await page.bring_to_front()
+            opened = [p for p in page.context.pages if p not in tabs and not p.is_closed()]
+            for new in opened:
+                await new.wait_for_load_state("load")
+                tabs.append(new)
+                trackers[new] = RequestTracker(new)
+                page = new
+            tracker = trackers[page]
         except Exception:
             if not keep_going:
                 raise

@@ -81,6 +81,13 @@ def read_genres(folder: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def drawn_skills() -> list[str]:
+    """The skills a seed draws from when none is asked for, sorted. A skill marked `opt_in` (the modern
+    web's mechanics) is made only when asked for: adding it changes no seed's draw, so every site made
+    before it (the shipped ones in sites/ included) is drawn again as it was."""
+    return [s for s in sorted(skills()) if not skills()[s].get("opt_in")]
+
+
 def incompatibility(skill: str, category: str) -> str | None:
     """Why `skill` makes no sense on a `category` site (its reason from skills.yaml), or None when it fits."""
     entry = skills()[skill]
@@ -182,9 +189,9 @@ def sample_spec(seed: int, skill: str | None = None, category: str | None = None
     known = allowed(split, "category", sorted(categories()))
     if skill is None and category is not None:  # a skill that fits the asked category
         category = _pick("category", category, known, rng)
-        skill = _pick("skill", None, [s for s in sorted(skills()) if incompatibility(s, category) is None], rng)
+        skill = _pick("skill", None, [s for s in drawn_skills() if incompatibility(s, category) is None], rng)
     else:
-        skill = _pick("skill", skill, sorted(skills()), rng)
+        skill = _pick("skill", skill, sorted(skills()) if skill is not None else drawn_skills(), rng)
         fitting = compatible_categories(skill, known)
         if category is not None:
             category = _pick("category", category, known, rng)
