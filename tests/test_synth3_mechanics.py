@@ -13,7 +13,7 @@ import pytest
 from weblica.env.actions import Action
 from weblica.env.task import load_tasks
 from weblica.synth.generate import build_site, keep_valid, write_unvalidated
-from weblica.synth.spec import drawn_skills, sample_spec, skills
+from weblica.synth.spec import all_skills, drawn_skills, sample_spec, skills
 
 # five sites validated in full and a dozen env episodes: past the suite's default 300 s on a busy machine
 pytestmark = pytest.mark.timeout(1200)
@@ -38,6 +38,16 @@ def test_every_mechanic_keeps_its_tasks_with_negatives_rejected(validated):
         assert result.negatives_tried.get("noop") == result.negatives_tried.get("random") == result.tasks_generated
         assert result.negatives_tried == result.negatives_rejected, (skill, result.failures[:3])
         assert all(t.oracle and t.skill == skill for t in tasks)
+
+
+def test_validate_replays_kept_oracles_across_tabs_frames_and_shadow_roots(validated):
+    """`weblica validate` replays the kept oracles (pixels, tab switches included) and keeps them all."""
+    from weblica.synth.validate import validate_bundles
+
+    results = [validated[s][0] for s in ("new-tab", "iframe", "web-components")]
+    report, _ = asyncio.run(validate_bundles([r.path for r in results], concurrency=2))
+    summary = report.to_dict()
+    assert summary["failures"] == [] and summary["valid_tasks"] == sum(r.tasks_kept for r in results), summary["failures"][:3]
 
 
 def test_new_tab_tasks_read_in_the_new_tab_and_switch_back(validated):
@@ -135,9 +145,9 @@ def test_oracles_succeed_in_the_env_and_shortcuts_fail(validated):
 def test_mechanics_are_made_only_when_asked_for():
     """Adding the mechanics moved no seed's draw: a seed naming no skill never draws one of them, so
     every site made before (the shipped bundles in sites/) is drawn again as it was."""
-    opt_in = {s for s, entry in skills().items() if entry.get("opt_in")}
+    opt_in = {s for s, entry in all_skills().items() if entry.get("opt_in")}
     assert opt_in == set(MECHANICS)
-    assert not opt_in & set(drawn_skills())
+    assert not opt_in & set(drawn_skills()) and not opt_in & set(skills())
     for seed in range(60):
         assert sample_spec(seed).skill not in opt_in
         assert sample_spec(seed, category="banking").skill not in opt_in

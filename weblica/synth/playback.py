@@ -98,8 +98,19 @@ _IDLE_JS = f"""async ([quiet, step, chunks, logged]) => {{
   // are for Python to wait out before the next chunk. A chunk that calls none runs none of the page's
   // code, so it runs unlogged (Python logs it after, before the next action) and straight after the one
   // before. {{quiet: idle at the end, ran: chunks run, due: the next chunk calls timers (log it first)}}
-  const idle = () => {{ const s = (window.WEBLICA || {{}}).status || {{busy: 0, leaving: false}};
-    return document.readyState === 'complete' && s.busy === 0 && !s.leaving; }};
+  // the page and its same-origin frames (an embedded payment widget posts and navigates in its own
+  // window, and its request may not have reached the server's count yet when the page is asked)
+  const quietIn = (w) => {{ const s = (w.WEBLICA || {{}}).status || {{busy: 0, leaving: false}};
+    return w.document.readyState === 'complete' && s.busy === 0 && !s.leaving; }};
+  const idle = () => {{
+    if (!quietIn(window)) return false;
+    for (let i = 0; i < window.frames.length; i++) {{
+      let w = null;
+      try {{ w = window.frames[i]; if (!w.document) continue; }} catch (e) {{ continue; }}  // another origin's
+      if (!quietIn(w)) return false;
+    }}
+    return true;
+  }};
   const clock = globalThis.__pwClock, c = clock && clock.controller;
   // unknown (so: yes) where this Playwright's clock does not show its timers
   const calls = (ms) => !!c && (typeof c._firstTimer !== 'function' || !c._now || typeof c._now.ticks !== 'number'
