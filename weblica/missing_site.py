@@ -16,9 +16,9 @@ SEEDS_TRIED = 1000   # run seeds a recipe's site may have been made with
 def synth_command_for(site_id: str) -> str | None:
     """`weblica synth --skill S --category C --style A --n 1 --seed K` for the site `site_id`, or None when
     no skill, category, aesthetic and seed below SEEDS_TRIED give that id."""
-    from weblica.synth.spec import categories, skills, style_space
+    from weblica.synth.spec import all_skills, categories, style_space
 
-    for skill in skills():
+    for skill in all_skills():
         for category in categories():
             prefix = f"{skill}-{category}-"
             if not site_id.startswith(prefix):

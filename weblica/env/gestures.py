@@ -111,8 +111,14 @@ def drag(x1: float, y1: float, x2: float, y2: float) -> Gesture:
 # The focused element as `write` needs it (what the env's probe reports of it, weblica/env/probe.js):
 # its tag, an input's type, an input's or text area's value.
 _FOCUSED_JS = """() => {
+  // the focused element through open shadow roots and same-origin frames (an embedded payment form)
   let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  for (let i = 0; i < 8 && el; i++) {
+    if (el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    else if (el.tagName === 'IFRAME' && el.contentDocument && el.contentDocument.activeElement
+             && el.contentDocument.activeElement !== el.contentDocument.body) el = el.contentDocument.activeElement;
+    else break;
+  }
   if (!el) return null;
   return {tag: el.tagName.toLowerCase(), type: el.tagName === 'INPUT' ? el.type : '',
           value: ['INPUT', 'TEXTAREA'].includes(el.tagName) ? String(el.value) : null};

@@ -54,11 +54,26 @@
     };
     const out = { focused: null, at: null, scroll: [window.scrollX, window.scrollY],
                   mutations: window.__weblicaMutations || 0, title: document.title };
+    // the focused element through open shadow roots and same-origin frames: a field of an embedded
+    // payment form is focused inside its iframe, and `write` must find it there
     let active = document.activeElement;
-    while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+    for (let i = 0; i < 8 && active; i++) {
+      if (active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+      else if (active.tagName === "IFRAME" && active.contentDocument && active.contentDocument.activeElement
+               && active.contentDocument.activeElement !== active.contentDocument.body) active = active.contentDocument.activeElement;
+      else break;
+    }
     if (active && active !== document.body && active !== document.documentElement) out.focused = describe(active);
     if (args && args.x !== undefined) {
-      const el = document.elementFromPoint(args.x, args.y);
+      let el = document.elementFromPoint(args.x, args.y);
+      // a point inside a same-origin iframe names the element there (the frame's offset taken off)
+      for (let i = 0, ox = 0, oy = 0; i < 8 && el && el.tagName === "IFRAME" && el.contentDocument; i++) {
+        const f = el.getBoundingClientRect();
+        ox += f.left + el.clientLeft; oy += f.top + el.clientTop;
+        const inner = el.contentDocument.elementFromPoint(args.x - ox, args.y - oy);
+        if (!inner) break;
+        el = inner;
+      }
       out.at = describe(el);
       const box = el ? scrollableAt(el) : null;
       out.elementScroll = box ? [box.scrollLeft, box.scrollTop] : null;

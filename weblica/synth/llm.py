@@ -26,7 +26,7 @@ from weblica.synth.page_metrics import measure
 from weblica.synth.genres.registry import new_site
 from weblica.site_runtime import runtime_asset
 from weblica.synth.site import render_site
-from weblica.synth.spec import SiteSpec, categories, sample_spec, skills, synth_dir
+from weblica.synth.spec import SiteSpec, all_skills, categories, sample_spec, synth_dir
 
 DEFAULT_MODEL = "anthropic:claude-sonnet-4-5"
 REJECTED_DIR = "_rejected"
@@ -120,7 +120,7 @@ class SiteAgent:
         self.log: list[str] = []
 
     def prompt(self) -> str:
-        entry, cat, style, gate = (skills()[self.spec.skill], categories()[self.spec.category], self.spec.style,
+        entry, cat, style, gate = (all_skills()[self.spec.skill], categories()[self.spec.category], self.spec.style,
                                    self.config.gate)
         template = (synth_dir() / "prompts" / "llm_generator.md").read_text(encoding="utf-8")
         return template.format(base_url=self.spec.base_url, category=self.spec.category, skill=self.spec.skill,

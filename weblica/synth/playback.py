@@ -98,8 +98,19 @@ _IDLE_JS = f"""async ([quiet, step, chunks, logged]) => {{
   // are for Python to wait out before the next chunk. A chunk that calls none runs none of the page's
   // code, so it runs unlogged (Python logs it after, before the next action) and straight after the one
   // before. {{quiet: idle at the end, ran: chunks run, due: the next chunk calls timers (log it first)}}
-  const idle = () => {{ const s = (window.WEBLICA || {{}}).status || {{busy: 0, leaving: false}};
-    return document.readyState === 'complete' && s.busy === 0 && !s.leaving; }};
+  // the page and its same-origin frames (an embedded payment widget posts and navigates in its own
+  // window, and its request may not have reached the server's count yet when the page is asked)
+  const quietIn = (w) => {{ const s = (w.WEBLICA || {{}}).status || {{busy: 0, leaving: false}};
+    return w.document.readyState === 'complete' && s.busy === 0 && !s.leaving; }};
+  const idle = () => {{
+    if (!quietIn(window)) return false;
+    for (let i = 0; i < window.frames.length; i++) {{
+      let w = null;
+      try {{ w = window.frames[i]; if (!w.document) continue; }} catch (e) {{ continue; }}  // another origin's
+      if (!quietIn(w)) return false;
+    }}
+    return true;
+  }};
   const clock = globalThis.__pwClock, c = clock && clock.controller;
   // unknown (so: yes) where this Playwright's clock does not show its timers
   const calls = (ms) => !!c && (typeof c._firstTimer !== 'function' || !c._now || typeof c._now.ticks !== 'number'
@@ -261,15 +272,31 @@ async def perform(page: Any, action: Action, typist: QuickTyping | None = None,
     return None
 
 
-async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False) -> str | None:
+async def play(page: Any, tracker: RequestTracker, actions: list[Action], keep_going: bool = False,
+               follow_tabs: bool = False) -> str | None:
     """Perform the actions in order, settling after each; returns the `done` answer (None without one).
-    With `keep_going` an action that raises is skipped (a random click may close or navigate away)."""
+    With `keep_going` an action that raises is skipped (a random click may close or navigate away).
+    With `follow_tabs` (an oracle replayed) a tab the page opens becomes the one acted in and
+    `switch_tab` moves between the tabs in the order they opened, as in the env."""
     answer = None
+    tabs, trackers = [page], {page: tracker}
     for action in actions:
         try:
             result = await perform(page, action, session=tracker.session)
             answer = result if action.name == "done" else answer
             await settle(page, tracker, advance_ms=virtual_ms(action))
+            if not follow_tabs:
+                continue
+            if action.name == "switch_tab" and 0 <= int(action.args.get("index", -1)) < len(tabs):
+                page = tabs[int(action.args["index"])]
+                await page.bring_to_front()
+            opened = [p for p in page.context.pages if p not in tabs and not p.is_closed()]
+            for new in opened:
+                await new.wait_for_load_state("load")
+                tabs.append(new)
+                trackers[new] = RequestTracker(new)
+                page = new
+            tracker = trackers[page]
         except Exception:
             if not keep_going:
                 raise

@@ -24,13 +24,45 @@ class PlanError(RuntimeError):
     """A plan step could not be carried out on the rendered page (missing, hidden or covered element)."""
 
 
+# A selector may reach into an iframe or a web component: segments joined by " >>> ", each but the last
+# naming an <iframe> (the search goes on in its document) or a shadow host (in its open shadow root). The
+# box is in the top viewport's pixels (a frame's offset added), where the env's click lands; a deep
+# selector's hit test follows the point into the frame or shadow root as the browser's own hit test does.
 _BOX_JS = """([sel, text]) => {
-  const all = Array.from(document.querySelectorAll(sel));
+  const parts = sel.split(' >>> '), deep = parts.length > 1;
+  let root = document, dx = 0, dy = 0;
+  for (const part of parts.slice(0, -1)) {
+    const host = root.querySelector(part);
+    if (!host) return null;
+    if (host.tagName === 'IFRAME') {
+      const f = host.getBoundingClientRect();
+      dx += f.left + host.clientLeft; dy += f.top + host.clientTop;
+      root = host.contentDocument;
+    } else root = host.shadowRoot;
+    if (!root) return null;
+  }
+  const deepHit = (x, y) => {
+    let h = document.elementFromPoint(x, y), ox = 0, oy = 0;
+    for (let i = 0; i < 8 && h; i++) {
+      if (h.tagName === 'IFRAME' && h.contentDocument) {
+        const f = h.getBoundingClientRect();
+        ox += f.left + h.clientLeft; oy += f.top + h.clientTop;
+        h = h.contentDocument.elementFromPoint(x - ox, y - oy);
+      } else if (h.shadowRoot) {
+        const inner = h.shadowRoot.elementFromPoint(x - ox, y - oy);
+        if (!inner || inner === h) break;
+        h = inner;
+      } else break;
+    }
+    return h;
+  };
+  const all = Array.from(root.querySelectorAll(parts[parts.length - 1]));
   // displayed = laid out; a lazily revealed row is laid out (visibility: hidden) before it is shown
   const visible = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
   const el = all.find((e) => (!text || e.textContent.trim().toLowerCase().includes(text.toLowerCase())) && visible(e));
   if (!el) return null;
-  const r = el.getBoundingClientRect();
+  const b = el.getBoundingClientRect();
+  const r = {left: b.left + dx, top: b.top + dy, width: b.width, height: b.height, bottom: b.bottom + dy};
   const header = document.querySelector('body.sticky .site-header');
   const top = header && !header.contains(el) ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
   let hit = null;
@@ -39,8 +71,11 @@ _BOX_JS = """([sel, text]) => {
   const cx = Math.round(Math.min(r.left + r.width / 2, r.left + 40 + Math.min(r.width, 200) / 2));
   const cy = Math.round(r.top + r.height / 2);
   if (cy >= 0 && cy < innerHeight && cx >= 0 && cx < innerWidth) {
-    const h = document.elementFromPoint(cx, cy);
-    hit = !!h && (h === el || el.contains(h) || (h.tagName === 'LABEL' && h.control === el));
+    const h = deep ? deepHit(cx, cy) : document.elementFromPoint(cx, cy);
+    hit = !!h && (h === el || el.contains(h) || (h.tagName === 'LABEL' && h.control === el)
+      // a point on text slotted into the element (light DOM shown through its <slot>) hits the host, and
+      // the click's composed path passes the element
+      || (deep && el.getRootNode().host === h));
   }
   // what a person would call it: its label, else the first line of its text, without glyphs (a caret)
   const named = el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText)
@@ -82,6 +117,10 @@ class Compiler:
     # validation's oracle and "do everything" runs, whose actions are recorded the same either way;
     # None types key by key
     typist: QuickTyping | None = None
+    # the episode's tabs in the order they opened (the env's tab indices) and each one's tracker and
+    # typist: a step that opens a tab moves the plan into it, as the env makes a new tab the active one
+    tabs: list[Any] = field(default_factory=list)
+    _views: dict[Any, tuple[RequestTracker, QuickTyping | None]] = field(default_factory=dict)
 
     async def emit(self, name: str, thought: str, **args: Any) -> None:
         for key in ("x", "y", "x1", "y1", "x2", "y2"):
@@ -277,6 +316,38 @@ class Compiler:
                 return
             await self.emit("scroll", "Scroll down for more.", direction="down", amount=0.8)
         raise PlanError(f"{sel!r} did not appear while scrolling")
+
+    def _use(self, page: Any) -> None:
+        """Make `page` the one the next steps look at and act in."""
+        if not self.tabs:
+            self.tabs.append(self.page)
+        self._views[self.page] = (self.tracker, self.typist)
+        if page not in self.tabs:
+            self.tabs.append(page)
+        if page not in self._views:  # a tab the site opened: its own tracker, its text typed key by key
+            self._views[page] = (RequestTracker(page), None)
+        self.page = page
+        self.tracker, self.typist = self._views[page]
+
+    async def op_open_tab(self, sel: str, text: str | None = None) -> None:
+        """Click a link or button that opens a new tab (target=_blank, window.open); the steps after it
+        act in that tab, which the env makes the active one."""
+        await self.settled()
+        async with self.page.context.expect_page(timeout=15_000) as opened:
+            await self.op_click(sel, text)
+        page = await opened.value
+        await page.wait_for_load_state("load")
+        self._use(page)
+
+    async def op_switch_tab(self, index: int) -> None:
+        """Go back to (or on to) the tab of that 0-based index, in the order the tabs opened."""
+        if not self.tabs:
+            self.tabs.append(self.page)
+        if not 0 <= index < len(self.tabs):
+            raise PlanError(f"there is no tab {index} (the episode has {len(self.tabs)})")
+        await self.emit("switch_tab", f"Switch to tab {index + 1}.", index=index)
+        self._use(self.tabs[index])
+        await self.page.bring_to_front()
 
     async def op_done(self, answer: str) -> None:
         said = f"The answer is {json.dumps(answer, ensure_ascii=False)}." if answer else "The task is complete."

@@ -41,8 +41,18 @@ def _load(name: str) -> dict[str, Any]:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def skills() -> dict[str, dict[str, Any]]:
+def all_skills() -> dict[str, dict[str, Any]]:
+    """Every skill of the catalog, the opt-in ones (`opt_in: true`, the modern web's mechanics) included."""
     return _load("skills")
+
+
+@lru_cache(maxsize=None)
+def skills() -> dict[str, dict[str, Any]]:
+    """The skills every seed draws from, and that code and tests going over "every skill" go over. An
+    opt-in skill is made only when asked for by name (`sample_spec(seed, "new-tab")`, `weblica synth
+    --skill new-tab`): adding one changes no seed's draw and no loop over the skills, so every site made
+    before it (the shipped ones in sites/ included) is made again as it was."""
+    return {name: entry for name, entry in all_skills().items() if not entry.get("opt_in")}
 
 
 GENRE_KEYS = ("entity", "item", "kinds", "makers", "labels", "traits", "price", "attr", "facts", "departments",
@@ -81,9 +91,14 @@ def read_genres(folder: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
+def drawn_skills() -> list[str]:
+    """The skills a seed draws from when none is asked for, sorted (the opt-in ones left out: `skills`)."""
+    return sorted(skills())
+
+
 def incompatibility(skill: str, category: str) -> str | None:
     """Why `skill` makes no sense on a `category` site (its reason from skills.yaml), or None when it fits."""
-    entry = skills()[skill]
+    entry = all_skills()[skill]
     need = entry.get("needs")
     if need and need not in categories()[category]["traits"]:
         return entry.get("why", f"it needs a genre with the '{need}' trait")
@@ -182,9 +197,9 @@ def sample_spec(seed: int, skill: str | None = None, category: str | None = None
     known = allowed(split, "category", sorted(categories()))
     if skill is None and category is not None:  # a skill that fits the asked category
         category = _pick("category", category, known, rng)
-        skill = _pick("skill", None, [s for s in sorted(skills()) if incompatibility(s, category) is None], rng)
+        skill = _pick("skill", None, [s for s in drawn_skills() if incompatibility(s, category) is None], rng)
     else:
-        skill = _pick("skill", skill, sorted(skills()), rng)
+        skill = _pick("skill", skill, sorted(all_skills()) if skill is not None else drawn_skills(), rng)
         fitting = compatible_categories(skill, known)
         if category is not None:
             category = _pick("category", category, known, rng)

@@ -148,6 +148,7 @@ class Validator:
                     await tab.page.set_extra_http_headers(net.extra_headers)
                     tab.tracker.counted_by = functools.partial(self.server.inflight, episode_id)
                     tab.errors, tab.origins, tab.documents = [], set(), []
+                    tab.keep_popups = kind != "random"  # an oracle may act in a tab the site opens
                     if self.episodes_played is not None:
                         played: list[Action] = []
                         token = performed.set(played)
@@ -204,7 +205,7 @@ class Validator:
                 else:
                     outcome.oracle = list(task.oracle or [])
                     outcome.oracle_thoughts = task.oracle_thoughts
-                    answer = await play(page, tracker, outcome.oracle)
+                    answer = await play(page, tracker, outcome.oracle, follow_tabs=True)
             except PlanError as exc:
                 outcome.failures.append(f"oracle plan failed: {exc}")
                 return

@@ -47,7 +47,10 @@ class ValidationTab:
         page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.on("framenavigated", self._navigated)
-        page.on("popup", lambda p: asyncio.ensure_future(p.close()))  # a random click's new window
+        # a random click's new window is closed at once; an oracle's (a link that opens a tab) is kept for
+        # the episode and closed when it ends (`close_popups`)
+        self.keep_popups = False
+        page.on("popup", lambda p: None if self.keep_popups else asyncio.ensure_future(p.close()))
 
     async def seed_with(self, seed: int) -> None:
         """Seed the page's next documents for an episode seed: the determinism layer's seeded part
@@ -69,6 +72,12 @@ class ValidationTab:
         self.frame_origins.add(origin)
         if frame == self.page.main_frame:
             self.origins.add(origin)
+
+    async def close_popups(self) -> None:
+        """Close the tabs this episode opened besides the page itself."""
+        for other in list(self.page.context.pages):
+            if other is not self.page:
+                await close_page(other)
 
     async def close(self) -> None:
         await self.session.close()
@@ -145,6 +154,9 @@ class SlotPool:
         it. A navigation to the start URL is then a plain new document: no scroll or form state is
         restored. Either way the slot is cleared when prepared again."""
         slot.stored = set(tab.frame_origins) | {origin}
+        if tab.keep_popups:
+            tab.keep_popups = False
+            await tab.close_popups()
         try:
             if ok and tab.origins <= {origin} and origin_of(await tab.session.evaluate(_FRESH_JS, None)) == origin:
                 slot.tab = tab
