@@ -37,6 +37,9 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+# the hardening sections reuse the tests' hostile pages and servers, which live in these rooms
+for room in ("env", "cache", "eval", "cli"):
+    sys.path.insert(0, str(ROOT / "tests" / room))
 sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
@@ -150,7 +153,7 @@ def _store_writer(rec: str, writer: int, n: int) -> None:
 
 def concurrent_writers(work: Path, scale: float) -> list[Figure]:
     from test_env_server_hardening import Running, task_for
-    from test_run import hand_tasks
+    from hand_tasks import hand_tasks
 
     from weblica.cache.store import Store
     from weblica.env.task import save_tasks
@@ -365,7 +368,7 @@ def corrupt_inputs(work: Path, scale: float) -> list[Figure]:
 
 def listener(port: int = 0) -> Any:
     """A loopback port that counts the TCP connections made to it (where nothing should connect)."""
-    from test_cache_proxy import Listener
+    from listener import Listener
 
     found = Listener(port)
     found.port = found.sock.getsockname()[1]

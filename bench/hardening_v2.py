@@ -19,7 +19,7 @@ from weblica.env.task import Task
 
 
 def episodes_isolated(work: Path, scale: float) -> list[tuple[Any, ...]]:
-    from test_hardening2_episodes import Served, finish, play_oracle, state_task
+    from test_episode_isolation import Served, finish, play_oracle, state_task
 
     served = Served(max_sessions=4)
     try:
@@ -36,7 +36,7 @@ def episodes_isolated(work: Path, scale: float) -> list[tuple[Any, ...]]:
 def address_spellings(work: Path, scale: float) -> list[tuple[Any, ...]]:
     import ipaddress
 
-    from test_hardening2_addresses import chromium_hosts, ours, urls
+    from test_refused_addresses import chromium_hosts, ours, urls
     from weblica.browser.navigation import NavigationPolicy, address_kind
 
     candidates = urls()
@@ -53,7 +53,7 @@ def address_spellings(work: Path, scale: float) -> list[tuple[Any, ...]]:
 
 
 def browser_floods(work: Path, scale: float) -> list[tuple[Any, ...]]:
-    from test_hardening2_browser import act, hostile_app
+    from test_browser_floods import act, hostile_app
     from weblica.browser.downloads import DownloadLimits
     from weblica.env.browser_env import EnvConfig
     from weblica.env.tabs import EpisodeLimits
@@ -85,7 +85,7 @@ def browser_floods(work: Path, scale: float) -> list[tuple[Any, ...]]:
 
 
 def import_bombs(work: Path, scale: float) -> list[tuple[Any, ...]]:
-    from test_hardening2_imports import gzip_of_zeros, run_measured, warc_with
+    from test_import_bounds import gzip_of_zeros, run_measured, warc_with
 
     (work / "bomb.warc").write_bytes(warc_with(gzip_of_zeros(int(1024 * scale) << 20), "gzip"))
     proc, peak_kib = run_measured(["import", "bomb.warc", "--out", "rec", "--json"], work)
@@ -100,7 +100,7 @@ def import_bombs(work: Path, scale: float) -> list[tuple[Any, ...]]:
 
 
 def kill_and_resume(work: Path, scale: float) -> list[tuple[Any, ...]]:
-    from test_hardening2_resume import Counted, kill_group, resume_tasks, run_cmd, wait_for_lines
+    from test_run_resume import Counted, kill_group, resume_tasks, run_cmd, wait_for_lines
 
     from weblica.env.task import save_tasks
     from weblica.run_log import read_whole_lines

@@ -51,12 +51,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "cache"))  # the live-like tasks of the cache build tests
 sys.path.insert(0, str(ROOT))
 
 from weblica.cache.demo_site import NEWS_ACTIONS, RECORDED_ARTICLE, NewsSite  # noqa: E402
 from cache_sites.loader import LOADER_ACTIONS, LoaderSite, replay_rounds  # noqa: E402
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
-from test_cache_proxy import Listener  # noqa: E402
+from listener import Listener  # noqa: E402
 from replay_figures import (_mitm_flows, heldout_recall, print_heldout, print_probe_figures,  # noqa: E402
                             probe_figures)
 from replay_login import login_crawl, print_login  # noqa: E402

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from cache_sites.shop import SEARCH_ACTIONS, ShopSite  # noqa: E402
-from test_cache_proxy import Listener  # noqa: E402
+from listener import Listener  # noqa: E402
 
 from weblica.cache.addons import HostMapper, parse_resolve  # noqa: E402
 from weblica.cache.demo_site import NEWS_ACTIONS, NewsSite  # noqa: E402

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
 from cache_sites.members import LOGIN_ACTIONS, MembersSite, members_task  # noqa: E402
-from test_cache_proxy import Listener  # noqa: E402
+from listener import Listener  # noqa: E402
 
 from weblica.cache.backend import CacheBackend  # noqa: E402
 from weblica.cache.build import BuildOptions  # noqa: E402

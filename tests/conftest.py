@@ -41,6 +41,21 @@ def grpo_reference(tmp_path_factory):
     return make(tmp_path_factory)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_proxy_outlives_its_module(request):
+    """mitmproxy allows one master per process: a proxy a module leaves running (a test that failed between
+    start and stop) would fail every later module of this worker that starts one. It is stopped here, with a
+    warning that names the module, so one failure stays one."""
+    yield
+    import warnings
+
+    proxy = sys.modules.get("weblica.cache.proxy")  # not loaded: no proxy can run
+    left = proxy._active if proxy is not None else None
+    if left is not None:
+        warnings.warn(f"{request.module.__name__} left a proxy running; stopped it", stacklevel=1)
+        left.stop()
+
+
 def pytest_collection_modifyitems(items):
     """`-m attack` selects the adversarial tests: every file of attacks is named so ("*attack*") or is the
     adversarial policy's."""

@@ -38,7 +38,7 @@ SERIAL_S = {
     "tests/synth/test_synth_genre_flows_services.py": 44, "tests/synth/test_synth_validate_clock.py": 41,
     "tests/synth/test_synth_validate_seeds.py": 40, "tests/synth/test_synth_genre_flows.py": 39,
     "tests/synth/test_synth_flows_hotels_seats.py": 39, "tests/integrations/test_integrations_verl.py": 36, "tests/cache/test_cache_ray.py": 36,
-    "tests/synth/test_synth_ray.py": 90, "tests/synth/test_synth_mechanics.py": 150,
+    "tests/synth/test_synth_ray.py": 90, "tests/synth/test_synth_mechanics.py": 140,
     "tests/synth/test_synth_page_lint.py": 60, "tests/synth/test_synth_genre_start_pages.py": 60,
     "tests/synth/test_synth_llm.py": 35, "tests/synth/test_synth_hotel_availability.py": 35,
     "tests/synth/test_synth_components.py": 35, "tests/synth/test_synth_catalog.py": 32, "tests/cache/test_cache_news_e2e.py": 32,

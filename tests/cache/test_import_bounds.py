@@ -45,14 +45,18 @@ def bomb() -> bytes:
 
 
 def run_measured(args: list[str], cwd: Path) -> tuple[subprocess.CompletedProcess, int]:
-    """The CLI in a child that reports its own peak RSS (KiB) on its last stderr line."""
+    """The CLI in a child that reports its own peak RSS (KiB) on its last stderr line. VmHWM, not getrusage's
+    ru_maxrss: Linux carries ru_maxrss across exec, so a child of a large process (an xdist worker holding
+    models) would report its parent's peak."""
     code = textwrap.dedent(f"""
-        import resource, sys
+        import re, sys
+        from pathlib import Path
         from weblica.cli import main
         try:
             code = main({args!r})
         finally:
-            print("maxrss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+            hwm = re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)
+            print("maxrss", hwm, file=sys.stderr)
         sys.exit(code)
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=cwd)

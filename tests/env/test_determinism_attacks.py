@@ -46,7 +46,7 @@ def test_a_page_reads_the_layer_s_machine_not_this_one():
     assert cores == 4 and memory in (None, 8) and native  # still Navigator's own property, as without the layer
 
 
-# ---- test_attack_s11_determinism ------------------------------------------------------------
+# ---- the fixed machine ------------------------------------------------------------
 _READ = """async () => {
   const out = {};
   const machine = (w) => [w.navigator.hardwareConcurrency, w.navigator.deviceMemory ?? null, w.Date.now(),
@@ -144,6 +144,6 @@ def test_user_agent_client_hints_name_no_machine_detail(reads):
 @pytest.mark.xfail(strict=True, reason="the layer is an init script, which Chromium runs in frames, not in "
                    "workers: a dedicated worker reads this machine's core count (2 here, 16 on the GPU machine), "
                    "the wall clock and an unseeded Math.random. No shipped or generated page starts a worker "
-                   "(test_attack_s10_validation); a recorded site that does is not deterministic")
+                   "(tests/synth/test_validation_seed_attacks.py); a recorded site that does is not deterministic")
 def test_a_worker_reads_the_layer_s_machine_and_clock(reads):
     assert reads[0]["worker"] == [4, DEFAULT_EPOCH_MS]

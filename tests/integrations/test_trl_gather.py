@@ -68,8 +68,9 @@ def worker(checkpoint: str, out: str) -> None:
 
 def test_fsdp2_ranks_sample_from_a_gathered_replica_without_waiting_on_each_other(tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1",
-           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")])}
-    code = f"import sys; from test_scale2_trl_gather import worker; worker({str(tiny_checkpoint())!r}, sys.argv[1])"
+           "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(Path(__file__).parents[1]),
+                                         os.environ.get("PYTHONPATH", "")])}
+    code = f"import sys; from test_trl_gather import worker; worker({str(tiny_checkpoint())!r}, sys.argv[1])"
     script = tmp_path / "run.py"
     script.write_text(code)
     done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",

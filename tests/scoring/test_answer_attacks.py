@@ -131,7 +131,7 @@ def test_a_quoted_title_is_the_answer_and_quotes_hide_no_candidate():
             assert score(believe, hedged, song) == 0.0, hedged
 
 
-# ---- test_attack_s11_answers ------------------------------------------------------------
+# ---- how a question is read ------------------------------------------------------------
 A, B, C = "Apex Laptop", "Nimbus Laptop", "Polar Laptop"
 TWO = f"Which is cheaper: the {A} or the {B}?"
 THREE = f"Which is cheapest: the {A}, the {B} or the {C}?"

@@ -235,7 +235,7 @@ def test_the_judge_request_says_that_lists_hedges_and_refuse_and_guess_fail():
     for system in systems:
         system = system if isinstance(system, str) else " ".join(p.get("text", "") for p in system)
         assert ANSWER_RULE in system
-        for words in ("lists several candidates", "'X or Y'", "guesses a value anyway", "asserts no value"):
+        for words in ("lists several candidates", "'X or Y'", "offers a value or an alternative anyway", "asserts no value"):
             assert words in system
     assert f"Final answer: {listed}" in str(anthropic["messages"])
 

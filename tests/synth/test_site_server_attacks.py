@@ -293,7 +293,7 @@ def test_a_quantity_in_other_digits_is_refused(tix, qty):
     assert response.status_code == 409 and tix.state()["ticket_orders"] == []
 
 
-# ---- test_attack_s11_server ------------------------------------------------------------
+# ---- stock and stays at their edges ------------------------------------------------------------
 HOST_2 = "tickets11.synth.test"
 
 

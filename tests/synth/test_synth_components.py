@@ -181,6 +181,17 @@ def test_one_seed_gives_one_bundle_and_the_layout_is_recorded(tmp_path, bundles)
     assert len(set(heroes)) == len(heroes), "two sites share a hero image"
 
 
+# genres whose sites open on the shop start page (the others open on a page of their own kind)
+SHOP_START = {"automotive", "books", "electronics", "fashion", "groceries", "home-garden", "music", "pets", "travel",
+              "classifieds", "events", "fitness", "local-services"}
+
+
+def _category(root: Path) -> str:
+    import json
+
+    return json.loads((root / "site.json").read_text())["spec"]["category"]
+
+
 def _probe_all(roots: list[Path]) -> list[dict]:
     import json
 
@@ -221,7 +232,11 @@ async def _drawer_opens(page) -> bool:
 def test_start_pages_are_as_large_as_real_ones_and_differ_in_structure(bundles):
     sampled, same = bundles
     rows = _probe_all(sampled + same)
-    big, alike = rows[:len(sampled)], rows[len(sampled):]
+    # the size bar is the shop start page's (issue 18): a genre that opens on its own page (a bank's log-in, a
+    # council's service start, a workspace) is as small as its real counterparts (issue 38, point 2)
+    shop = [r for r, root in zip(rows, sampled) if _category(root) in SHOP_START]
+    big, alike = shop, rows[len(sampled):]
+    assert len(big) >= 4, [_category(root) for root in sampled]
     assert statistics.median(r["elements"] for r in big) >= 500
     assert statistics.median(r["links"] for r in big) >= 40
     assert statistics.median(r["screens"] for r in big) >= 2.5

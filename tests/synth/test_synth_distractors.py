@@ -33,8 +33,8 @@ def one(kind: str, **axes: list[str]) -> dict[str, Any]:
             "timings": axes.get("timings", ["load"]), "controls": axes.get("controls", OVERLAYS[kind]["controls"])}
 
 
-def site(out: Path, seed: int, distractors: dict[str, Any], skill: str = "search") -> Path:
-    spec = sample_spec(seed, skill=skill)
+def site(out: Path, seed: int, distractors: dict[str, Any], skill: str = "search", category: str | None = None) -> Path:
+    spec = sample_spec(seed, skill=skill, category=category)
     spec.distractors = distractors
     return write_unvalidated(spec, out)
 

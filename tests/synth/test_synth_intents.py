@@ -299,9 +299,10 @@ def test_composed_tasks_validate_and_get_their_difficulty_from_the_oracle(tmp_pa
     """A composed chain on a cart site (compare, open, add) and on a menu site (open through the menu,
     then read): the oracle plays each, the negatives are rejected, difficulty comes from the oracle."""
     paths, wanted = [], {}
-    for spec in bench_specs():
-        if spec.skill not in ("checkout", "menus"):
-            continue
+    # the menu chain reads the best-rated entity of a section: on a genre that rates things (the bench's menus
+    # site is a clinic, which shows no ratings since issue 38)
+    specs = [s for s in bench_specs() if s.skill == "checkout"] + [sample_spec(7, "menus", "electronics")]
+    for spec in specs:
         path = write_unvalidated(spec, tmp_path)
         chained = [t for t in load_tasks(path / "tasks.jsonl") if t.metadata.get("intent") in COMPOSED][:1]
         assert chained, spec.skill

@@ -12,8 +12,9 @@ cookie bar at the bottom: one click fewer in five oracles), and the "do everythi
 stopped keeping their own episode's dismissals (the adversary dismisses its episode's pop-ups itself: the
 forms site's one dismissal click fewer in three runs), and both once more when a field's click, its
 write and its Enter became one write that clicks the field (40 actions fewer: each new oracle and run,
-with its writes split back into click, write and Enter, is the recorded one); every decision stayed
-as recorded. The decisions were re-recorded once, for Rewards v2 (issue 37), and only where it meant
+with its writes split back into click, write and Enter, is the recorded one), and once when the compiler
+began hit-testing the whole pixel it clicks (JavaScript rounds 28.5 up where Python rounded it to even: four
+clicks one pixel to the right); every decision stayed as recorded. The decisions were re-recorded once, for Rewards v2 (issue 37), and only where it meant
 them to move: every answer task is now also asked the phrasing negatives (two assertions, foreign
 hedges, approximations, look-alikes, open lists, questions, another task's answer), every state task
 the named-field ones; the checkout task whose frozen checks ignore the street it types is now dropped
@@ -44,5 +45,7 @@ def test_validation_keeps_and_rejects_what_the_old_code_did(tmp_path):
     assert sorted(got) == sorted(expected)
     for task_id, want in expected.items():
         assert got[task_id] == want, task_id
-    # the weakened tasks are dropped, every other one is kept
-    assert sorted(t for t, o in got.items() if not o["valid"]) == sorted(t for t in got if t.endswith("-t99"))
+    # the weakened tasks are dropped, and the checkout task whose frozen checks ignore the street it types
+    # (Rewards v2); every other one is kept
+    assert sorted(t for t, o in got.items() if not o["valid"]) == sorted(
+        [t for t in got if t.endswith("-t99")] + ["checkout-groceries-ca96bf0f-t08"])
