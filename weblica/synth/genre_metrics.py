@@ -93,7 +93,8 @@ def bundle_figures(paths: list[Path]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     """`python -m weblica.synth.genre_metrics [--n N] [--seed K] [--category C ...]`: write N unvalidated
-    sites per category (skills sampled) into a temporary folder and print their figures as JSON."""
+    sites per category (skills sampled) into a temporary folder and print their figures, and their content
+    figures (weblica.synth.content_metrics), as JSON."""
     import argparse
     import tempfile
 
@@ -108,7 +109,10 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = [write_unvalidated(sample_spec(args.seed * 1000 + i, category=c), Path(tmp))
                  for c in (args.category or sorted(categories())) for i in range(args.n)]
-        print(json.dumps(bundle_figures(paths), indent=1, sort_keys=True))
+        from weblica.synth.content_metrics import content_figures
+
+        # unvalidated sites carry plans, not oracles: their oracle lengths read 0
+        print(json.dumps({**bundle_figures(paths), **content_figures(paths)}, indent=1, sort_keys=True))
 
 
 if __name__ == "__main__":
