@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from weblica.synth.content_metrics import composed_intents, content_figures, language, oracle_length
+from weblica.synth.content_metrics import content_figures, language, oracle_length
+from weblica.synth.intents.composed import COMPOSED
 
 STAMPED = "<p>Free delivery on every order over fifty pounds today</p>"
 
@@ -33,7 +34,7 @@ GERMAN = ("<h1>Willkommen</h1><p>Die Angebote der Woche und die Neuheiten für S
 
 
 def test_the_figures_count_what_the_pages_and_tasks_hold(tmp_path):
-    chain = sorted(composed_intents())[0]
+    chain = sorted(COMPOSED)[0]
     a = _bundle(tmp_path, "a", ENGLISH + STAMPED + '<iframe src="/pay"></iframe><a target="_blank" href="/t">Terms</a>',
                 [{"oracle": _click(12) + [{"name": "scroll", "arguments": {}}, {"name": "done", "arguments": {}}],
                   "metadata": {"intent": chain}},

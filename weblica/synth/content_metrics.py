@@ -12,6 +12,8 @@ from html import unescape
 from pathlib import Path
 from typing import Any
 
+from weblica.synth.intents.composed import COMPOSED
+
 _SCRIPT_STYLE = re.compile(r"<(script|style)\b.*?</\1>", re.S | re.I)
 _TAG = re.compile(r"<[^>]+>")
 _BLOCK = re.compile(r"</?(p|div|h[1-6]|li|ul|ol|dl|dt|dd|td|th|tr|table|thead|tbody|section|article|header|footer|nav|"
@@ -86,13 +88,6 @@ def language(html: str) -> str:
     return best if hits[best] >= 10 else ""
 
 
-def composed_intents() -> frozenset[str]:
-    """The names of the intents that chain skills (weblica/synth/intents/composed.py)."""
-    from weblica.synth.intents import Intent, composed
-
-    return frozenset(v.name for v in vars(composed).values() if isinstance(v, Intent))
-
-
 def oracle_length(task: dict[str, Any]) -> int:
     """The oracle's actions, scrolls, waits and `done` left out."""
     return sum(1 for a in task.get("oracle") or [] if a.get("name") not in NOT_COUNTED)
@@ -131,10 +126,9 @@ def content_figures(bundles: list[Path]) -> dict[str, Any]:
     images = [tag for b in bundles for html in _pages(b).values() for tag in _IMG.findall(html)
               if "logo-img" not in tag and 'role="presentation"' not in tag]
     described = sum(1 for tag in images if (m := _ALT.search(tag)) and m.group(1).strip())
-    chains = composed_intents()
     tasks = [t for b in bundles for t in _tasks(b)]
     lengths = sorted(oracle_length(t) for t in tasks)
-    composed = sum(1 for t in tasks if (t.get("metadata") or {}).get("intent") in chains)
+    composed = sum(1 for t in tasks if (t.get("metadata") or {}).get("intent") in COMPOSED)
     n = len(bundles)
     return {
         "sites": n,
